@@ -1,0 +1,8 @@
+//! Consilium's shared crate: pure protocol logic and the Leptos UI, compiled natively for the
+//! server (`ssr`) and to WebAssembly for the browser (`hydrate`).
+
+pub mod api;
+pub mod protocol;
+pub mod ui;
+
+pub use ui::{shell, App};

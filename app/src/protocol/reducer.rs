@@ -1,0 +1,303 @@
+//! SV-1: the view state of a debate is a fold of its events. The server and the browser run this
+//! same reducer, so what a viewer sees is exactly what the log says.
+
+use serde::{Deserialize, Serialize};
+
+use super::event::{Event, EventBody};
+use super::s4::S4Outcome;
+use super::types::{display_name, AgentSpec, Decision};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    Neutral,
+    /// Shown in red.
+    Challenge,
+    /// Shown in green.
+    Agreement,
+    Failure,
+}
+
+/// One message in an agent's column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    pub seq: u64,
+    pub round: u8,
+    /// The column (agent id) the card belongs to.
+    pub agent: String,
+    pub tone: Tone,
+    pub title: String,
+    pub decision: Option<Decision>,
+    pub confidence: Option<u8>,
+    pub risk: Option<u8>,
+    pub body: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundView {
+    pub round: u8,
+    pub name: String,
+    pub expected: u32,
+    pub received: u32,
+    pub started: bool,
+    pub cards: Vec<Card>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Running,
+    Finished,
+    Interrupted,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Finished => "finished",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DebateView {
+    /// The highest sequence number folded in; events at or below it are ignored (no duplicates).
+    pub last_seq: u64,
+    pub protocol: String,
+    pub query: String,
+    pub seed: u64,
+    pub agents: Vec<AgentSpec>,
+    pub rounds: Vec<RoundView>,
+    pub current_round: u8,
+    /// Agents asked and not yet answered.
+    pub thinking: Vec<String>,
+    pub challenges: u32,
+    pub failures: u32,
+    pub decision: Option<S4Outcome>,
+    pub interrupted: Option<String>,
+}
+
+impl DebateView {
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Self {
+        let mut view = DebateView::default();
+        for e in events {
+            view.apply(e);
+        }
+        view
+    }
+
+    pub fn status(&self) -> Status {
+        if self.decision.is_some() {
+            Status::Finished
+        } else if self.interrupted.is_some() {
+            Status::Interrupted
+        } else {
+            Status::Running
+        }
+    }
+
+    pub fn messages_expected(&self) -> u32 {
+        self.rounds.iter().map(|r| r.expected).sum()
+    }
+
+    pub fn messages_received(&self) -> u32 {
+        self.rounds.iter().map(|r| r.received).sum()
+    }
+
+    /// 0–100, for the progress bar.
+    pub fn progress_percent(&self) -> u32 {
+        if self.decision.is_some() {
+            return 100;
+        }
+        let expected = self.messages_expected();
+        if expected == 0 {
+            0
+        } else {
+            self.messages_received() * 100 / expected
+        }
+    }
+
+    pub fn is_thinking(&self, agent: &str) -> bool {
+        self.thinking.iter().any(|a| a == agent)
+    }
+
+    /// Folds one event in. Returns false when it was already applied (a replayed duplicate).
+    pub fn apply(&mut self, event: &Event) -> bool {
+        if event.seq <= self.last_seq {
+            return false;
+        }
+        self.last_seq = event.seq;
+        let seq = event.seq;
+        match &event.body {
+            EventBody::DebateStarted {
+                protocol,
+                query,
+                seed,
+                agents,
+                rounds,
+            } => {
+                self.protocol.clone_from(protocol);
+                self.query.clone_from(query);
+                self.seed = *seed;
+                self.agents.clone_from(agents);
+                self.rounds = rounds
+                    .iter()
+                    .map(|r| RoundView {
+                        round: r.round,
+                        name: r.name.clone(),
+                        expected: r.expected,
+                        received: 0,
+                        started: false,
+                        cards: Vec::new(),
+                    })
+                    .collect();
+            }
+            EventBody::RoundStarted { round, .. } => {
+                self.current_round = *round;
+                if let Some(r) = self.round_mut(*round) {
+                    r.started = true;
+                }
+            }
+            EventBody::Thinking { agent, .. } => {
+                if !self.is_thinking(agent) {
+                    self.thinking.push(agent.clone());
+                }
+            }
+            EventBody::Position {
+                agent,
+                round,
+                position,
+            } => {
+                self.push_card(Card {
+                    seq,
+                    round: *round,
+                    agent: agent.clone(),
+                    tone: Tone::Neutral,
+                    title: format!("Initial analysis: {}", position.decision),
+                    decision: Some(position.decision),
+                    confidence: Some(position.confidence),
+                    risk: Some(position.risk),
+                    body: position.reasoning.clone(),
+                });
+            }
+            EventBody::Challenge {
+                round,
+                from,
+                to,
+                text,
+                argues_for,
+            } => {
+                self.challenges += 1;
+                self.push_card(Card {
+                    seq,
+                    round: *round,
+                    agent: from.clone(),
+                    tone: Tone::Challenge,
+                    title: format!("Challenges {} (argues {argues_for})", display_name(to)),
+                    decision: None,
+                    confidence: None,
+                    risk: None,
+                    body: text.clone(),
+                });
+            }
+            EventBody::Revision {
+                agent,
+                round,
+                before,
+                after,
+                changed,
+            } => {
+                let title = if *changed {
+                    format!("Changed mind: {} → {}", before.decision, after.decision)
+                } else {
+                    format!(
+                        "Defends {} (confidence {} → {})",
+                        after.decision, before.confidence, after.confidence
+                    )
+                };
+                self.push_card(Card {
+                    seq,
+                    round: *round,
+                    agent: agent.clone(),
+                    tone: if *changed {
+                        Tone::Agreement
+                    } else {
+                        Tone::Neutral
+                    },
+                    title,
+                    decision: Some(after.decision),
+                    confidence: Some(after.confidence),
+                    risk: Some(after.risk),
+                    body: after.reasoning.clone(),
+                });
+            }
+            EventBody::Vote { round, vote } => {
+                self.push_card(Card {
+                    seq,
+                    round: *round,
+                    agent: vote.agent.clone(),
+                    tone: Tone::Neutral,
+                    title: format!("Final vote: {}", vote.decision),
+                    decision: Some(vote.decision),
+                    confidence: Some(vote.confidence),
+                    risk: Some(vote.risk),
+                    body: String::new(),
+                });
+            }
+            EventBody::AgentFailed {
+                agent,
+                round,
+                error,
+                substitute,
+            } => {
+                self.failures += 1;
+                // The substitute position or challenge follows as its own card; this one explains it.
+                if let Some(r) = self.round_mut(*round) {
+                    r.cards.push(Card {
+                        seq,
+                        round: *round,
+                        agent: agent.clone(),
+                        tone: Tone::Failure,
+                        title: format!("Agent failed ({substitute})"),
+                        decision: None,
+                        confidence: None,
+                        risk: None,
+                        body: error.clone(),
+                    });
+                }
+            }
+            EventBody::Decision(outcome) => {
+                // Votes that match the outcome are agreements (green).
+                for round in &mut self.rounds {
+                    for card in round.cards.iter_mut().filter(|c| c.round == 4) {
+                        if card.decision.map(|d| d.verdict()) == Some(outcome.decision) {
+                            card.tone = Tone::Agreement;
+                        }
+                    }
+                }
+                self.thinking.clear();
+                self.decision = Some(outcome.clone());
+            }
+            EventBody::Interrupted { reason } => {
+                self.thinking.clear();
+                self.interrupted = Some(reason.clone());
+            }
+        }
+        true
+    }
+
+    fn round_mut(&mut self, round: u8) -> Option<&mut RoundView> {
+        self.rounds.iter_mut().find(|r| r.round == round)
+    }
+
+    /// A message arrived: the agent is no longer thinking, and the round counts it.
+    fn push_card(&mut self, card: Card) {
+        self.thinking.retain(|a| *a != card.agent);
+        if let Some(r) = self.round_mut(card.round) {
+            r.received += 1;
+            r.cards.push(card);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Vocabulary shared by every protocol: decisions, roles, agents and positions (S4-1, S4-2).
+
+use serde::{Deserialize, Serialize};
+
+/// What one agent says about a query (S4-2). `Veto` is reserved for the safety role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Decision {
+    Act,
+    Warn,
+    Refuse,
+    Veto,
+}
+
+impl Decision {
+    pub const ALL: [Decision; 4] = [Decision::Act, Decision::Warn, Decision::Refuse, Decision::Veto];
+
+    /// Higher is more cautious: ties are broken toward the more cautious decision (S4-6).
+    pub fn caution(self) -> u8 {
+        match self {
+            Decision::Act => 0,
+            Decision::Warn => 1,
+            Decision::Refuse => 2,
+            Decision::Veto => 3,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Act => "ACT",
+            Decision::Warn => "WARN",
+            Decision::Refuse => "REFUSE",
+            Decision::Veto => "VETO",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Decision> {
+        Decision::ALL
+            .into_iter()
+            .find(|d| d.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The verdict a vote counts toward: a veto counts as a refusal.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            Decision::Act => Verdict::Act,
+            Decision::Warn => Verdict::Warn,
+            Decision::Refuse | Decision::Veto => Verdict::Refuse,
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of a whole debate: `ACT | WARN | REFUSE` (a veto resolves to `REFUSE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Act,
+    Warn,
+    Refuse,
+}
+
+impl Verdict {
+    /// Ordered from least to most cautious.
+    pub const ALL: [Verdict; 3] = [Verdict::Act, Verdict::Warn, Verdict::Refuse];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Act => "ACT",
+            Verdict::Warn => "WARN",
+            Verdict::Refuse => "REFUSE",
+        }
+    }
+
+    pub fn caution(self) -> u8 {
+        match self {
+            Verdict::Act => 0,
+            Verdict::Warn => 1,
+            Verdict::Refuse => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The perspective an S4 agent argues from (S4-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Utility,
+    Accuracy,
+    Safety,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Utility => "utility",
+            Role::Accuracy => "accuracy",
+            Role::Safety => "safety",
+        }
+    }
+
+    /// The question this role asks of every query (S4-1).
+    pub fn question(self) -> &'static str {
+        match self {
+            Role::Utility => "Is this actionable and useful?",
+            Role::Accuracy => "Can I verify this is correct?",
+            Role::Safety => "What could go wrong?",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        [Role::Utility, Role::Accuracy, Role::Safety]
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// One debating agent: a unique id within the debate and the role it plays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentSpec {
+    pub id: String,
+    pub role: Role,
+}
+
+impl AgentSpec {
+    pub fn new(id: impl Into<String>, role: Role) -> Self {
+        AgentSpec { id: id.into(), role }
+    }
+
+    /// The three agents of seed 001: Utility, Accuracy, Safety (S4-1).
+    pub fn default_s4() -> Vec<AgentSpec> {
+        vec![
+            AgentSpec::new("utility", Role::Utility),
+            AgentSpec::new("accuracy", Role::Accuracy),
+            AgentSpec::new("safety", Role::Safety),
+        ]
+    }
+
+    /// "Utility Agent", "Safety 2 Agent", … for headings.
+    pub fn display_name(&self) -> String {
+        display_name(&self.id)
+    }
+}
+
+pub fn display_name(id: &str) -> String {
+    let mut out = String::with_capacity(id.len() + 6);
+    for (i, word) in id.split(['-', '_']).filter(|w| !w.is_empty()).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out.push_str(" Agent");
+    out
+}
+
+/// An agent's stance on the query at one point of the debate (S4-2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    pub decision: Decision,
+    /// 0–100.
+    pub confidence: u8,
+    /// 0–100.
+    pub risk: u8,
+    pub reasoning: String,
+}
