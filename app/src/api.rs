@@ -164,3 +164,15 @@ mod tests {
         assert!(e.to_string().contains("query"), "{e}");
     }
 }
+
+/// What the server gives the UI's server functions (provided as context during SSR).
+#[cfg(feature = "ssr")]
+pub trait DebateService: Send + Sync + 'static {
+    fn list(&self) -> futures::future::BoxFuture<'_, Result<Vec<DebateSummary>, String>>;
+    fn get(&self, id: String) -> futures::future::BoxFuture<'_, Result<Option<DebateDetail>, String>>;
+    /// Returns the new debate's id, or an error message naming the problem.
+    fn start(&self, request: CreateDebate) -> futures::future::BoxFuture<'_, Result<String, String>>;
+}
+
+#[cfg(feature = "ssr")]
+pub type SharedService = std::sync::Arc<dyn DebateService>;

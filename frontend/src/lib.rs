@@ -1,3 +1,4 @@
+#![recursion_limit = "256"]
 //! The browser entry point: hydrates the server-rendered page.
 
 #[wasm_bindgen::prelude::wasm_bindgen]

@@ -1,3 +1,11 @@
 //! The Consilium server: HTTP API, SSE, the debate runner, agents and storage.
 
 pub mod agents;
+pub mod bench;
+pub mod cli;
+pub mod db;
+pub mod error;
+pub mod routes;
+pub mod runner;
+pub mod sse;
+pub mod ui_service;

@@ -7,7 +7,7 @@ use super::event::{Event, EventBody};
 use super::s4::S4Outcome;
 use super::types::{display_name, AgentSpec, Decision};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tone {
     Neutral,

@@ -1,5 +1,80 @@
-//! Placeholder, replaced below.
+//! The Leptos UI: server-rendered, then hydrated in the browser (UI-1, UI-2).
+
+mod data;
+mod home;
+mod live;
+mod widgets;
+
+pub use data::{get_debate, list_debates, start_debate};
+
 use leptos::prelude::*;
-pub fn shell(_options: LeptosOptions) -> impl IntoView { view! { <p>"x"</p> } }
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes, A};
+use leptos_router::path;
+
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" href="/favicon.ico"/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
 #[component]
-pub fn App() -> impl IntoView { view! { <p>"x"</p> } }
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Set only by a browser-side effect: proof that the page is hydrated and interactive.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+
+    view! {
+        <Stylesheet id="consilium" href="/pkg/consilium.css"/>
+        <Title text="Consilium"/>
+        <Router>
+            <div class="app" data-hydrated=move || hydrated.get().then_some("true")>
+                <header class="topbar">
+                    <A href="/" attr:class="brand">
+                        <span class="brand-mark">"⚖"</span>
+                        <span class="brand-name">"Consilium"</span>
+                    </A>
+                    <span class="tagline">"Structured debates between AI agents, with a log you can audit"</span>
+                </header>
+                <main>
+                    <Routes fallback=|| view! { <NotFound/> }>
+                        <Route path=path!("/") view=home::HomePage/>
+                        <Route path=path!("/debates/:id") view=live::LivePage/>
+                    </Routes>
+                </main>
+            </div>
+        </Router>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    set_status_not_found();
+    view! {
+        <section class="panel empty">
+            <h1>"Page not found"</h1>
+            <p><A href="/">"Back to the debates"</A></p>
+        </section>
+    }
+}
+
+/// During SSR, answer 404 for pages about things that do not exist.
+pub(crate) fn set_status_not_found() {
+    #[cfg(feature = "ssr")]
+    if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
+        resp.set_status(http::StatusCode::NOT_FOUND);
+    }
+}

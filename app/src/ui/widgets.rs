@@ -1,0 +1,109 @@
+//! Small presentational pieces shared by the pages.
+
+use leptos::prelude::*;
+
+use crate::protocol::reducer::{Card, Tone};
+use crate::protocol::s4::S4Outcome;
+use crate::protocol::{Decision, Verdict};
+
+#[component]
+pub fn DecisionBadge(decision: Option<Verdict>) -> impl IntoView {
+    match decision {
+        Some(v) => view! { <span class=format!("badge d-{}", v.as_str().to_lowercase())>{v.as_str()}</span> }
+            .into_any(),
+        None => view! { <span class="muted">"—"</span> }.into_any(),
+    }
+}
+
+#[component]
+pub fn DecisionChip(decision: Decision) -> impl IntoView {
+    view! { <span class=format!("badge d-{}", decision.as_str().to_lowercase())>{decision.as_str()}</span> }
+}
+
+#[component]
+pub fn StatusPill(#[prop(into)] status: String) -> impl IntoView {
+    let class = format!("pill s-{status}");
+    view! { <span class=class>{status}</span> }
+}
+
+/// One message in an agent's column; challenges red, agreements green.
+#[component]
+pub fn CardView(card: Card) -> impl IntoView {
+    let tone = match card.tone {
+        Tone::Neutral => "neutral",
+        Tone::Challenge => "challenge",
+        Tone::Agreement => "agreement",
+        Tone::Failure => "failure",
+    };
+    let numbers = match (card.confidence, card.risk) {
+        (Some(c), Some(r)) => Some(view! {
+            <span class="numbers">
+                <span title="confidence">{format!("conf {c}")}</span>
+                <span title="risk">{format!("risk {r}")}</span>
+            </span>
+        }),
+        _ => None,
+    };
+    view! {
+        <article class=format!("card {tone}") data-tone=tone data-seq=card.seq>
+            <header>
+                <span class="card-title">{card.title}</span>
+                {card.decision.map(|d| view! { <DecisionChip decision=d/> })}
+            </header>
+            {(!card.body.is_empty()).then(|| view! { <p>{card.body}</p> })}
+            {numbers}
+        </article>
+    }
+}
+
+/// The final decision with its vote breakdown (UI-2).
+#[component]
+pub fn DecisionBanner(outcome: S4Outcome) -> impl IntoView {
+    let verdict = outcome.decision.as_str();
+    let total = outcome.decision_counts.total().max(1);
+    let bars = Verdict::ALL
+        .into_iter()
+        .map(|v| {
+            let n = outcome.decision_counts.get(v);
+            let pct = n * 100 / total;
+            view! {
+                <div class="bar-row">
+                    <span class="bar-label">{v.as_str()}</span>
+                    <span class="bar-track">
+                        <span class=format!("bar-fill d-{}", v.as_str().to_lowercase()) style=format!("width: {pct}%")></span>
+                    </span>
+                    <span class="bar-count">{n}</span>
+                </div>
+            }
+        })
+        .collect_view();
+    let changed = if outcome.changed_minds.is_empty() {
+        "nobody".to_owned()
+    } else {
+        outcome
+            .changed_minds
+            .iter()
+            .map(|a| crate::protocol::types::display_name(a))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    view! {
+        <section class=format!("decision-banner v-{}", verdict.to_lowercase()) data-testid="decision" data-decision=verdict>
+            <div class="verdict">
+                <span class="verdict-label">"Decision"</span>
+                <span class="verdict-value">{verdict}</span>
+                <span class="verdict-consensus">{outcome.consensus.label()}</span>
+            </div>
+            <div class="decision-body">
+                <p class="reasoning">{outcome.reasoning}</p>
+                <dl class="facts">
+                    <div><dt>"Agreement"</dt><dd>{format!("{}%", outcome.agreement_percentage)}</dd></div>
+                    <div><dt>"Max risk"</dt><dd>{outcome.max_risk}</dd></div>
+                    <div><dt>"Veto"</dt><dd>{outcome.veto_agent.map(|a| crate::protocol::types::display_name(&a)).unwrap_or_else(|| "none".into())}</dd></div>
+                    <div><dt>"Changed minds"</dt><dd>{changed}</dd></div>
+                </dl>
+            </div>
+            <div class="vote-chart" aria-label="vote breakdown">{bars}</div>
+        </section>
+    }
+}

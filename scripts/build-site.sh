@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the browser side into target/site: the hydrating wasm bundle (pkg/consilium.js,
+# pkg/consilium_bg.wasm), the stylesheet (pkg/consilium.css) and the public assets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+site=target/site
+export PATH="$PWD/end2end/node_modules/.bin:$PATH"
+
+cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
+rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
+wasm-bindgen --target web --no-typescript --out-dir "$site/pkg.tmp" --out-name consilium \
+  target/wasm32-unknown-unknown/wasm-release/frontend.wasm
+# npm binaryen's wasm-opt; Debian's wasm-opt 108 produces a bundle that fails to hydrate.
+wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  -o "$site/pkg.tmp/consilium_bg.wasm" "$site/pkg.tmp/consilium_bg.wasm"
+cp style/main.css "$site/pkg.tmp/consilium.css"
+rm -rf "$site/pkg" && mv "$site/pkg.tmp" "$site/pkg"
+cp -r public/. "$site/"
+raw=$(stat -c %s "$site/pkg/consilium_bg.wasm")
+gz=$(gzip -9 -c "$site/pkg/consilium_bg.wasm" | wc -c)
+echo "site built in $site: consilium_bg.wasm $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzip"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what building and testing Consilium needs, skipping whatever is already right.
+# Usage: scripts/setup.sh [--with-browser]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# 1. The wasm target of the machine's one Rust toolchain.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  step "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. wasm-bindgen-cli at exactly the Cargo.lock version (a mismatch breaks the bundle).
+want=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  step "installing wasm-bindgen-cli $want (found '${have:-none}'; ~3 min)"
+  # --locked fails for this version (a locked dependency left the index); allow older-rustc fallbacks.
+  CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version "$want" --force
+fi
+
+# 3. npm packages: binaryen's wasm-opt (Debian's breaks hydration) and Playwright (no browser download).
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] \
+   || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+  step "installing npm packages in end2end/"
+  (cd end2end && npm ci --no-audit --no-fund)
+fi
+
+# 4. Debian's Chromium, for the browser tests only.
+if [ "${1:-}" = "--with-browser" ] && ! [ -x /usr/bin/chromium ]; then
+  step "installing Debian's chromium"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  for attempt in 1 2 3; do
+    # A dpkg archive error has been seen once; a retry fixed it.
+    if $sudo_cmd apt-get install -y --no-install-recommends chromium; then break; fi
+    [ "$attempt" = 1 ] && $sudo_cmd apt-get update || true
+    [ "$attempt" = 3 ] && { echo "could not install chromium" >&2; exit 1; }
+    sleep 3
+  done
+fi
+step "setup complete"

@@ -1,0 +1,119 @@
+//! `consilium [serve]` and `consilium bench`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use leptos::prelude::LeptosOptions;
+
+use crate::db::Store;
+use crate::routes::{router, AppState};
+use crate::runner::{Engine, Settings};
+
+#[derive(Parser, Debug)]
+#[command(name = "consilium", version, about = "Structured debates between AI agents, live in the browser")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve the web app and the API (the default).
+    Serve(ServeArgs),
+    /// Run many debates in-process and print the orchestration overhead per agent turn.
+    Bench(crate::bench::BenchArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "CONSILIUM_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+    /// `sqlite:<path>` (created if missing).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite:data/consilium.db")]
+    pub database_url: String,
+    /// Delay before each agent message, in milliseconds, so people can watch the debate unfold.
+    #[arg(long, env = "CONSILIUM_PACE_MS", default_value_t = 600)]
+    pub pace_ms: u64,
+    /// Seconds an agent may take for one reply before it counts as failed (REFUSE).
+    #[arg(long, env = "CONSILIUM_AGENT_TIMEOUT_S", default_value_t = 30)]
+    pub agent_timeout_s: u64,
+    /// Directory with the built browser bundle (`pkg/`), styles and public assets.
+    /// [default: target/site of this checkout]
+    #[arg(long, env = "CONSILIUM_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
+}
+
+fn default_site_root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Store(#[from] crate::db::StoreError),
+    #[error("cannot listen on {addr}: {error}")]
+    Bind { addr: SocketAddr, error: std::io::Error },
+    #[error("server error: {0}")]
+    Serve(std::io::Error),
+    #[error("{0}")]
+    Bench(String),
+}
+
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        None => serve(cli.serve).await,
+        Some(Command::Serve(args)) => serve(args).await,
+        Some(Command::Bench(args)) => crate::bench::run(args).await,
+    }
+}
+
+pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .init();
+    let store = Store::connect(&args.database_url).await?;
+    let engine = Engine::new(
+        store,
+        Settings {
+            pace: Duration::from_millis(args.pace_ms),
+            agent_timeout: Duration::from_secs(args.agent_timeout_s.max(1)),
+        },
+    );
+    let interrupted = engine.recover().await?;
+    if interrupted > 0 {
+        tracing::warn!("{interrupted} debate(s) were running when the server stopped; marked interrupted");
+    }
+    let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
+    let site_root = site_dir.to_string_lossy().into_owned();
+    if !site_dir.join("pkg").join("consilium.js").exists() {
+        tracing::warn!(
+            "no browser bundle at {site_root}/pkg: pages will render but not update live; build it with `make build`"
+        );
+    }
+    let leptos = LeptosOptions::builder()
+        .output_name("consilium")
+        .site_root(site_root)
+        .site_pkg_dir("pkg")
+        .site_addr(args.addr)
+        .build();
+    let app = router(AppState { engine, leptos });
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|error| CliError::Bind { addr: args.addr, error })?;
+    let local = listener.local_addr().map_err(CliError::Serve)?;
+    tracing::info!("Consilium listening on http://{local} (database {})", args.database_url);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(CliError::Serve)
+}

@@ -1,0 +1,260 @@
+//! The debate runner: drives a protocol machine with real agents and a clock, and appends every
+//! event to the log — persisted first, published to live viewers second (SV-1, SV-3).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use app::api::ValidDebate;
+use app::protocol::s4::S4Debate;
+use app::protocol::{AgentSpec, Event, EventBody};
+use tokio::sync::broadcast;
+
+use crate::agents::{builtin::BuiltinAgents, Agent};
+use crate::db::{NewDebate, Store, StoreError};
+
+/// Live fan-out of appended events to SSE subscribers, per running debate.
+#[derive(Default)]
+pub struct Hub {
+    live: Mutex<HashMap<String, broadcast::Sender<Arc<Event>>>>,
+}
+
+impl Hub {
+    fn open(&self, id: &str) {
+        let (tx, _) = broadcast::channel(256);
+        self.lock().insert(id.to_owned(), tx);
+    }
+
+    /// `None` when the debate is not running in this process.
+    pub fn subscribe(&self, id: &str) -> Option<broadcast::Receiver<Arc<Event>>> {
+        self.lock().get(id).map(broadcast::Sender::subscribe)
+    }
+
+    fn publish(&self, id: &str, event: Event) {
+        if let Some(tx) = self.lock().get(id) {
+            // No subscriber is fine: the event is already in the database.
+            let _ = tx.send(Arc::new(event));
+        }
+    }
+
+    fn close(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<Event>>>> {
+        // A panic while holding this lock cannot leave the map inconsistent; keep serving.
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Where a driven debate's events go.
+pub trait Journal {
+    fn append(
+        &mut self,
+        event: Event,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// In-memory journal (benchmarks, tests).
+impl Journal for Vec<Event> {
+    async fn append(&mut self, event: Event) -> Result<(), StoreError> {
+        self.push(event);
+        Ok(())
+    }
+}
+
+/// The durable journal: persist, then publish. A viewer never sees what a crash can lose.
+pub struct StoredJournal {
+    pub id: String,
+    pub store: Store,
+    pub hub: Arc<Hub>,
+}
+
+impl Journal for StoredJournal {
+    async fn append(&mut self, event: Event) -> Result<(), StoreError> {
+        self.store.append(&self.id, &event).await?;
+        self.hub.publish(&self.id, event);
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Delay before each agent message, so humans can watch (0 in tests).
+    pub pace: Duration,
+    /// AG-2: an agent call that takes longer fails and counts as REFUSE.
+    pub agent_timeout: Duration,
+}
+
+/// Stamps sequence numbers and timestamps onto machine events.
+pub struct Sequencer {
+    next: u64,
+}
+
+impl Sequencer {
+    pub fn new() -> Self {
+        Sequencer { next: 1 }
+    }
+
+    pub fn stamp(&mut self, body: EventBody) -> Event {
+        let seq = self.next;
+        self.next += 1;
+        Event {
+            seq,
+            ts: now_rfc3339(),
+            body,
+        }
+    }
+}
+
+impl Default for Sequencer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    now.format(&format).unwrap_or_default()
+}
+
+/// Runs a debate to its end: ask, wait (bounded), feed back, append every event in order.
+pub async fn drive<A: Agent + ?Sized, J: Journal>(
+    machine: &mut S4Debate,
+    agent: &A,
+    journal: &mut J,
+    seq: &mut Sequencer,
+    settings: &Settings,
+) -> Result<(), StoreError> {
+    loop {
+        while let Some(body) = machine.poll_event() {
+            journal.append(seq.stamp(body)).await?;
+        }
+        let Some(req) = machine.poll_request() else {
+            return Ok(());
+        };
+        // The `thinking` event for this request goes out before the agent is called.
+        while let Some(body) = machine.poll_event() {
+            journal.append(seq.stamp(body)).await?;
+        }
+        if !settings.pace.is_zero() {
+            tokio::time::sleep(settings.pace).await;
+        }
+        let result = tokio::time::timeout(settings.agent_timeout, agent.respond(&req)).await;
+        let failure = match result {
+            Ok(Ok(reply)) => machine.handle_reply(req.id, reply).err().map(|e| e.to_string()),
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(_) => Some(format!(
+                "no reply within {} s",
+                settings.agent_timeout.as_secs_f32()
+            )),
+        };
+        if let Some(error) = failure {
+            // S4-8: the machine substitutes a cautious answer; this cannot fail for an open request.
+            if let Err(e) = machine.handle_failure(req.id, &error) {
+                tracing::error!(request = req.id, "protocol refused a failure report: {e}");
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Protocol(#[from] app::protocol::ProtocolError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Owns everything a running server needs to start and stream debates.
+#[derive(Clone)]
+pub struct Engine {
+    pub store: Store,
+    pub hub: Arc<Hub>,
+    pub settings: Settings,
+}
+
+impl Engine {
+    pub fn new(store: Store, settings: Settings) -> Self {
+        Engine {
+            store,
+            hub: Arc::new(Hub::default()),
+            settings,
+        }
+    }
+
+    /// Creates the debate (row and first events in one transaction) and runs it in the background.
+    pub async fn start(&self, req: ValidDebate) -> Result<String, StartError> {
+        let seed = req.seed.unwrap_or_else(random_seed);
+        let mut machine = S4Debate::new(&req.query, AgentSpec::default_s4(), seed)?;
+        let id = new_id();
+        let mut seq = Sequencer::new();
+        let mut first = Vec::new();
+        while let Some(body) = machine.poll_event() {
+            first.push(seq.stamp(body));
+        }
+        let created_at = first.first().map(|e| e.ts.clone()).unwrap_or_else(now_rfc3339);
+        let row = NewDebate {
+            id: &id,
+            query: &req.query,
+            protocol: req.protocol.as_str(),
+            seed,
+            created_at: &created_at,
+        };
+        self.store.create_debate(&row, &first).await?;
+        self.hub.open(&id);
+        let engine = self.clone();
+        let debate = id.clone();
+        tokio::spawn(async move {
+            let agents = BuiltinAgents::new(seed);
+            let mut journal = StoredJournal {
+                id: debate.clone(),
+                store: engine.store.clone(),
+                hub: engine.hub.clone(),
+            };
+            let result = drive(&mut machine, &agents, &mut journal, &mut seq, &engine.settings).await;
+            if let Err(e) = result {
+                tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
+                let event = seq.stamp(EventBody::Interrupted {
+                    reason: format!("the server could not store the debate: {e}"),
+                });
+                if let Err(e) = journal.append(event).await {
+                    tracing::error!(debate = %debate, "could not mark the debate interrupted: {e}");
+                }
+            }
+            engine.hub.close(&debate);
+        });
+        Ok(id)
+    }
+
+    /// SV-5: debates that were running when the server stopped are marked `interrupted`, with an
+    /// event saying so, so their logs end cleanly and live viewers stop waiting.
+    pub async fn recover(&self) -> Result<usize, StoreError> {
+        let unfinished = self.store.unfinished().await?;
+        for (id, last) in &unfinished {
+            let event = Event {
+                seq: last + 1,
+                ts: now_rfc3339(),
+                body: EventBody::Interrupted {
+                    reason: "the server restarted while this debate was running".into(),
+                },
+            };
+            self.store.append(id, &event).await?;
+        }
+        Ok(unfinished.len())
+    }
+}
+
+fn new_id() -> String {
+    let mut s = uuid::Uuid::new_v4().simple().to_string();
+    s.truncate(16);
+    s
+}
+
+fn random_seed() -> u64 {
+    let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
+    (hi ^ lo) % 1_000_000
+}

@@ -1,0 +1,107 @@
+//! SV-3: the event stream of one debate. Backlog from the database, then live events, with no gap
+//! and no duplicate; it ends after the terminal event.
+
+use std::time::Duration;
+
+use app::protocol::Event;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::error::AppError;
+use crate::routes::{not_found, parse_query, resume_cursor, sse_response, AppState, EventStream, EventsQuery};
+
+/// How often a stream without a live channel in this process re-reads the log.
+const POLL: Duration = Duration::from_millis(250);
+
+pub async fn events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<EventsQuery>, QueryRejection>,
+) -> Result<EventStream, AppError> {
+    let after = resume_cursor(&headers, &parse_query(query)?)?;
+    // Subscribe before reading the backlog: whatever is appended in between arrives live.
+    let live = state.engine.hub.subscribe(&id);
+    if !state.engine.store.exists(&id).await? {
+        return Err(not_found(&id));
+    }
+    let store = state.engine.store.clone();
+    let stream = async_stream(move |tx| async move {
+        let mut last = after;
+        let send = |events: Vec<Event>, last: &mut u64| {
+            let mut done = false;
+            let mut out = Vec::with_capacity(events.len());
+            for e in events {
+                if e.seq <= *last {
+                    continue;
+                }
+                *last = e.seq;
+                done |= e.body.is_terminal();
+                out.push(e);
+            }
+            (out, done)
+        };
+        let backlog = match store.events_after(&id, last).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(debate = %id, "reading the log failed: {e}");
+                return;
+            }
+        };
+        let (out, mut done) = send(backlog, &mut last);
+        for e in out {
+            if tx.send(e).await.is_err() {
+                return;
+            }
+        }
+        let mut live = live;
+        while !done {
+            let fresh = match live.as_mut() {
+                Some(rx) => match rx.recv().await {
+                    Ok(e) => vec![(*e).clone()],
+                    // Fell behind or the run ended: the database has everything.
+                    Err(RecvError::Lagged(_)) => read(&store, &id, last).await,
+                    Err(RecvError::Closed) => {
+                        live = None;
+                        read(&store, &id, last).await
+                    }
+                },
+                None => {
+                    let fresh = read(&store, &id, last).await;
+                    if fresh.is_empty() {
+                        tokio::time::sleep(POLL).await;
+                    }
+                    fresh
+                }
+            };
+            let (out, finished) = send(fresh, &mut last);
+            done = finished;
+            for e in out {
+                if tx.send(e).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    Ok(sse_response(stream))
+}
+
+async fn read(store: &crate::db::Store, id: &str, after: u64) -> Vec<Event> {
+    store.events_after(id, after).await.unwrap_or_else(|e| {
+        tracing::error!(debate = %id, "reading the log failed: {e}");
+        Vec::new()
+    })
+}
+
+/// A stream fed by a task through a small channel; the task stops when the client goes away.
+fn async_stream<F, Fut>(f: F) -> impl futures::Stream<Item = Event> + Send + 'static
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<Event>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(f(tx));
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}
