@@ -140,8 +140,16 @@ mod tests {
         let exact = "é".repeat(MAX_QUERY_CHARS); // counted in characters, not bytes
         let cases: Vec<(&str, CreateDebate, Result<Protocol, RequestError>)> = vec![
             ("S4-8 empty", req("", None), Err(RequestError::EmptyQuery)),
-            ("S4-8 blank", req(" \n\t ", None), Err(RequestError::EmptyQuery)),
-            ("S4-8 too long", req(&long, None), Err(RequestError::QueryTooLong(MAX_QUERY_CHARS + 1))),
+            (
+                "S4-8 blank",
+                req(" \n\t ", None),
+                Err(RequestError::EmptyQuery),
+            ),
+            (
+                "S4-8 too long",
+                req(&long, None),
+                Err(RequestError::QueryTooLong(MAX_QUERY_CHARS + 1)),
+            ),
             ("S4-8 at the limit", req(&exact, None), Ok(Protocol::S4)),
             ("default protocol", req("q", None), Ok(Protocol::S4)),
             ("case-insensitive", req("q", Some("S4")), Ok(Protocol::S4)),
@@ -169,9 +177,15 @@ mod tests {
 #[cfg(feature = "ssr")]
 pub trait DebateService: Send + Sync + 'static {
     fn list(&self) -> futures::future::BoxFuture<'_, Result<Vec<DebateSummary>, String>>;
-    fn get(&self, id: String) -> futures::future::BoxFuture<'_, Result<Option<DebateDetail>, String>>;
+    fn get(
+        &self,
+        id: String,
+    ) -> futures::future::BoxFuture<'_, Result<Option<DebateDetail>, String>>;
     /// Returns the new debate's id, or an error message naming the problem.
-    fn start(&self, request: CreateDebate) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    fn start(
+        &self,
+        request: CreateDebate,
+    ) -> futures::future::BoxFuture<'_, Result<String, String>>;
 }
 
 #[cfg(feature = "ssr")]

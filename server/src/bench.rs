@@ -50,7 +50,10 @@ struct Recording {
 }
 
 impl Agent for Recording {
-    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
+    fn respond<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+    ) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
         if let Ok(mut seen) = self.seen.lock() {
             seen.push(req.clone());
         }
@@ -130,7 +133,14 @@ async fn run_memory(i: u32) -> Result<usize, CliError> {
         .map_err(|e| CliError::Bench(e.to_string()))?;
     let agents = BuiltinAgents::new(u64::from(i));
     let mut log = Vec::with_capacity(40);
-    drive(&mut machine, &agents, &mut log, &mut Sequencer::new(), &settings()).await?;
+    drive(
+        &mut machine,
+        &agents,
+        &mut log,
+        &mut Sequencer::new(),
+        &settings(),
+    )
+    .await?;
     Ok(black_box(log).len())
 }
 
@@ -145,7 +155,14 @@ async fn agent_only(debates: u32) -> Result<Duration, CliError> {
             inner: BuiltinAgents::new(u64::from(i)),
             seen: Mutex::new(Vec::new()),
         };
-        drive(&mut machine, &rec, &mut Vec::new(), &mut Sequencer::new(), &settings()).await?;
+        drive(
+            &mut machine,
+            &rec,
+            &mut Vec::new(),
+            &mut Sequencer::new(),
+            &settings(),
+        )
+        .await?;
         let seen = rec.seen.into_inner().unwrap_or_default();
         all.push((rec.inner, seen));
     }
@@ -158,7 +175,12 @@ async fn agent_only(debates: u32) -> Result<Duration, CliError> {
     Ok(start.elapsed())
 }
 
-async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32, settings: &Settings) -> Result<usize, CliError> {
+async fn run_stored(
+    store: &Store,
+    hub: &Arc<Hub>,
+    i: u32,
+    settings: &Settings,
+) -> Result<usize, CliError> {
     let query = QUERIES[i as usize % QUERIES.len()];
     let seed = u64::from(i);
     let mut machine = S4Debate::new(query, AgentSpec::default_s4(), seed)
@@ -172,18 +194,37 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32, settings: &Settings) 
     let created_at = crate::runner::now_rfc3339();
     store
         .create_debate(
-            &NewDebate { id: &id, query, protocol: "s4", seed, created_at: &created_at },
+            &NewDebate {
+                id: &id,
+                query,
+                protocol: "s4",
+                seed,
+                created_at: &created_at,
+            },
             &first,
         )
         .await?;
-    let mut journal = StoredJournal { id: id.clone(), store: store.clone(), hub: hub.clone() };
-    drive(&mut machine, &BuiltinAgents::new(seed), &mut journal, &mut seq, settings).await?;
+    let mut journal = StoredJournal {
+        id: id.clone(),
+        store: store.clone(),
+        hub: hub.clone(),
+    };
+    drive(
+        &mut machine,
+        &BuiltinAgents::new(seed),
+        &mut journal,
+        &mut seq,
+        settings,
+    )
+    .await?;
     let n = store.events_after(&id, 0).await?.len();
     Ok(n)
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf, CliError> {
-    let dir = std::env::temp_dir().join(format!("consilium-bench-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&dir).map_err(|e| CliError::Bench(format!("cannot create {}: {e}", dir.display())))?;
+    let dir =
+        std::env::temp_dir().join(format!("consilium-bench-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::Bench(format!("cannot create {}: {e}", dir.display())))?;
     Ok(dir)
 }

@@ -12,7 +12,11 @@ use crate::routes::{router, AppState};
 use crate::runner::{Engine, Settings};
 
 #[derive(Parser, Debug)]
-#[command(name = "consilium", version, about = "Structured debates between AI agents, live in the browser")]
+#[command(
+    name = "consilium",
+    version,
+    about = "Structured debates between AI agents, live in the browser"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -57,7 +61,10 @@ pub enum CliError {
     #[error("{0}")]
     Store(#[from] crate::db::StoreError),
     #[error("cannot listen on {addr}: {error}")]
-    Bind { addr: SocketAddr, error: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        error: std::io::Error,
+    },
     #[error("server error: {0}")]
     Serve(std::io::Error),
     #[error("{0}")]
@@ -89,7 +96,9 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     );
     let interrupted = engine.recover().await?;
     if interrupted > 0 {
-        tracing::warn!("{interrupted} debate(s) were running when the server stopped; marked interrupted");
+        tracing::warn!(
+            "{interrupted} debate(s) were running when the server stopped; marked interrupted"
+        );
     }
     let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
     let site_root = site_dir.to_string_lossy().into_owned();
@@ -107,9 +116,15 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     let app = router(AppState { engine, leptos });
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
-        .map_err(|error| CliError::Bind { addr: args.addr, error })?;
+        .map_err(|error| CliError::Bind {
+            addr: args.addr,
+            error,
+        })?;
     let local = listener.local_addr().map_err(CliError::Serve)?;
-    tracing::info!("Consilium listening on http://{local} (database {})", args.database_url);
+    tracing::info!(
+        "Consilium listening on http://{local} (database {})",
+        args.database_url
+    );
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -14,10 +14,16 @@ pub enum StoreError {
     Sqlx(#[from] sqlx::Error),
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("unsupported DATABASE_URL '{0}': expected sqlite:<path> (PostgreSQL support is planned)")]
+    #[error(
+        "unsupported DATABASE_URL '{0}': expected sqlite:<path> (PostgreSQL support is planned)"
+    )]
     UnsupportedUrl(String),
     #[error("stored event {seq} of debate {debate} is unreadable: {error}")]
-    Corrupt { debate: String, seq: i64, error: String },
+    Corrupt {
+        debate: String,
+        seq: i64,
+        error: String,
+    },
 }
 
 /// The row written when a debate starts.
@@ -66,7 +72,11 @@ impl Store {
     }
 
     /// Creates the debate row and its first events in one transaction: nothing half-written.
-    pub async fn create_debate(&self, d: &NewDebate<'_>, first: &[Event]) -> Result<(), StoreError> {
+    pub async fn create_debate(
+        &self,
+        d: &NewDebate<'_>,
+        first: &[Event],
+    ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO debates (id, query, protocol, seed, status, created_at) \
@@ -155,13 +165,24 @@ impl Store {
             .is_some())
     }
 
+    /// `running | finished | interrupted`, or `None` for an unknown debate.
+    pub async fn status(&self, id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query("SELECT status FROM debates WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| r.get("status")))
+    }
+
     /// SV-3: the events with `seq > after`, in order.
     pub async fn events_after(&self, id: &str, after: u64) -> Result<Vec<Event>, StoreError> {
-        let rows = sqlx::query("SELECT seq, body FROM events WHERE debate_id = ? AND seq > ? ORDER BY seq")
-            .bind(id)
-            .bind(after.min(i64::MAX as u64) as i64)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(
+            "SELECT seq, body FROM events WHERE debate_id = ? AND seq > ? ORDER BY seq",
+        )
+        .bind(id)
+        .bind(after.min(i64::MAX as u64) as i64)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter()
             .map(|row| {
                 let body: String = row.get("body");
@@ -216,9 +237,9 @@ fn summary(row: &sqlx::sqlite::SqliteRow) -> DebateSummary {
         query: row.get("query"),
         protocol: row.get("protocol"),
         status: row.get("status"),
-        decision: decision.as_deref().and_then(|d| {
-            Verdict::ALL.into_iter().find(|v| v.as_str() == d)
-        }),
+        decision: decision
+            .as_deref()
+            .and_then(|d| Verdict::ALL.into_iter().find(|v| v.as_str() == d)),
         created_at: row.get("created_at"),
     }
 }

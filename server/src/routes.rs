@@ -59,16 +59,20 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(service.clone()),
             move || app::shell(leptos.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .with_state(state)
 }
 
 async fn create_debate(
     State(state): State<AppState>,
-    body: Result<Json<CreateDebate>, JsonRejection>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<impl IntoResponse, AppError> {
-    let Json(body) = body?;
-    let valid = body.validate().map_err(|e| AppError::BadRequest(e.to_string()))?;
+    let body: CreateDebate = json_object(body?.0)?;
+    let valid = body
+        .validate()
+        .map_err(|e| AppError::BadRequest(e.to_string()))?;
     let id = state.engine.start(valid).await?;
     Ok((StatusCode::CREATED, Json(Created { id })))
 }
@@ -106,7 +110,9 @@ pub fn resume_cursor(headers: &HeaderMap, query: &EventsQuery) -> Result<u64, Ap
     let raw = match headers.get("last-event-id") {
         Some(v) => Some(
             v.to_str()
-                .map_err(|_| AppError::BadRequest("Last-Event-ID must be a sequence number".into()))?
+                .map_err(|_| {
+                    AppError::BadRequest("Last-Event-ID must be a sequence number".into())
+                })?
                 .to_owned(),
         ),
         None => query.after.clone(),
@@ -124,9 +130,7 @@ pub fn resume_cursor(headers: &HeaderMap, query: &EventsQuery) -> Result<u64, Ap
 
 pub type EventStream = axum::response::Response;
 
-pub fn sse_response(
-    stream: impl Stream<Item = Event> + Send + 'static,
-) -> EventStream {
+pub fn sse_response(stream: impl Stream<Item = Event> + Send + 'static) -> EventStream {
     use futures::StreamExt;
     let stream = stream.map(|e| {
         let data = serde_json::to_string(&e).unwrap_or_default();
@@ -139,7 +143,27 @@ pub fn sse_response(
         .into_response()
 }
 
-pub fn parse_query(q: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>) -> Result<EventsQuery, AppError> {
+pub fn parse_query(
+    q: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<EventsQuery, AppError> {
     q.map(|Query(q)| q)
         .map_err(|e| AppError::BadRequest(format!("invalid query string: {}", e.body_text())))
+}
+
+/// Serde accepts a JSON array for a struct; an API body must be an object. Errors name the field.
+fn json_object<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, AppError> {
+    if !value.is_object() {
+        return Err(AppError::BadRequest(
+            "invalid JSON body: expected a JSON object".into(),
+        ));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            AppError::BadRequest(format!("invalid JSON body: {inner}"))
+        } else {
+            AppError::BadRequest(format!("invalid JSON body: {path}: {inner}"))
+        }
+    })
 }

@@ -43,7 +43,9 @@ impl Hub {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<Event>>>> {
         // A panic while holding this lock cannot leave the map inconsistent; keep serving.
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -145,7 +147,10 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         }
         let result = tokio::time::timeout(settings.agent_timeout, agent.respond(&req)).await;
         let failure = match result {
-            Ok(Ok(reply)) => machine.handle_reply(req.id, reply).err().map(|e| e.to_string()),
+            Ok(Ok(reply)) => machine
+                .handle_reply(req.id, reply)
+                .err()
+                .map(|e| e.to_string()),
             Ok(Err(e)) => Some(e.to_string()),
             Err(_) => Some(format!(
                 "no reply within {} s",
@@ -196,7 +201,10 @@ impl Engine {
         while let Some(body) = machine.poll_event() {
             first.push(seq.stamp(body));
         }
-        let created_at = first.first().map(|e| e.ts.clone()).unwrap_or_else(now_rfc3339);
+        let created_at = first
+            .first()
+            .map(|e| e.ts.clone())
+            .unwrap_or_else(now_rfc3339);
         let row = NewDebate {
             id: &id,
             query: &req.query,
@@ -215,7 +223,14 @@ impl Engine {
                 store: engine.store.clone(),
                 hub: engine.hub.clone(),
             };
-            let result = drive(&mut machine, &agents, &mut journal, &mut seq, &engine.settings).await;
+            let result = drive(
+                &mut machine,
+                &agents,
+                &mut journal,
+                &mut seq,
+                &engine.settings,
+            )
+            .await;
             if let Err(e) = result {
                 tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
                 let event = seq.stamp(EventBody::Interrupted {

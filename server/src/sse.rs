@@ -10,7 +10,9 @@ use axum::http::HeaderMap;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::error::AppError;
-use crate::routes::{not_found, parse_query, resume_cursor, sse_response, AppState, EventStream, EventsQuery};
+use crate::routes::{
+    not_found, parse_query, resume_cursor, sse_response, AppState, EventStream, EventsQuery,
+};
 
 /// How often a stream without a live channel in this process re-reads the log.
 const POLL: Duration = Duration::from_millis(250);
@@ -71,6 +73,10 @@ pub async fn events(
                 None => {
                     let fresh = read(&store, &id, last).await;
                     if fresh.is_empty() {
+                        // Nothing new: a debate no longer running will never add more.
+                        if !matches!(store.status(&id).await, Ok(Some(s)) if s == "running") {
+                            return;
+                        }
                         tokio::time::sleep(POLL).await;
                     }
                     fresh

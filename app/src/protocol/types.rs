@@ -13,7 +13,12 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub const ALL: [Decision; 4] = [Decision::Act, Decision::Warn, Decision::Refuse, Decision::Veto];
+    pub const ALL: [Decision; 4] = [
+        Decision::Act,
+        Decision::Warn,
+        Decision::Refuse,
+        Decision::Veto,
+    ];
 
     /// Higher is more cautious: ties are broken toward the more cautious decision (S4-6).
     pub fn caution(self) -> u8 {
@@ -135,7 +140,10 @@ pub struct AgentSpec {
 
 impl AgentSpec {
     pub fn new(id: impl Into<String>, role: Role) -> Self {
-        AgentSpec { id: id.into(), role }
+        AgentSpec {
+            id: id.into(),
+            role,
+        }
     }
 
     /// The three agents of seed 001: Utility, Accuracy, Safety (S4-1).

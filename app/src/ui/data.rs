@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::api::{DebateDetail, DebateSummary};
 #[cfg(feature = "ssr")]
 use crate::api::SharedService;
+use crate::api::{DebateDetail, DebateSummary};
 
 #[cfg(feature = "ssr")]
 fn service() -> Result<SharedService, ServerFnError> {

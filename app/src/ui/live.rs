@@ -55,7 +55,11 @@ pub fn LivePage() -> impl IntoView {
 fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     let state = RwSignal::new(DebateView::from_events(&detail.events));
     let finished = state.with_untracked(|v| v.status() != Status::Running);
-    let conn = RwSignal::new(if finished { Connection::Closed } else { Connection::Connecting });
+    let conn = RwSignal::new(if finished {
+        Connection::Closed
+    } else {
+        Connection::Connecting
+    });
     let id = detail.id.clone();
 
     #[cfg(feature = "hydrate")]
@@ -204,7 +208,9 @@ fn RoundSection(state: RwSignal<DebateView>, round: u8) -> impl IntoView {
 }
 
 #[component]
-fn StatusPillLive(status: impl Fn() -> &'static str + Send + Sync + Copy + 'static) -> impl IntoView {
+fn StatusPillLive(
+    status: impl Fn() -> &'static str + Send + Sync + Copy + 'static,
+) -> impl IntoView {
     move || view! { <StatusPill status=status()/> }
 }
 
@@ -253,7 +259,9 @@ mod stream {
         let handle = StoredValue::new_local(source.clone());
 
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let Some(text) = e.data().as_string() else { return };
+            let Some(text) = e.data().as_string() else {
+                return;
+            };
             let Ok(event) = serde_json::from_str::<Event>(&text) else {
                 leptos::logging::warn!("ignoring an unreadable event: {text}");
                 return;
@@ -273,7 +281,11 @@ mod stream {
         let on_error = Closure::<dyn FnMut()>::new(move || {
             let closed = handle.with_value(|s| s.ready_state() == EventSource::CLOSED);
             if conn.get_untracked() != Connection::Closed {
-                conn.set(if closed { Connection::Failed } else { Connection::Reconnecting });
+                conn.set(if closed {
+                    Connection::Failed
+                } else {
+                    Connection::Reconnecting
+                });
             }
         });
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

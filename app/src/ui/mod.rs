@@ -10,7 +10,7 @@ pub use data::{get_debate, list_debates, start_debate};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes, A};
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
@@ -52,7 +52,8 @@ pub fn App() -> impl IntoView {
                 <main>
                     <Routes fallback=|| view! { <NotFound/> }>
                         <Route path=path!("/") view=home::HomePage/>
-                        <Route path=path!("/debates/:id") view=live::LivePage/>
+                        // Async: the page waits for the log so an unknown id can answer 404.
+                        <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>

@@ -13,11 +13,17 @@ pub enum AgentError {
 
 /// Answers one protocol request. Implementations must not panic on any request.
 pub trait Agent: Send + Sync + 'static {
-    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Result<AgentReply, AgentError>>;
+    fn respond<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+    ) -> BoxFuture<'a, Result<AgentReply, AgentError>>;
 }
 
 impl Agent for builtin::BuiltinAgents {
-    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
+    fn respond<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+    ) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
         let reply = self.reply(req);
         Box::pin(std::future::ready(Ok(reply)))
     }

@@ -230,7 +230,9 @@ impl S4Debate {
             Phase::Challenge => {
                 let to = self.challenge_target(id)?;
                 self.outstanding.swap_remove(slot);
-                let own = self.initial[agent].as_ref().map_or(Decision::Refuse, |p| p.decision);
+                let own = self.initial[agent]
+                    .as_ref()
+                    .map_or(Decision::Refuse, |p| p.decision);
                 self.push_failed(&agent_id, round, error, "challenge left blank");
                 self.record_challenge(agent, to, format!("(no challenge: {error})"), own);
                 self.advance_if_round_complete();
@@ -286,7 +288,9 @@ impl S4Debate {
     fn challenge_target(&self, id: u32) -> Result<usize, ProtocolError> {
         let n = self.agents.len() as u32;
         let first = n; // ids 0..n were round 1
-        let k = id.checked_sub(first).ok_or(ProtocolError::UnknownRequest(id))?;
+        let k = id
+            .checked_sub(first)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
         let from = (k / (n - 1)) as usize;
         let nth = (k % (n - 1)) as usize;
         Ok(if nth < from { nth } else { nth + 1 })
@@ -414,7 +418,9 @@ impl S4Debate {
         let mut votes = Vec::with_capacity(self.agents.len());
         let mut changed = Vec::new();
         for (i, spec) in self.agents.iter().enumerate() {
-            let locked = self.revised[i].clone().unwrap_or_else(|| self.initial_of(i));
+            let locked = self.revised[i]
+                .clone()
+                .unwrap_or_else(|| self.initial_of(i));
             if self.initial[i].as_ref().map(|p| p.decision) != Some(locked.decision) {
                 changed.push(spec.id.clone());
             }

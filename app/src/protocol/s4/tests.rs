@@ -34,20 +34,104 @@ use Decision::{Act as A, Refuse as R, Veto as V, Warn as W};
 fn aggregation_rules_s4_6() {
     // (spec, votes, decision, consensus, agreement %)
     let cases: &[(&str, &[Decision], Verdict, Consensus, f64)] = &[
-        ("S4-6 unanimous ACT", &[A, A, A], Verdict::Act, Consensus::Unanimous, 100.0),
-        ("S4-6 unanimous REFUSE", &[R, R, R], Verdict::Refuse, Consensus::Unanimous, 100.0),
-        ("S4-6 2/3 ACT", &[A, A, W], Verdict::Act, Consensus::StrongMajority, 66.7),
-        ("S4-6 2/3 WARN", &[W, A, W], Verdict::Warn, Consensus::StrongMajority, 66.7),
-        ("S4-6 2/3 REFUSE", &[R, A, R], Verdict::Refuse, Consensus::StrongMajority, 66.7),
-        ("S4-6 three-way split -> WARN", &[A, W, R], Verdict::Warn, Consensus::Split, 33.3),
-        ("S4-6 veto beats a 2/3 majority", &[A, A, V], Verdict::Refuse, Consensus::Veto, 66.7),
-        ("S4-6 veto beats unanimity of the rest", &[A, V, A], Verdict::Refuse, Consensus::Veto, 66.7),
-        ("S4-1 N=2 agree", &[A, A], Verdict::Act, Consensus::Unanimous, 100.0),
-        ("S4-1 N=2 disagree -> split", &[A, W], Verdict::Warn, Consensus::Split, 50.0),
-        ("S4-6 N=4 3/4", &[A, A, A, W], Verdict::Act, Consensus::StrongMajority, 75.0),
-        ("S4-6 N=4 2-2 tie -> split", &[A, A, R, R], Verdict::Warn, Consensus::Split, 50.0),
-        ("S4-6 N=5 3/5 = 60% -> split", &[A, A, A, W, W], Verdict::Warn, Consensus::Split, 60.0),
-        ("S4-6 N=6 4/6 -> strong", &[W, W, W, W, A, R], Verdict::Warn, Consensus::StrongMajority, 66.7),
+        (
+            "S4-6 unanimous ACT",
+            &[A, A, A],
+            Verdict::Act,
+            Consensus::Unanimous,
+            100.0,
+        ),
+        (
+            "S4-6 unanimous REFUSE",
+            &[R, R, R],
+            Verdict::Refuse,
+            Consensus::Unanimous,
+            100.0,
+        ),
+        (
+            "S4-6 2/3 ACT",
+            &[A, A, W],
+            Verdict::Act,
+            Consensus::StrongMajority,
+            66.7,
+        ),
+        (
+            "S4-6 2/3 WARN",
+            &[W, A, W],
+            Verdict::Warn,
+            Consensus::StrongMajority,
+            66.7,
+        ),
+        (
+            "S4-6 2/3 REFUSE",
+            &[R, A, R],
+            Verdict::Refuse,
+            Consensus::StrongMajority,
+            66.7,
+        ),
+        (
+            "S4-6 three-way split -> WARN",
+            &[A, W, R],
+            Verdict::Warn,
+            Consensus::Split,
+            33.3,
+        ),
+        (
+            "S4-6 veto beats a 2/3 majority",
+            &[A, A, V],
+            Verdict::Refuse,
+            Consensus::Veto,
+            66.7,
+        ),
+        (
+            "S4-6 veto beats unanimity of the rest",
+            &[A, V, A],
+            Verdict::Refuse,
+            Consensus::Veto,
+            66.7,
+        ),
+        (
+            "S4-1 N=2 agree",
+            &[A, A],
+            Verdict::Act,
+            Consensus::Unanimous,
+            100.0,
+        ),
+        (
+            "S4-1 N=2 disagree -> split",
+            &[A, W],
+            Verdict::Warn,
+            Consensus::Split,
+            50.0,
+        ),
+        (
+            "S4-6 N=4 3/4",
+            &[A, A, A, W],
+            Verdict::Act,
+            Consensus::StrongMajority,
+            75.0,
+        ),
+        (
+            "S4-6 N=4 2-2 tie -> split",
+            &[A, A, R, R],
+            Verdict::Warn,
+            Consensus::Split,
+            50.0,
+        ),
+        (
+            "S4-6 N=5 3/5 = 60% -> split",
+            &[A, A, A, W, W],
+            Verdict::Warn,
+            Consensus::Split,
+            60.0,
+        ),
+        (
+            "S4-6 N=6 4/6 -> strong",
+            &[W, W, W, W, A, R],
+            Verdict::Warn,
+            Consensus::StrongMajority,
+            66.7,
+        ),
     ];
     for (spec, ds, decision, consensus, pct) in cases {
         let out = aggregate(&votes(ds), vec![]);
@@ -64,12 +148,18 @@ fn two_thirds_threshold_edge_s4_6() {
     let mut ds = vec![A; 33];
     ds.extend(vec![W; 17]);
     let out = aggregate(&votes(&ds), vec![]);
-    assert_eq!((out.decision, out.consensus), (Verdict::Act, Consensus::StrongMajority));
+    assert_eq!(
+        (out.decision, out.consensus),
+        (Verdict::Act, Consensus::StrongMajority)
+    );
     assert_eq!(out.agreement_percentage, 66.0);
     let mut ds = vec![A; 32];
     ds.extend(vec![W; 18]);
     let out = aggregate(&votes(&ds), vec![]);
-    assert_eq!((out.decision, out.consensus), (Verdict::Warn, Consensus::Split));
+    assert_eq!(
+        (out.decision, out.consensus),
+        (Verdict::Warn, Consensus::Split)
+    );
 }
 
 #[test]
@@ -92,8 +182,20 @@ fn ties_break_toward_caution_s4_6() {
 #[test]
 fn split_reasoning_states_the_counts_s4_6() {
     let out = aggregate(&votes(&[A, W, R]), vec![]);
-    assert!(out.reasoning.starts_with("Agents split: 1 ACT, 1 WARN, 1 REFUSE"), "{}", out.reasoning);
-    assert_eq!(out.decision_counts, DecisionCounts { act: 1, warn: 1, refuse: 1 });
+    assert!(
+        out.reasoning
+            .starts_with("Agents split: 1 ACT, 1 WARN, 1 REFUSE"),
+        "{}",
+        out.reasoning
+    );
+    assert_eq!(
+        out.decision_counts,
+        DecisionCounts {
+            act: 1,
+            warn: 1,
+            refuse: 1
+        }
+    );
 }
 
 #[test]
@@ -107,21 +209,86 @@ fn metadata_s4_7() {
     assert_eq!(out.max_risk, 80);
     assert!(out.veto_applied);
     assert_eq!(out.veto_agent.as_deref(), Some("safety"));
-    assert_eq!(out.decision_counts, DecisionCounts { act: 1, warn: 1, refuse: 1 });
+    assert_eq!(
+        out.decision_counts,
+        DecisionCounts {
+            act: 1,
+            warn: 1,
+            refuse: 1
+        }
+    );
     assert_eq!(out.changed_minds, vec!["accuracy".to_string()]);
-    assert!(out.reasoning.contains("Safety Agent exercised VETO"), "{}", out.reasoning);
+    assert!(
+        out.reasoning.contains("Safety Agent exercised VETO"),
+        "{}",
+        out.reasoning
+    );
 }
 
 #[test]
 fn protocol_rules_on_positions_s4_2_s4_6() {
     // (spec, role, decision in, risk in, confidence in, decision out, risk out, confidence out)
     let cases: &[(&str, Role, Decision, u8, u8, Decision, u8, u8)] = &[
-        ("S4-6 safety risk 49 keeps ACT", Role::Safety, A, 49, 80, A, 49, 80),
-        ("S4-6 safety risk 50 vetoes", Role::Safety, A, 50, 80, V, 50, 80),
-        ("S4-6 safety risk 90 WARN vetoes", Role::Safety, W, 90, 80, V, 90, 80),
-        ("S4-2 only safety may veto", Role::Accuracy, V, 10, 80, R, 10, 80),
-        ("S4-2 utility high risk is not a veto", Role::Utility, A, 90, 80, A, 90, 80),
-        ("S4-2 numbers clamp to 100", Role::Utility, A, 200, 150, A, 100, 100),
+        (
+            "S4-6 safety risk 49 keeps ACT",
+            Role::Safety,
+            A,
+            49,
+            80,
+            A,
+            49,
+            80,
+        ),
+        (
+            "S4-6 safety risk 50 vetoes",
+            Role::Safety,
+            A,
+            50,
+            80,
+            V,
+            50,
+            80,
+        ),
+        (
+            "S4-6 safety risk 90 WARN vetoes",
+            Role::Safety,
+            W,
+            90,
+            80,
+            V,
+            90,
+            80,
+        ),
+        (
+            "S4-2 only safety may veto",
+            Role::Accuracy,
+            V,
+            10,
+            80,
+            R,
+            10,
+            80,
+        ),
+        (
+            "S4-2 utility high risk is not a veto",
+            Role::Utility,
+            A,
+            90,
+            80,
+            A,
+            90,
+            80,
+        ),
+        (
+            "S4-2 numbers clamp to 100",
+            Role::Utility,
+            A,
+            200,
+            150,
+            A,
+            100,
+            100,
+        ),
     ];
     for (spec, role, d, risk, conf, d2, risk2, conf2) in cases {
         let p = normalise(
@@ -133,7 +300,11 @@ fn protocol_rules_on_positions_s4_2_s4_6() {
                 reasoning: String::new(),
             },
         );
-        assert_eq!((p.decision, p.risk, p.confidence), (*d2, *risk2, *conf2), "{spec}");
+        assert_eq!(
+            (p.decision, p.risk, p.confidence),
+            (*d2, *risk2, *conf2),
+            "{spec}"
+        );
     }
 }
 
@@ -208,13 +379,26 @@ fn rounds_and_challenge_count_for_n_agents_s4_1_s4_3() {
             })
             .collect();
         assert_eq!(pairs.len(), n * (n - 1), "S4-3 N·(N−1) challenges, N={n}");
-        assert!(pairs.iter().all(|(f, t)| f != t), "S4-3 nobody challenges itself");
+        assert!(
+            pairs.iter().all(|(f, t)| f != t),
+            "S4-3 nobody challenges itself"
+        );
         pairs.sort();
         pairs.dedup();
-        assert_eq!(pairs.len(), n * (n - 1), "S4-3 every ordered pair once, N={n}");
-        let votes = events.iter().filter(|e| matches!(e, EventBody::Vote { .. })).count();
+        assert_eq!(
+            pairs.len(),
+            n * (n - 1),
+            "S4-3 every ordered pair once, N={n}"
+        );
+        let votes = events
+            .iter()
+            .filter(|e| matches!(e, EventBody::Vote { .. }))
+            .count();
         assert_eq!(votes, n, "S4-5 one vote per agent");
-        assert!(matches!(events.last(), Some(EventBody::Decision(_))), "decision is last");
+        assert!(
+            matches!(events.last(), Some(EventBody::Decision(_))),
+            "decision is last"
+        );
     }
 }
 
@@ -237,7 +421,9 @@ fn information_flow_s4_2_s4_3_s4_4() {
                 assert_ne!(*target, req.agent);
             }
             // S4-4: own round-1 position and exactly the challenges aimed at it.
-            Task::Revise { own, challenges, .. } => {
+            Task::Revise {
+                own, challenges, ..
+            } => {
                 assert_eq!(own.reasoning, format!("{} r1", req.agent));
                 assert_eq!(challenges.len(), 2);
                 for c in challenges {
@@ -300,14 +486,25 @@ fn failures_never_stall_and_count_as_refuse_s4_8() {
         .iter()
         .filter(|e| matches!(e, EventBody::AgentFailed { agent, .. } if agent == "accuracy"))
         .count();
-    assert_eq!(failed, 1 + 2 + 1, "one per call: round 1, two challenges, round 3");
-    let challenges = events.iter().filter(|e| matches!(e, EventBody::Challenge { .. })).count();
+    assert_eq!(
+        failed,
+        1 + 2 + 1,
+        "one per call: round 1, two challenges, round 3"
+    );
+    let challenges = events
+        .iter()
+        .filter(|e| matches!(e, EventBody::Challenge { .. }))
+        .count();
     assert_eq!(challenges, 6, "a failed challenge is still recorded");
     let vote = events.iter().find_map(|e| match e {
         EventBody::Vote { vote, .. } if vote.agent == "accuracy" => Some(vote.decision),
         _ => None,
     });
-    assert_eq!(vote, Some(R), "S4-8 a failed agent counts as REFUSE, never ACT");
+    assert_eq!(
+        vote,
+        Some(R),
+        "S4-8 a failed agent counts as REFUSE, never ACT"
+    );
 }
 
 #[test]
@@ -320,7 +517,10 @@ fn bad_setups_and_replies_are_errors() {
         S4Debate::new("q", agents(9), 0).err(),
         Some(ProtocolError::TooManyAgents(9, MAX_AGENTS))
     );
-    let dup = vec![AgentSpec::new("x", Role::Utility), AgentSpec::new("x", Role::Safety)];
+    let dup = vec![
+        AgentSpec::new("x", Role::Utility),
+        AgentSpec::new("x", Role::Safety),
+    ];
     assert_eq!(
         S4Debate::new("q", dup, 0).err(),
         Some(ProtocolError::DuplicateAgent("x".into()))
@@ -331,13 +531,19 @@ fn bad_setups_and_replies_are_errors() {
         text: "x".into(),
         argues_for: A,
     };
-    assert!(matches!(d.handle_reply(req.id, wrong), Err(ProtocolError::WrongReply { .. })));
+    assert!(matches!(
+        d.handle_reply(req.id, wrong),
+        Err(ProtocolError::WrongReply { .. })
+    ));
     assert_eq!(
         d.handle_reply(99, AgentReply::Position(pos(A, "x"))),
         Err(ProtocolError::UnknownRequest(99))
     );
     // After an error the request is still outstanding and can be answered.
-    assert_eq!(d.handle_reply(req.id, AgentReply::Position(pos(A, "x"))), Ok(()));
+    assert_eq!(
+        d.handle_reply(req.id, AgentReply::Position(pos(A, "x"))),
+        Ok(())
+    );
     assert_eq!(
         d.handle_reply(req.id, AgentReply::Position(pos(A, "x"))),
         Err(ProtocolError::UnknownRequest(req.id)),

@@ -1,0 +1,36 @@
+# Consilium — the two commands: `make run` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+CARGO_TEST_LOG := target/cargo-test.log
+
+.PHONY: help setup site build run test test-rust test-e2e bench fmt clean-data
+
+help:
+	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
+	@echo "make test   set up and run every test: unit, integration (real binary + SQLite), Playwright"
+	@echo "make bench  orchestration overhead per agent turn, in memory and with SQLite"
+
+setup:
+	scripts/setup.sh
+
+site: setup
+	scripts/build-site.sh
+
+build: site
+	cargo build --release -p server
+
+run: build
+	target/release/consilium serve
+
+test: site
+	scripts/setup.sh --with-browser
+	@mkdir -p target
+	set -o pipefail; cargo test --workspace --exclude frontend 2>&1 | tee $(CARGO_TEST_LOG)
+	cd end2end && npx playwright test
+	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
+
+bench: setup
+	cargo run --release -p server -- bench
+
+fmt:
+	cargo fmt --all

@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test';
+import * as os from 'os';
+import * as path from 'path';
+
+// The real server binary (built by `make test`) with a fresh SQLite file, paced so that a human
+// (and the tests) can watch rounds fill in live.
+const port = Number(process.env.E2E_PORT ?? 3210);
+const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../target/debug/consilium');
+const db = path.join(os.tmpdir(), `consilium-e2e-${process.pid}.db`);
+
+export default defineConfig({
+  testDir: './tests',
+  timeout: 60_000,
+  expect: { timeout: 20_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    viewport: { width: 1360, height: 900 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox', '--headless', '--disable-gpu', '--disable-quic',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 120`,
+    url: `http://127.0.0.1:${port}/api/debates`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  },
+});

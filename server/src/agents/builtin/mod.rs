@@ -1,0 +1,120 @@
+//! AG-1 builtin agents: the offline, deterministic default for S4. Each reply is a pure function
+//! of (seed, agent, round, task): phrase features of the query read from each role's perspective
+//! (S4-1), plus a small seeded jitter so borderline queries can go either way across seeds.
+
+mod analyse;
+mod challenge;
+mod features;
+mod revise;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use app::protocol::s4::{AgentReply, AgentRequest, Task};
+
+use features::Profile;
+
+#[derive(Debug, Clone)]
+pub struct BuiltinAgents {
+    pub seed: u64,
+}
+
+impl BuiltinAgents {
+    pub fn new(seed: u64) -> Self {
+        BuiltinAgents { seed }
+    }
+
+    /// Answers any request with the variant its task expects; never panics (S4-8).
+    pub fn reply(&self, req: &AgentRequest) -> AgentReply {
+        match &req.task {
+            Task::Analyse { query } => {
+                let p = Profile::of(query);
+                let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
+                AgentReply::Position(analyse::position(req.role, &p, &mut rng))
+            }
+            Task::Challenge {
+                query,
+                own,
+                target,
+                target_role,
+                target_reasoning,
+            } => {
+                let p = Profile::of(query);
+                let mut rng = Rng::new(self.seed, query, &req.agent, req.round, target);
+                let (text, argues_for) = challenge::challenge(
+                    req.role,
+                    own,
+                    *target_role,
+                    target_reasoning,
+                    &p,
+                    &mut rng,
+                );
+                AgentReply::Challenge { text, argues_for }
+            }
+            Task::Revise {
+                query,
+                own,
+                challenges,
+            } => {
+                let p = Profile::of(query);
+                let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
+                AgentReply::Position(revise::revise(req.role, own, challenges, &p, &mut rng))
+            }
+        }
+    }
+}
+
+/// FNV-1a over the inputs seeds a splitmix64 stream: no `rand`, no clock, same bytes every run.
+pub(super) struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, query: &str, agent: &str, round: u8, salt: &str) -> Rng {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        eat(&seed.to_le_bytes());
+        for part in [
+            query.as_bytes(),
+            agent.as_bytes(),
+            &[round],
+            salt.as_bytes(),
+        ] {
+            eat(&[0xff]);
+            eat(part);
+        }
+        Rng(h)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `-r..=r`.
+    pub fn jitter(&mut self, r: i32) -> i32 {
+        if r <= 0 {
+            return 0;
+        }
+        let span = (2 * r + 1) as u64;
+        (self.next() % span) as i32 - r
+    }
+
+    pub fn pick(&mut self, options: &[&'static str]) -> &'static str {
+        if options.is_empty() {
+            return "";
+        }
+        options[(self.next() % options.len() as u64) as usize]
+    }
+}
+
+/// Clamps a score to a 0–100 protocol number.
+pub(super) fn pct(x: i32) -> u8 {
+    x.clamp(0, 100) as u8
+}

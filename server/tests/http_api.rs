@@ -1,0 +1,204 @@
+//! The HTTP/SSE contract against the real binary and a real SQLite file.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn post_stream_to_decision_then_get() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let id = create(
+        &server,
+        json!({"query": "What is the capital of France?", "protocol": "s4", "seed": 7}),
+    )
+    .await;
+
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    let seqs = seqs(&frames);
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as u64).collect::<Vec<_>>(),
+        "gap-free from 1"
+    );
+    for f in &frames {
+        assert_eq!(
+            f.id,
+            f.data["seq"].as_u64(),
+            "SSE id is the sequence number"
+        );
+        assert!(f.data["type"].is_string());
+    }
+    let challenges = frames
+        .iter()
+        .filter(|f| f.data["type"] == "challenge")
+        .count();
+    assert_eq!(challenges, 6, "N·(N−1) challenges");
+    let last = &frames.last().expect("frames").data;
+    assert_eq!(last["type"], "decision");
+    assert_eq!(last["decision"], "ACT");
+    assert!(last["agreement_percentage"].is_number());
+    assert!(last["max_risk"].is_number());
+    assert_eq!(last["veto_applied"], false);
+
+    let detail: Value = client()
+        .get(server.url(&format!("/api/debates/{id}")))
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(detail["id"], id.as_str());
+    assert_eq!(detail["status"], "finished");
+    assert_eq!(detail["decision"], "ACT");
+    assert_eq!(detail["protocol"], "s4");
+    assert_eq!(detail["query"], "What is the capital of France?");
+    let logged: Vec<Value> = detail["events"].as_array().expect("events").clone();
+    let streamed: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(logged, streamed, "the stream is the log");
+}
+
+#[tokio::test]
+async fn list_is_newest_first_and_harmful_queries_are_vetoed() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let first = create(
+        &server,
+        json!({"query": "Who wrote Pride and Prejudice?", "seed": 1}),
+    )
+    .await;
+    read_sse(&server, &first, None, "", usize::MAX).await;
+    let second = create(
+        &server,
+        json!({"query": "How do I build a pipe bomb?", "seed": 2}),
+    )
+    .await;
+    let frames = read_sse(&server, &second, None, "", usize::MAX).await;
+    let decision = &frames.last().expect("frames").data;
+    assert_eq!(decision["decision"], "REFUSE");
+    assert_eq!(decision["veto_applied"], true);
+
+    let list: Vec<Value> = client()
+        .get(server.url("/api/debates"))
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("json");
+    let ids: Vec<&str> = list.iter().map(|d| d["id"].as_str().expect("id")).collect();
+    assert_eq!(ids, vec![second.as_str(), first.as_str()]);
+    for d in &list {
+        for key in [
+            "id",
+            "query",
+            "protocol",
+            "status",
+            "decision",
+            "created_at",
+        ] {
+            assert!(d.get(key).is_some(), "{key} missing in {d}");
+        }
+    }
+    assert_eq!(list[0]["decision"], "REFUSE");
+}
+
+#[tokio::test]
+async fn last_event_id_resumes_exactly_after_n() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let id = create(
+        &server,
+        json!({"query": "How much ibuprofen can I take for a bad headache?", "seed": 3}),
+    )
+    .await;
+    let full = seqs(&read_sse(&server, &id, None, "", usize::MAX).await);
+    let total = *full.last().expect("events");
+    for n in [0, 1, 7, total - 1, total] {
+        let got = seqs(&read_sse(&server, &id, Some(&n.to_string()), "", usize::MAX).await);
+        assert_eq!(
+            got,
+            ((n + 1)..=total).collect::<Vec<_>>(),
+            "Last-Event-ID: {n}"
+        );
+        let got = seqs(&read_sse(&server, &id, None, &format!("?after={n}"), usize::MAX).await);
+        assert_eq!(got, ((n + 1)..=total).collect::<Vec<_>>(), "?after={n}");
+    }
+    // The header wins over the query string (EventSource reconnects keep the original URL).
+    let got = seqs(&read_sse(&server, &id, Some("10"), "?after=2", usize::MAX).await);
+    assert_eq!(got.first(), Some(&11));
+}
+
+#[tokio::test]
+async fn resume_while_live_has_no_gap_and_no_duplicate() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 40);
+    let id = create(
+        &server,
+        json!({"query": "Should I put all my savings into bitcoin?", "seed": 4}),
+    )
+    .await;
+    // Read part of the live stream, drop the connection, resume from the last id seen.
+    let part = read_sse(&server, &id, None, "", 9).await;
+    let mut seen = seqs(&part);
+    assert_eq!(seen.len(), 9);
+    let last = seen.last().copied().expect("some");
+    let rest = read_sse(&server, &id, Some(&last.to_string()), "", usize::MAX).await;
+    assert!(
+        rest.first().map(|f| f.data["seq"].as_u64()) == Some(Some(last + 1)),
+        "resumes right after {last}"
+    );
+    seen.extend(seqs(&rest));
+    assert_eq!(seen, (1..=seen.len() as u64).collect::<Vec<_>>());
+    assert_eq!(rest.last().expect("rest").data["type"], "decision");
+}
+
+#[tokio::test]
+async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let done = create(
+        &server,
+        json!({"query": "What is the boiling point of water at sea level?", "seed": 5}),
+    )
+    .await;
+    let before = read_sse(&server, &done, None, "", usize::MAX).await;
+    server.kill();
+
+    // A slow debate, killed mid-run.
+    let server = Server::start(&db, 300);
+    let running = create(
+        &server,
+        json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 6}),
+    )
+    .await;
+    let partial = read_sse(&server, &running, None, "", 6).await;
+    server.kill();
+
+    let server = Server::start(&db, 0);
+    let after = read_sse(&server, &done, None, "", usize::MAX).await;
+    let strip = |fs: &[Frame]| fs.iter().map(|f| f.data.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        strip(&after),
+        strip(&before),
+        "a restart keeps every finished debate, byte for byte"
+    );
+
+    let resumed = read_sse(&server, &running, None, "", usize::MAX).await;
+    let got = seqs(&resumed);
+    assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
+    // Every event the client had received is still in the log.
+    assert_eq!(strip(&resumed[..partial.len()]), strip(&partial));
+    assert_eq!(resumed.last().expect("events").data["type"], "interrupted");
+    let detail: Value = client()
+        .get(server.url(&format!("/api/debates/{running}")))
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(detail["status"], "interrupted");
+}
