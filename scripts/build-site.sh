@@ -3,6 +3,8 @@
 # pkg/consilium_bg.wasm), the stylesheet (pkg/consilium.css) and the public assets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Tools that `cargo install` puts in place must be found right after installing them.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 site=target/site
 export PATH="$PWD/end2end/node_modules/.bin:$PATH"
 

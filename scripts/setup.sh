@@ -3,6 +3,8 @@
 # Usage: scripts/setup.sh [--with-browser]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Tools that `cargo install` puts in place must be found right after installing them.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
