@@ -96,26 +96,50 @@ impl Store {
         Ok(())
     }
 
-    /// Appends one event (and, for a terminal event, the debate's final status) atomically.
-    pub async fn append(&self, debate: &str, event: &Event) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        insert_event(&mut tx, debate, event).await?;
-        match &event.body {
-            EventBody::Decision(outcome) => {
-                sqlx::query("UPDATE debates SET status = 'finished', decision = ? WHERE id = ?")
-                    .bind(outcome.decision.as_str())
-                    .bind(debate)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            EventBody::Interrupted { .. } => {
-                sqlx::query("UPDATE debates SET status = 'interrupted' WHERE id = ?")
-                    .bind(debate)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            _ => {}
+    /// Appends events atomically, in one statement (one round trip to SQLite); a terminal event
+    /// also records the debate's final status in the same transaction.
+    pub async fn append(&self, debate: &str, events: &[Event]) -> Result<(), StoreError> {
+        let Some(last) = events.last() else {
+            return Ok(());
+        };
+        let mut sql = String::from("INSERT INTO events (debate_id, seq, kind, body) VALUES ");
+        for i in 0..events.len() {
+            sql.push_str(if i == 0 {
+                "(?, ?, ?, ?)"
+            } else {
+                ", (?, ?, ?, ?)"
+            });
         }
+        let bodies = events
+            .iter()
+            .map(|e| encode(debate, e))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Only placeholders are generated; every value is bound.
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (e, body) in events.iter().zip(bodies) {
+            insert = insert
+                .bind(debate)
+                .bind(e.seq as i64)
+                .bind(e.body.kind())
+                .bind(body);
+        }
+        let status = match &last.body {
+            EventBody::Decision(outcome) => Some(("finished", Some(outcome.decision.as_str()))),
+            EventBody::Interrupted { .. } => Some(("interrupted", None)),
+            _ => None,
+        };
+        let Some((status, decision)) = status else {
+            insert.execute(&self.pool).await?;
+            return Ok(());
+        };
+        let mut tx = self.pool.begin().await?;
+        insert.execute(&mut *tx).await?;
+        sqlx::query("UPDATE debates SET status = ?, decision = ? WHERE id = ?")
+            .bind(status)
+            .bind(decision)
+            .bind(debate)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -215,11 +239,7 @@ async fn insert_event(
     debate: &str,
     e: &Event,
 ) -> Result<(), StoreError> {
-    let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
-        debate: debate.to_owned(),
-        seq: e.seq as i64,
-        error: err.to_string(),
-    })?;
+    let body = encode(debate, e)?;
     sqlx::query("INSERT INTO events (debate_id, seq, kind, body) VALUES (?, ?, ?, ?)")
         .bind(debate)
         .bind(e.seq as i64)
@@ -242,4 +262,12 @@ fn summary(row: &sqlx::sqlite::SqliteRow) -> DebateSummary {
             .and_then(|d| Verdict::ALL.into_iter().find(|v| v.as_str() == d)),
         created_at: row.get("created_at"),
     }
+}
+
+fn encode(debate: &str, e: &Event) -> Result<String, StoreError> {
+    serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
+        debate: debate.to_owned(),
+        seq: e.seq as i64,
+        error: err.to_string(),
+    })
 }

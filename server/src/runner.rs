@@ -49,18 +49,18 @@ impl Hub {
     }
 }
 
-/// Where a driven debate's events go.
+/// Where a driven debate's events go. A batch is durable (or failed) as a whole.
 pub trait Journal {
     fn append(
         &mut self,
-        event: Event,
+        events: Vec<Event>,
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// In-memory journal (benchmarks, tests).
 impl Journal for Vec<Event> {
-    async fn append(&mut self, event: Event) -> Result<(), StoreError> {
-        self.push(event);
+    async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
+        self.extend(events);
         Ok(())
     }
 }
@@ -73,9 +73,11 @@ pub struct StoredJournal {
 }
 
 impl Journal for StoredJournal {
-    async fn append(&mut self, event: Event) -> Result<(), StoreError> {
-        self.store.append(&self.id, &event).await?;
-        self.hub.publish(&self.id, event);
+    async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
+        self.store.append(&self.id, &events).await?;
+        for event in events {
+            self.hub.publish(&self.id, event);
+        }
         Ok(())
     }
 }
@@ -115,12 +117,37 @@ impl Default for Sequencer {
     }
 }
 
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Hand-rolled because it runs for every event
+/// and a general-purpose formatter costs more than the rest of a turn's orchestration.
 pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339_millis(since.as_secs() as i64, since.subsec_millis())
+}
+
+pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
+    use std::fmt::Write;
+    let (days, sod) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let mut out = String::with_capacity(24);
+    let _ = write!(
+        out,
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
     );
-    now.format(&format).unwrap_or_default()
+    out
 }
 
 /// Runs a debate to its end: ask, wait (bounded), feed back, append every event in order.
@@ -132,16 +159,19 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     settings: &Settings,
 ) -> Result<(), StoreError> {
     loop {
+        // Everything the machine emitted since the last reply — the reply's own event, a new
+        // round, and the `thinking` of the next request — is stored in one batch.
+        let next = machine.poll_request();
+        let mut batch = Vec::new();
         while let Some(body) = machine.poll_event() {
-            journal.append(seq.stamp(body)).await?;
+            batch.push(seq.stamp(body));
         }
-        let Some(req) = machine.poll_request() else {
+        if !batch.is_empty() {
+            journal.append(batch).await?;
+        }
+        let Some(req) = next else {
             return Ok(());
         };
-        // The `thinking` event for this request goes out before the agent is called.
-        while let Some(body) = machine.poll_event() {
-            journal.append(seq.stamp(body)).await?;
-        }
         if !settings.pace.is_zero() {
             tokio::time::sleep(settings.pace).await;
         }
@@ -236,7 +266,7 @@ impl Engine {
                 let event = seq.stamp(EventBody::Interrupted {
                     reason: format!("the server could not store the debate: {e}"),
                 });
-                if let Err(e) = journal.append(event).await {
+                if let Err(e) = journal.append(vec![event]).await {
                     tracing::error!(debate = %debate, "could not mark the debate interrupted: {e}");
                 }
             }
@@ -257,7 +287,7 @@ impl Engine {
                     reason: "the server restarted while this debate was running".into(),
                 },
             };
-            self.store.append(id, &event).await?;
+            self.store.append(id, &[event]).await?;
         }
         Ok(unfinished.len())
     }
@@ -272,4 +302,23 @@ fn new_id() -> String {
 fn random_seed() -> u64 {
     let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
     (hi ^ lo) % 1_000_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_millis;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let cases = [
+            (0, 0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400, 5, "2000-02-29T00:00:00.005Z"),
+            (1_700_000_000, 123, "2023-11-14T22:13:20.123Z"),
+            (1_795_305_599, 999, "2026-11-21T23:59:59.999Z"),
+            (4_107_542_400, 0, "2100-03-01T00:00:00.000Z"),
+        ];
+        for (secs, ms, want) in cases {
+            assert_eq!(rfc3339_millis(secs, ms), want, "{secs}");
+        }
+    }
 }

@@ -66,12 +66,15 @@ fn utility(p: &Profile, rng: &mut Rng) -> Position {
         s.push("There is no legitimate benefit to weigh against that, so helpfulness cannot justify a plain answer.".into());
         return finish(s, Decision::Warn, 55 + rng.jitter(5), 60 + rng.jitter(5));
     }
-    let kind = if f.has(Cat::HowTo) {
+    let howto = f
+        .hit(Cat::HowTo)
+        .is_some_and(|h| h.text.starts_with("how") || h.text.contains("steps"));
+    let kind = if howto {
         "how-to request"
-    } else if f.has(Cat::Request) {
-        "direct request"
-    } else {
+    } else if f.interrogative || !f.has(Cat::Request) {
         "direct question"
+    } else {
+        "direct request"
     };
     let form = if f.question {
         format!("It is a clear {kind} (\"{}\")", f.opening)
@@ -84,17 +87,20 @@ fn utility(p: &Profile, rng: &mut Rng) -> Position {
     let spec = if vague(f) {
         "and it is vague: there is little to work with".to_owned()
     } else {
-        let named: Vec<String> = f
-            .content
+        // The three longest content words, in query order: the likeliest to carry the meaning.
+        let mut top: Vec<(usize, &String)> = f.content.iter().enumerate().collect();
+        top.sort_by_key(|(i, w)| (std::cmp::Reverse(w.chars().count()), *i));
+        top.truncate(3);
+        top.sort_by_key(|(i, _)| *i);
+        let named: Vec<String> = top
             .iter()
-            .take(3)
-            .map(|w| format!("\"{w}\""))
+            .map(|(_, w)| format!("\"{}\"", super::text::clip(w, 40)))
             .collect();
         format!("and it is specific: it names {}", join_list(&named))
     };
     s.push(format!("{form}, {spec}."));
     s.push(utility_detail(p));
-    if p.band == Band::Moderate {
+    if p.band == Band::Moderate && f.dosage().is_none() {
         if let Some(h) = p.harm_hits().first() {
             s.push(format!(
                 "I note that the query {}, but that is a reason for caveats, not for silence.",
@@ -249,10 +255,12 @@ fn accuracy(p: &Profile, rng: &mut Rng) -> Position {
     if let Some(pos) = &positive {
         s.push(format!("{}.", super::text::cap(pos)));
     }
-    if !issues.is_empty() {
-        let lead = if positive.is_some() { "But " } else { "" };
-        let items: Vec<String> = issues.iter().take(3).cloned().collect();
-        s.push(format!("{lead}{}.", super::text::cap(&join_list(&items))));
+    for (i, issue) in issues.iter().take(3).enumerate() {
+        if i == 0 && positive.is_some() {
+            s.push(format!("But {issue}."));
+        } else {
+            s.push(format!("{}.", super::text::cap(issue)));
+        }
     }
     if positive.is_none() && issues.is_empty() {
         s.push(if f.has(Cat::HowTo) {
@@ -266,10 +274,11 @@ fn accuracy(p: &Profile, rng: &mut Rng) -> Position {
         s.push("It bundles several points, each needing its own check.".into());
     }
     let v = pct(v);
-    let decision = match v {
-        70.. => Decision::Act,
-        25.. => Decision::Warn,
-        _ => Decision::Refuse,
+    // A false premise gets corrected (WARN); REFUSE is for queries with nothing to verify.
+    let decision = if v >= 70 {
+        Decision::Act
+    } else {
+        Decision::Warn
     };
     s.push(match decision {
         Decision::Act => format!("I can verify it with about {v}% confidence, which clears my 70% bar for an unqualified answer."),
@@ -395,10 +404,17 @@ pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
 pub(super) fn accuracy_angle(p: &Profile) -> String {
     let issues = accuracy_issues(p);
     if !issues.is_empty() {
-        return join_list(&issues.into_iter().take(2).collect::<Vec<_>>());
+        return issues
+            .into_iter()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(", and ");
     }
     accuracy_positive(p).map_or_else(
-        || "the general facts here are documented, even if details vary".into(),
+        || {
+            "nothing in it is a settled fact I can check, and procedures like this vary by source"
+                .into()
+        },
         |pos| {
             pos.replacen("it asks for", "this is", 1)
                 .replacen("it is", "this is", 1)
@@ -452,7 +468,7 @@ fn safety(p: &Profile, rng: &mut Rng) -> Position {
             )
         }
         Band::Low => {
-            s.push(safety_angle(p) + ".");
+            s.push(super::text::cap(&safety_angle(p)) + ".");
             s.push(
                 rng.pick(&[
                     "The realistic misuse of an answer is negligible.",
@@ -524,9 +540,14 @@ pub(super) fn safety_angle(p: &Profile) -> String {
     match p.band {
         Band::High => format!("the query {}", cites(&p.harm_hits(), 3)),
         Band::Moderate => format!("the query {}, and {}", cites(&p.harm_hits(), 2), consequence(p)),
-        Band::Low => match p.f.hit(Cat::HarmMention) {
-            Some(h) => format!("the query mentions harm (\"{}\") but aims it at no one, and nothing else in it points to danger", h.text),
-            None => "nothing in the query points to harm: no weapon, no dangerous procedure, no vulnerable-user trigger".into(),
+        Band::Low => match (p.harm_hits().first(), p.f.first(&[Cat::Educational, Cat::Protective])) {
+            (Some(h), Some(frame)) if h.cat != Cat::HarmMention => format!(
+                "the query {} but {}, so an answer informs rather than enables harm",
+                h.cite(),
+                frame.cite()
+            ),
+            (Some(h), _) => format!("the query mentions \"{}\" but aims it at no one, and nothing else in it points to danger", h.text),
+            (None, _) => "nothing in the query points to harm (no weapon, no dangerous procedure, no vulnerable-user trigger)".into(),
         },
     }
 }

@@ -157,7 +157,7 @@ fn accuracy(
     big_q: &str,
     q: &str,
     p: &Profile,
-    _argues: Decision,
+    argues: Decision,
 ) -> String {
     let angle = accuracy_angle(p);
     match (rel, target) {
@@ -173,9 +173,14 @@ fn accuracy(
         ),
         (Relation::TargetMore, Role::Utility) => format!("{big_q}, but caution needs a factual reason, and here {angle}."),
         (Relation::TargetMore, _) => format!("{big_q}, but the evidence is stronger than you allow: {angle}."),
-        (Relation::Same, _) if p.high() => format!(
-            "{big_q}, and I won't dispute it. My point is narrower: {angle}. Even on accuracy grounds there is nothing here I could vouch for, so I back a refusal."
-        ),
+        (Relation::Same, _) if p.high() => {
+            let end = if argues.verdict() == Decision::Refuse.verdict() {
+                "so I back a refusal"
+            } else {
+                "so I would go no further than a warning and leave the harm call to Safety"
+            };
+            format!("{big_q}, and I won't dispute it. My point is narrower: {angle}. Even on accuracy grounds there is nothing here I could vouch for, {end}.")
+        }
         (Relation::Same, _) => format!("I agree: {q}. On the evidence, {angle}."),
         (Relation::Unknown, _) => format!("{big_q}. On the evidence, {angle}."),
     }
@@ -191,11 +196,14 @@ fn safety(rel: Relation, big_q: &str, q: &str, p: &Profile, argues: Decision) ->
             "You're underestimating edge cases. {big_q}, but {angle}. What about {}, or someone misusing the answer? You're optimising for the average case; safety has to plan for the worst plausible one.",
             vulnerable(p)
         ),
+        Relation::TargetMore if argues == Decision::Act => format!(
+            "{big_q}, but from the safety side {angle}. Caution has a cost too: refusing or hedging without a concrete risk fails the user."
+        ),
         Relation::TargetMore => format!(
-            "{big_q}, but I found nothing that could hurt anyone: {angle}. Caution has a cost too: refusing or hedging without a concrete risk fails the user."
+            "{big_q}. The risk is real ({angle}), but it calls for warnings, not a refusal."
         ),
         Relation::Same => match argues {
-            Decision::Act => format!("I see no material risk either ({q}), but edge cases deserve one more look: {angle}."),
+            Decision::Act => format!("I see no material risk either ({q}): {angle}. Just keep an eye on edge cases when the answer is written."),
             Decision::Warn => format!("We agree on caution: {q}. {}, so the answer must carry clear warnings.", cap(&angle)),
             _ => format!("We agree: {q}. {}.", cap(&angle)),
         },

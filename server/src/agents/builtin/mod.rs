@@ -5,10 +5,13 @@
 mod analyse;
 mod challenge;
 mod features;
+mod patterns;
 mod revise;
 #[cfg(test)]
 mod tests;
 mod text;
+
+use std::sync::{Arc, Mutex};
 
 use app::protocol::s4::{AgentReply, AgentRequest, Task};
 
@@ -17,18 +20,38 @@ use features::Profile;
 #[derive(Debug, Clone)]
 pub struct BuiltinAgents {
     pub seed: u64,
+    /// The last query's profile: every request of a debate carries the same query, and reading
+    /// it is most of an agent's work.
+    profile: Arc<Mutex<Option<(Arc<str>, Arc<Profile>)>>>,
 }
 
 impl BuiltinAgents {
     pub fn new(seed: u64) -> Self {
-        BuiltinAgents { seed }
+        BuiltinAgents {
+            seed,
+            profile: Arc::default(),
+        }
+    }
+
+    fn profile(&self, query: &Arc<str>) -> Arc<Profile> {
+        let Ok(mut cached) = self.profile.lock() else {
+            return Arc::new(Profile::of(query));
+        };
+        match cached.as_ref() {
+            Some((q, p)) if Arc::ptr_eq(q, query) || **q == **query => p.clone(),
+            _ => {
+                let p = Arc::new(Profile::of(query));
+                *cached = Some((query.clone(), p.clone()));
+                p
+            }
+        }
     }
 
     /// Answers any request with the variant its task expects; never panics (S4-8).
     pub fn reply(&self, req: &AgentRequest) -> AgentReply {
         match &req.task {
             Task::Analyse { query } => {
-                let p = Profile::of(query);
+                let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
                 AgentReply::Position(analyse::position(req.role, &p, &mut rng))
             }
@@ -39,7 +62,7 @@ impl BuiltinAgents {
                 target_role,
                 target_reasoning,
             } => {
-                let p = Profile::of(query);
+                let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, target);
                 let (text, argues_for) = challenge::challenge(
                     req.role,
@@ -56,7 +79,7 @@ impl BuiltinAgents {
                 own,
                 challenges,
             } => {
-                let p = Profile::of(query);
+                let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
                 AgentReply::Position(revise::revise(req.role, own, challenges, &p, &mut rng))
             }

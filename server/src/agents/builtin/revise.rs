@@ -31,7 +31,10 @@ struct Judged {
 fn cues(role: Role) -> &'static [&'static str] {
     match role {
         Role::Safety => &[
-            "edge",
+            "(\"",
+            "wrong",
+            "lose",
+            "toxic",
             "vulnerable",
             "harm",
             "risk",
@@ -43,6 +46,7 @@ fn cues(role: Role) -> &'static [&'static str] {
             "kill",
         ],
         Role::Accuracy => &[
+            "(\"",
             "verify",
             "prediction",
             "judgement",
@@ -54,6 +58,7 @@ fn cues(role: Role) -> &'static [&'static str] {
             "evidence",
         ],
         Role::Utility => &[
+            "(\"",
             "useful",
             "answer",
             "user",
@@ -68,7 +73,7 @@ fn cues(role: Role) -> &'static [&'static str] {
 }
 
 /// How much a challenge should move this agent, 0–100, judged against the query itself.
-fn strength(c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
+fn strength(me: Role, c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
     let text = c.text.trim();
     let quality = if text.chars().count() < 15 || text.starts_with("(no challenge") {
         -40
@@ -82,6 +87,10 @@ fn strength(c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
         (Dir::Up, Role::Safety, Band::High) => 100,
         (Dir::Up, Role::Safety, Band::Moderate) => 40 + p.risk,
         (Dir::Up, Role::Safety, Band::Low) => 25,
+        // A disputed premise is a safety matter; an unverifiable opinion is not.
+        (Dir::Up, Role::Accuracy, _) if me == Role::Safety && !p.f.has(Cat::Myth) => 30,
+        // Utility answers advice questions anyway: "facts cannot settle it" is not a reason to hedge.
+        (Dir::Up, Role::Accuracy, _) if me == Role::Utility && opinion_only(p) => 75 - p.verif,
         (Dir::Up, Role::Accuracy, _) => 100 - p.verif,
         (Dir::Up, Role::Utility, _)
             if p.high() || p.f.has(Cat::Myth) || p.f.has(Cat::Injection) =>
@@ -98,6 +107,14 @@ fn strength(c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
         (Dir::Down, Role::Safety, Band::Moderate) => 20,
     };
     (base + quality).clamp(0, 100)
+}
+
+fn opinion_only(p: &Profile) -> bool {
+    let f = &p.f;
+    f.has(Cat::Opinion)
+        && ![Cat::Prediction, Cat::Myth, Cat::Current]
+            .iter()
+            .any(|c| f.has(*c))
 }
 
 pub(super) fn revise(
@@ -125,7 +142,7 @@ pub(super) fn revise(
                 from_role: c.from_role,
                 argues,
                 dir,
-                strength: strength(c, dir, p),
+                strength: strength(role, c, dir, p),
                 point: point_of(&c.text, cues(c.from_role)),
             }
         })

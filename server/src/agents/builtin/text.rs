@@ -50,8 +50,7 @@ pub(super) fn infer_stance(text: &str) -> Option<Decision> {
     }
     let upper = text
         .split(|c: char| !c.is_ascii_alphabetic())
-        .filter(|w| matches!(*w, "ACT" | "WARN" | "REFUSE" | "VETO"))
-        .last();
+        .rfind(|w| matches!(*w, "ACT" | "WARN" | "REFUSE" | "VETO"));
     if let Some(d) = upper.and_then(Decision::parse) {
         return Some(d);
     }
@@ -100,6 +99,10 @@ pub(super) fn infer_stance(text: &str) -> Option<Decision> {
 
 /// The clause of `text` most relevant to `cues`, verbatim (trimmed and clipped), to quote back.
 pub(super) fn pick_quote(text: &str, cues: &[&str]) -> Option<String> {
+    pick_clause(text, cues, 110)
+}
+
+fn pick_clause(text: &str, cues: &[&str], max: usize) -> Option<String> {
     let head = clip(text, 4000);
     let mut best: Option<(i32, &str)> = None;
     let pieces = head
@@ -111,7 +114,11 @@ pub(super) fn pick_quote(text: &str, cues: &[&str]) -> Option<String> {
         })
         .flat_map(|s| s.split(", "));
     for piece in pieces {
-        let piece = piece.trim();
+        let mut piece = piece.trim();
+        // A quote reads better without the conjunction that joined it to the previous clause.
+        for lead in ["but ", "and ", "so ", "or ", "yet "] {
+            piece = piece.strip_prefix(lead).unwrap_or(piece);
+        }
         let len = piece.chars().count();
         if len < 12 || piece.starts_with("My call") || piece.starts_with("I argue for") {
             continue;
@@ -126,12 +133,23 @@ pub(super) fn pick_quote(text: &str, cues: &[&str]) -> Option<String> {
             best = Some((score, piece));
         }
     }
-    best.map(|(_, p)| clip(p, 110))
+    best.map(|(_, p)| clip(p, max))
 }
 
 /// The point a challenge makes, for naming it in a revision.
+/// Quoted passages (“…”) are the target's own words, not the challenger's point, so they go.
 pub(super) fn point_of(text: &str, cues: &[&str]) -> String {
-    pick_quote(text, cues).unwrap_or_else(|| {
+    let mut own_words = String::with_capacity(text.len());
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '“' => quoted = true,
+            '”' => quoted = false,
+            _ if !quoted => own_words.push(c),
+            _ => {}
+        }
+    }
+    pick_clause(&own_words, cues, 160).unwrap_or_else(|| {
         let t = clip(text.trim(), 100);
         if t.is_empty() {
             "(no argument given)".to_owned()
