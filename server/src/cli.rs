@@ -30,6 +30,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run many debates in-process and print the orchestration overhead per agent turn.
     Bench(crate::bench::BenchArgs),
+    /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
+    /// Exits 0 only when both hold.
+    Verify {
+        /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// URL of one.
+        source: String,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -69,6 +75,8 @@ pub enum CliError {
     Serve(std::io::Error),
     #[error("{0}")]
     Bench(String),
+    #[error("{0}")]
+    Verify(String),
 }
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
@@ -76,6 +84,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => crate::bench::run(args).await,
+        Some(Command::Verify { source }) => crate::verify::run(&source).await,
     }
 }
 

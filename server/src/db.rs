@@ -219,18 +219,31 @@ impl Store {
             .collect()
     }
 
-    /// Debates still marked running, with the last sequence number they logged.
-    pub async fn unfinished(&self) -> Result<Vec<(String, u64)>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT d.id AS id, COALESCE(MAX(e.seq), 0) AS last FROM debates d \
-             LEFT JOIN events e ON e.debate_id = d.id WHERE d.status = 'running' GROUP BY d.id",
+    /// Debates still marked running.
+    pub async fn unfinished(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query("SELECT id FROM debates WHERE status = 'running'")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(|r| r.get::<String, _>("id")).collect())
+    }
+
+    /// The last logged event of a debate, to continue its sequence and hash chain.
+    pub async fn last_event(&self, id: &str) -> Result<Option<Event>, StoreError> {
+        let row = sqlx::query(
+            "SELECT seq, body FROM events WHERE debate_id = ? ORDER BY seq DESC LIMIT 1",
         )
-        .fetch_all(&self.pool)
+        .bind(id)
+        .fetch_optional(&self.pool)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get::<String, _>("id"), r.get::<i64, _>("last") as u64))
-            .collect())
+        row.map(|row| {
+            let body: String = row.get("body");
+            serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
+                debate: id.to_owned(),
+                seq: row.get("seq"),
+                error: e.to_string(),
+            })
+        })
+        .transpose()
     }
 }
 

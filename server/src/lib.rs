@@ -9,3 +9,4 @@ pub mod routes;
 pub mod runner;
 pub mod sse;
 pub mod ui_service;
+pub mod verify;

@@ -43,6 +43,7 @@ pub fn router(state: AppState) -> Router {
         .route("/debates", get(list_debates).post(create_debate))
         .route("/debates/{id}", get(get_debate))
         .route("/debates/{id}/events", get(crate::sse::events))
+        .route("/debates/{id}/export.json", get(export_json))
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
 
@@ -92,6 +93,24 @@ async fn get_debate(
         .await?
         .map(Json)
         .ok_or_else(|| not_found(&id))
+}
+
+/// SV-2: the whole log with its hash chain, as a download `consilium verify` can check.
+async fn export_json(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
+    let detail = state
+        .engine
+        .store
+        .get(&id)
+        .await?
+        .ok_or_else(|| not_found(&id))?;
+    let disposition = format!("attachment; filename=\"consilium-{}.json\"", detail.id);
+    Ok((
+        [(axum::http::header::CONTENT_DISPOSITION, disposition)],
+        Json(detail),
+    ))
 }
 
 pub fn not_found(id: &str) -> AppError {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use app::api::ValidDebate;
 use app::protocol::s4::S4Debate;
-use app::protocol::{AgentSpec, Event, EventBody};
+use app::protocol::{chain, AgentSpec, Event, EventBody};
 use tokio::sync::broadcast;
 
 use crate::agents::{builtin::BuiltinAgents, Agent};
@@ -93,21 +93,33 @@ pub struct Settings {
 /// Stamps sequence numbers and timestamps onto machine events.
 pub struct Sequencer {
     next: u64,
+    prev_hash: String,
 }
 
 impl Sequencer {
     pub fn new() -> Self {
-        Sequencer { next: 1 }
+        Sequencer {
+            next: 1,
+            prev_hash: chain::GENESIS.to_owned(),
+        }
     }
 
+    /// Continues an existing log after its last event.
+    pub fn after(last: &Event) -> Self {
+        Sequencer {
+            next: last.seq + 1,
+            prev_hash: last.hash.clone(),
+        }
+    }
+
+    /// Numbers, timestamps and hash-chains the next event (SV-1, SV-2): every event of every
+    /// debate is sealed here and nowhere else.
     pub fn stamp(&mut self, body: EventBody) -> Event {
         let seq = self.next;
         self.next += 1;
-        Event {
-            seq,
-            ts: now_rfc3339(),
-            body,
-        }
+        let event = chain::seal(Event::new(seq, now_rfc3339(), body), &self.prev_hash);
+        self.prev_hash.clone_from(&event.hash);
+        event
     }
 }
 
@@ -279,14 +291,14 @@ impl Engine {
     /// event saying so, so their logs end cleanly and live viewers stop waiting.
     pub async fn recover(&self) -> Result<usize, StoreError> {
         let unfinished = self.store.unfinished().await?;
-        for (id, last) in &unfinished {
-            let event = Event {
-                seq: last + 1,
-                ts: now_rfc3339(),
-                body: EventBody::Interrupted {
-                    reason: "the server restarted while this debate was running".into(),
-                },
+        for id in &unfinished {
+            let mut seq = match self.store.last_event(id).await? {
+                Some(last) => Sequencer::after(&last),
+                None => Sequencer::new(),
             };
+            let event = seq.stamp(EventBody::Interrupted {
+                reason: "the server restarted while this debate was running".into(),
+            });
             self.store.append(id, &[event]).await?;
         }
         Ok(unfinished.len())

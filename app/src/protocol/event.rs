@@ -15,6 +15,25 @@ pub struct Event {
     pub ts: String,
     #[serde(flatten)]
     pub body: EventBody,
+    /// SV-2: the previous event's `hash` (64 zeros for the first event).
+    #[serde(default)]
+    pub prev_hash: String,
+    /// SV-2: `sha256(prev_hash ‖ canonical JSON of this event without the hash fields)`.
+    #[serde(default)]
+    pub hash: String,
+}
+
+impl Event {
+    /// An unsealed event; [`super::chain::seal`] adds the hashes.
+    pub fn new(seq: u64, ts: String, body: EventBody) -> Event {
+        Event {
+            seq,
+            ts,
+            body,
+            prev_hash: String::new(),
+            hash: String::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

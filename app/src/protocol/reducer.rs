@@ -338,11 +338,7 @@ mod tests {
         bodies
             .into_iter()
             .enumerate()
-            .map(|(i, body)| Event {
-                seq: i as u64 + 1,
-                ts: String::new(),
-                body,
-            })
+            .map(|(i, body)| Event::new(i as u64 + 1, String::new(), body))
             .collect()
     }
 
@@ -368,11 +364,14 @@ mod tests {
     fn every_event_kind_survives_the_wire() {
         // The browser parses exactly what the server serialises.
         let mut events = log();
-        events.push(Event {
-            seq: 99,
-            ts: "2026-01-01T00:00:00.000Z".into(),
-            body: EventBody::Interrupted { reason: "x".into() },
-        });
+        events.push(crate::protocol::chain::seal(
+            Event::new(
+                99,
+                "2026-01-01T00:00:00.000Z".into(),
+                EventBody::Interrupted { reason: "x".into() },
+            ),
+            crate::protocol::chain::GENESIS,
+        ));
         for e in &events {
             let json = serde_json::to_value(e).expect("serialise");
             assert_eq!(json["seq"], e.seq);
@@ -433,13 +432,13 @@ mod tests {
     fn interrupted_debates_stop_thinking() {
         let mut events = log();
         events.truncate(10);
-        events.push(Event {
-            seq: 11,
-            ts: String::new(),
-            body: EventBody::Interrupted {
+        events.push(Event::new(
+            11,
+            String::new(),
+            EventBody::Interrupted {
                 reason: "restart".into(),
             },
-        });
+        ));
         let view = DebateView::from_events(&events);
         assert_eq!(view.status(), Status::Interrupted);
         assert!(view.thinking.is_empty());

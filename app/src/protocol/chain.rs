@@ -1,0 +1,297 @@
+//! SV-2: the tamper-evident log. Every event carries `prev_hash` and
+//! `hash = sha256(prev_hash ‖ canonical JSON of the event without its two hash fields)`, as
+//! lowercase hex; the first event's `prev_hash` is 64 zeros. Canonical JSON (see the README):
+//! object keys sorted by their UTF-8 bytes, no whitespace, strings escaped as serde_json does
+//! (`"`, `\`, control characters; everything else verbatim UTF-8), numbers as serde_json prints
+//! them (integers in decimal, floats in shortest round-trip form).
+
+use sha2::{Digest, Sha256};
+
+use super::event::{Event, EventBody};
+use super::s4::{aggregate, S4Outcome, Vote};
+
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The canonical JSON of an event, without `prev_hash` and `hash`.
+pub fn canonical_json(event: &Event) -> String {
+    let mut value = serde_json::to_value(event).unwrap_or(serde_json::Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.remove("prev_hash");
+        map.remove("hash");
+    }
+    let mut out = String::with_capacity(256);
+    write_canonical(&value, &mut out);
+    out
+}
+
+fn write_canonical(v: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push(':');
+                write_canonical(&map[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
+    }
+}
+
+/// `sha256(prev_hash ‖ canonical JSON)` as lowercase hex.
+pub fn event_hash(prev_hash: &str, event: &Event) -> String {
+    let mut h = Sha256::new();
+    h.update(prev_hash.as_bytes());
+    h.update(canonical_json(event).as_bytes());
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
+/// Sets `prev_hash` and `hash` on an event that follows `prev_hash`. The one place hashes are made.
+pub fn seal(mut event: Event, prev_hash: &str) -> Event {
+    event.prev_hash = prev_hash.to_owned();
+    event.hash = event_hash(prev_hash, &event);
+    event
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    #[error("the log is empty")]
+    Empty,
+    #[error("tampered at event {seq}: {reason}")]
+    Tampered { seq: u64, reason: String },
+}
+
+/// Checks sequence numbers (1, 2, 3 … with no gap), links and hashes. Returns the event count.
+pub fn verify_chain(events: &[Event]) -> Result<usize, ChainError> {
+    if events.is_empty() {
+        return Err(ChainError::Empty);
+    }
+    let mut prev = GENESIS.to_owned();
+    for (i, e) in events.iter().enumerate() {
+        let expected_seq = i as u64 + 1;
+        let tampered = |reason: String| ChainError::Tampered { seq: e.seq, reason };
+        if e.seq != expected_seq {
+            return Err(tampered(format!("expected sequence number {expected_seq}")));
+        }
+        if e.prev_hash != prev {
+            return Err(tampered(
+                "prev_hash does not match the previous event's hash".into(),
+            ));
+        }
+        let recomputed = event_hash(&prev, e);
+        if e.hash != recomputed {
+            return Err(tampered(format!(
+                "hash {} does not match its content (recomputed {})",
+                short(&e.hash),
+                short(&recomputed)
+            )));
+        }
+        prev.clone_from(&e.hash);
+    }
+    Ok(events.len())
+}
+
+fn short(h: &str) -> &str {
+    h.get(..12).unwrap_or(h)
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RecomputeError {
+    #[error("the log has no decision event (the debate did not finish)")]
+    NoDecision,
+    #[error(
+        "the logged decision {logged} differs from the one recomputed from the votes: {recomputed}"
+    )]
+    Mismatch { logged: String, recomputed: String },
+}
+
+/// SV-2: recomputes the S4 decision from the logged votes with the same aggregation code, and
+/// checks it equals the logged decision event.
+pub fn recompute_decision(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
+    let mut votes: Vec<Vote> = Vec::new();
+    let mut initial: Vec<(&str, super::Decision)> = Vec::new();
+    let mut logged = None;
+    for e in events {
+        match &e.body {
+            EventBody::Position {
+                agent, position, ..
+            } => initial.push((agent, position.decision)),
+            EventBody::Vote { vote, .. } => votes.push(vote.clone()),
+            EventBody::Decision(outcome) => logged = Some(outcome),
+            _ => {}
+        }
+    }
+    let logged = logged.ok_or(RecomputeError::NoDecision)?;
+    let changed = votes
+        .iter()
+        .filter(|v| {
+            initial.iter().find(|(a, _)| *a == v.agent).map(|(_, d)| *d) != Some(v.decision)
+        })
+        .map(|v| v.agent.clone())
+        .collect();
+    let recomputed = aggregate(&votes, changed);
+    if &recomputed != logged {
+        return Err(RecomputeError::Mismatch {
+            logged: summary(logged),
+            recomputed: summary(&recomputed),
+        });
+    }
+    Ok(recomputed)
+}
+
+fn summary(o: &S4Outcome) -> String {
+    format!(
+        "{} ({}, {}% agreement, veto {})",
+        o.decision,
+        o.consensus.label(),
+        o.agreement_percentage,
+        o.veto_applied
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::s4::{AgentReply, S4Debate, Task};
+    use crate::protocol::{AgentSpec, Decision, Position};
+
+    fn sealed_log() -> Vec<Event> {
+        let mut d = S4Debate::new("Is the sky blue?", AgentSpec::default_s4(), 3).expect("valid");
+        let mut bodies = vec![];
+        loop {
+            while let Some(e) = d.poll_event() {
+                bodies.push(e);
+            }
+            let Some(req) = d.poll_request() else { break };
+            let reply = match &req.task {
+                Task::Challenge { .. } => AgentReply::Challenge {
+                    text: "Prove it — «ünïcödé» \"quoted\"\n".into(),
+                    argues_for: Decision::Warn,
+                },
+                _ => AgentReply::Position(Position {
+                    decision: if req.agent == "accuracy" {
+                        Decision::Warn
+                    } else {
+                        Decision::Act
+                    },
+                    confidence: 66,
+                    risk: 10,
+                    reasoning: "r".into(),
+                }),
+            };
+            d.handle_reply(req.id, reply).expect("ok");
+        }
+        let mut prev = GENESIS.to_owned();
+        bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| {
+                let e = seal(
+                    Event::new(i as u64 + 1, "2026-11-22T00:00:00.000Z".into(), body),
+                    &prev,
+                );
+                prev.clone_from(&e.hash);
+                e
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_untouched_log_verifies_and_recomputes_sv_2() {
+        let log = sealed_log();
+        assert_eq!(verify_chain(&log), Ok(log.len()));
+        let outcome = recompute_decision(&log).expect("recomputed");
+        assert_eq!(outcome.decision, crate::protocol::Verdict::Act);
+    }
+
+    #[test]
+    fn canonical_json_is_sorted_and_compact() {
+        let log = sealed_log();
+        let c = canonical_json(&log[0]);
+        assert!(
+            c.starts_with(r#"{"agents":[{"id":"utility","role":"utility"}"#),
+            "{c}"
+        );
+        assert!(!c.contains("hash"), "hash fields are excluded");
+        assert!(!c.contains(": ") && !c.contains(", "));
+        // Survives a JSON round trip (what a verifier in another process sees).
+        let back: Event =
+            serde_json::from_str(&serde_json::to_string(&log[5]).expect("ser")).expect("de");
+        assert_eq!(event_hash(&back.prev_hash, &back), log[5].hash);
+    }
+
+    #[test]
+    fn every_kind_of_tampering_is_found_with_its_sequence_number_sv_2() {
+        let log = sealed_log();
+        type Tamper = fn(&mut Vec<Event>);
+        let cases: Vec<(&str, Tamper, u64)> = vec![
+            (
+                "edited text",
+                |l| l[16].ts = "2030-01-01T00:00:00.000Z".into(),
+                17,
+            ),
+            ("edited hash", |l| l[9].hash = GENESIS.into(), 10),
+            (
+                "deleted event",
+                |l| {
+                    l.remove(4);
+                },
+                6,
+            ),
+            ("swapped events", |l| l.swap(7, 8), 9),
+            ("edited first event", |l| l[0].prev_hash = "x".into(), 1),
+        ];
+        for (name, tamper, seq) in cases {
+            let mut l = log.clone();
+            tamper(&mut l);
+            match verify_chain(&l) {
+                Err(ChainError::Tampered { seq: at, .. }) => assert_eq!(at, seq, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_forged_decision_with_a_valid_chain_is_caught_by_recomputation() {
+        // Someone rewrites the decision and re-seals the chain: the hashes hold, the votes do not.
+        let mut log = sealed_log();
+        let last = log.len() - 1;
+        if let EventBody::Decision(o) = &mut log[last].body {
+            o.decision = crate::protocol::Verdict::Refuse;
+        }
+        let prev = log[last - 1].hash.clone();
+        log[last] = seal(log[last].clone(), &prev);
+        assert!(verify_chain(&log).is_ok());
+        assert!(matches!(
+            recompute_decision(&log),
+            Err(RecomputeError::Mismatch { .. })
+        ));
+    }
+}
