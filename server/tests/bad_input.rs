@@ -102,14 +102,7 @@ async fn malformed_debate_requests_are_400_and_write_nothing() {
         .expect("POST");
     expect_error(resp, 413, "too large", "huge body").await;
 
-    let list: Vec<Value> = client()
-        .get(server.url("/api/debates"))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("json");
+    let list: Vec<Value> = get_json(&server, "/api/debates").await;
     assert!(list.is_empty(), "no debate was written: {list:?}");
 }
 

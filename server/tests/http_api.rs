@@ -42,14 +42,7 @@ async fn post_stream_to_decision_then_get() {
     assert!(last["max_risk"].is_number());
     assert_eq!(last["veto_applied"], false);
 
-    let detail: Value = client()
-        .get(server.url(&format!("/api/debates/{id}")))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("json");
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
     assert_eq!(detail["id"], id.as_str());
     assert_eq!(detail["status"], "finished");
     assert_eq!(detail["decision"], "ACT");
@@ -80,14 +73,7 @@ async fn list_is_newest_first_and_harmful_queries_are_vetoed() {
     assert_eq!(decision["decision"], "REFUSE");
     assert_eq!(decision["veto_applied"], true);
 
-    let list: Vec<Value> = client()
-        .get(server.url("/api/debates"))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("json");
+    let list: Vec<Value> = get_json(&server, "/api/debates").await;
     let ids: Vec<&str> = list.iter().map(|d| d["id"].as_str().expect("id")).collect();
     assert_eq!(ids, vec![second.as_str(), first.as_str()]);
     for d in &list {
@@ -192,13 +178,6 @@ async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
     // Every event the client had received is still in the log.
     assert_eq!(strip(&resumed[..partial.len()]), strip(&partial));
     assert_eq!(resumed.last().expect("events").data["type"], "interrupted");
-    let detail: Value = client()
-        .get(server.url(&format!("/api/debates/{running}")))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("json");
+    let detail: Value = get_json(&server, &format!("/api/debates/{running}")).await;
     assert_eq!(detail["status"], "interrupted");
 }

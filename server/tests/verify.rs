@@ -111,14 +111,7 @@ async fn the_interrupted_event_continues_the_chain_after_a_crash() {
     read_sse(&server, &id, None, "", 5).await;
     server.kill();
     let server = Server::start(&db, 0);
-    let export: Value = client()
-        .get(server.url(&format!("/api/debates/{id}/export.json")))
-        .send()
-        .await
-        .expect("GET")
-        .json()
-        .await
-        .expect("json");
+    let export: Value = get_json(&server, &format!("/api/debates/{id}/export.json")).await;
     let events: Vec<app::protocol::Event> =
         serde_json::from_value(export["events"].clone()).expect("events");
     assert_eq!(events.last().expect("some").body.kind(), "interrupted");

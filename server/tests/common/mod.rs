@@ -91,6 +91,18 @@ pub async fn create(server: &Server, body: Value) -> String {
     v["id"].as_str().expect("id").to_owned()
 }
 
+/// GET a JSON document (asserting nothing about the status).
+pub async fn get_json<T: serde::de::DeserializeOwned>(server: &Server, path: &str) -> T {
+    client()
+        .get(server.url(path))
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON body")
+}
+
 /// One parsed SSE frame.
 #[derive(Debug, Clone)]
 pub struct Frame {
