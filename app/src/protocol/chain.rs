@@ -179,18 +179,12 @@ fn summary(o: &S4Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::s4::{AgentReply, S4Debate, Task};
+    use crate::protocol::s4::{run_scripted, AgentReply, Task};
     use crate::protocol::{AgentSpec, Decision, Position};
 
     fn sealed_log() -> Vec<Event> {
-        let mut d = S4Debate::new("Is the sky blue?", AgentSpec::default_s4(), 3).expect("valid");
-        let mut bodies = vec![];
-        loop {
-            while let Some(e) = d.poll_event() {
-                bodies.push(e);
-            }
-            let Some(req) = d.poll_request() else { break };
-            let reply = match &req.task {
+        let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| {
+            Ok(match &req.task {
                 Task::Challenge { .. } => AgentReply::Challenge {
                     text: "Prove it — «ünïcödé» \"quoted\"\n".into(),
                     argues_for: Decision::Warn,
@@ -205,9 +199,8 @@ mod tests {
                     risk: 10,
                     reasoning: "r".into(),
                 }),
-            };
-            d.handle_reply(req.id, reply).expect("ok");
-        }
+            })
+        });
         let mut prev = GENESIS.to_owned();
         bodies
             .into_iter()

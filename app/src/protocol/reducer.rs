@@ -305,18 +305,12 @@ impl DebateView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::s4::{AgentReply, S4Debate, Task};
+    use crate::protocol::s4::{run_scripted, AgentReply, Task};
     use crate::protocol::{AgentSpec, Decision, Position};
 
     /// A scripted S4 debate as a stamped log: everyone ACTs, utility concedes to WARN.
     fn log() -> Vec<Event> {
-        let mut d = S4Debate::new("q", AgentSpec::default_s4(), 1).expect("valid");
-        let mut bodies = vec![];
-        loop {
-            while let Some(e) = d.poll_event() {
-                bodies.push(e);
-            }
-            let Some(req) = d.poll_request() else { break };
+        let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| {
             let position = |decision| {
                 AgentReply::Position(Position {
                     decision,
@@ -325,16 +319,15 @@ mod tests {
                     reasoning: "because".into(),
                 })
             };
-            let reply = match (&req.task, req.agent.as_str()) {
+            Ok(match (&req.task, req.agent.as_str()) {
                 (Task::Challenge { .. }, _) => AgentReply::Challenge {
                     text: "why?".into(),
                     argues_for: Decision::Warn,
                 },
                 (Task::Revise { .. }, "utility") => position(Decision::Warn),
                 _ => position(Decision::Act),
-            };
-            d.handle_reply(req.id, reply).expect("accepted");
-        }
+            })
+        });
         bodies
             .into_iter()
             .enumerate()

@@ -453,6 +453,30 @@ impl S4Debate {
     }
 }
 
+/// Test support: drives a debate to the end with a scripted agent (an `Err` is an agent
+/// failure); returns every request and event.
+#[cfg(test)]
+pub(crate) fn run_scripted(
+    agents: Vec<AgentSpec>,
+    mut script: impl FnMut(&AgentRequest) -> Result<AgentReply, String>,
+) -> (Vec<AgentRequest>, Vec<EventBody>) {
+    let mut d = S4Debate::new("Is the sky blue?", agents, 7).expect("valid debate");
+    let (mut reqs, mut events) = (vec![], vec![]);
+    loop {
+        while let Some(e) = d.poll_event() {
+            events.push(e);
+        }
+        let Some(req) = d.poll_request() else { break };
+        match script(&req) {
+            Ok(reply) => d.handle_reply(req.id, reply).expect("reply accepted"),
+            Err(e) => d.handle_failure(req.id, &e).expect("failure accepted"),
+        }
+        reqs.push(req);
+    }
+    assert!(d.is_finished());
+    (reqs, events)
+}
+
 /// Messages each round holds for `n` agents: N analyses, N·(N−1) challenges, N revisions, N votes.
 pub fn expected_messages(n: usize, round: u8) -> u32 {
     let n = n as u32;

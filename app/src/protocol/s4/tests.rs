@@ -1,5 +1,6 @@
 //! Table-driven tests of the S4 rules; each case names the spec id it checks.
 
+use super::run_scripted as run;
 use super::*;
 use crate::protocol::types::Verdict;
 
@@ -306,28 +307,6 @@ fn protocol_rules_on_positions_s4_2_s4_6() {
             "{spec}"
         );
     }
-}
-
-/// Drives a debate to the end with a scripted agent; returns every request and event.
-fn run(
-    agents: Vec<AgentSpec>,
-    mut script: impl FnMut(&AgentRequest) -> Result<AgentReply, String>,
-) -> (Vec<AgentRequest>, Vec<EventBody>) {
-    let mut d = S4Debate::new("Is the sky blue?", agents, 7).expect("valid debate");
-    let (mut reqs, mut events) = (vec![], vec![]);
-    loop {
-        while let Some(e) = d.poll_event() {
-            events.push(e);
-        }
-        let Some(req) = d.poll_request() else { break };
-        match script(&req) {
-            Ok(reply) => d.handle_reply(req.id, reply).expect("reply accepted"),
-            Err(e) => d.handle_failure(req.id, &e).expect("failure accepted"),
-        }
-        reqs.push(req);
-    }
-    assert!(d.is_finished());
-    (reqs, events)
 }
 
 fn pos(decision: Decision, reasoning: &str) -> Position {
