@@ -3,6 +3,7 @@
 #![recursion_limit = "256"]
 
 pub mod api;
+pub mod audit;
 pub mod protocol;
 pub mod ui;
 

@@ -8,7 +8,7 @@ use app::api::{CreateDebate, Created, DebateDetail, DebateSummary};
 use app::protocol::Event;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .route("/debates/{id}", get(get_debate))
         .route("/debates/{id}/events", get(crate::sse::events))
         .route("/debates/{id}/export.json", get(export_json))
+        .route("/debates/{id}/export.md", get(export_md))
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
 
@@ -86,13 +87,7 @@ async fn get_debate(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<DebateDetail>, AppError> {
-    state
-        .engine
-        .store
-        .get(&id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| not_found(&id))
+    load(&state, &id).await.map(Json)
 }
 
 /// SV-2: the whole log with its hash chain, as a download `consilium verify` can check.
@@ -100,17 +95,43 @@ async fn export_json(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    let detail = state
-        .engine
-        .store
-        .get(&id)
-        .await?
-        .ok_or_else(|| not_found(&id))?;
-    let disposition = format!("attachment; filename=\"consilium-{}.json\"", detail.id);
+    let detail = load(&state, &id).await?;
     Ok((
-        [(axum::http::header::CONTENT_DISPOSITION, disposition)],
+        [(header::CONTENT_DISPOSITION, attachment(&detail.id, "json"))],
         Json(detail),
     ))
+}
+
+/// The same log as a report a person reads (query, rounds, before/after, votes, decision, check).
+async fn export_md(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
+    let detail = load(&state, &id).await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/markdown; charset=utf-8".to_owned(),
+            ),
+            (header::CONTENT_DISPOSITION, attachment(&detail.id, "md")),
+        ],
+        app::audit::markdown::report(&detail),
+    ))
+}
+
+async fn load(state: &AppState, id: &str) -> Result<DebateDetail, AppError> {
+    state
+        .engine
+        .store
+        .get(id)
+        .await?
+        .ok_or_else(|| not_found(id))
+}
+
+/// Ids are generated hex, so they are safe in a header.
+fn attachment(id: &str, ext: &str) -> String {
+    format!("attachment; filename=\"consilium-{id}.{ext}\"")
 }
 
 pub fn not_found(id: &str) -> AppError {

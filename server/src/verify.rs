@@ -1,17 +1,20 @@
-//! `consilium verify <file-or-url>`: re-checks an exported log with the same `app::protocol` code
-//! the judge's browser uses (SV-2).
+//! `consilium verify <file-or-url>`: re-checks an exported log with the same `app::audit` code
+//! the judge's browser and the offline viewer run (SV-2).
 
-use app::protocol::chain::{recompute_decision, verify_chain};
-use app::protocol::{Event, EventBody};
+use app::audit::{check, parse_export, Check};
 
 use crate::cli::CliError;
 
 pub async fn run(source: &str) -> Result<(), CliError> {
     let text = load(source).await?;
-    let events = parse(&text)?;
-    let report = check(&events).map_err(CliError::Verify)?;
-    println!("{report}");
-    Ok(())
+    let events = parse_export(&text).map_err(CliError::Verify)?;
+    match check(&events) {
+        c @ Check::Verified { .. } => {
+            println!("{}", c.details().join("\n"));
+            Ok(())
+        }
+        c => Err(CliError::Verify(c.headline())),
+    }
 }
 
 async fn load(source: &str) -> Result<String, CliError> {
@@ -28,68 +31,4 @@ async fn load(source: &str) -> Result<String, CliError> {
         std::fs::read_to_string(source)
             .map_err(|e| CliError::Verify(format!("cannot read {source}: {e}")))
     }
-}
-
-/// Accepts an export object with an `events` array, or a bare array of events.
-pub fn parse(text: &str) -> Result<Vec<Event>, CliError> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| CliError::Verify(format!("not a JSON document: {e}")))?;
-    let events = match value {
-        serde_json::Value::Array(_) => value,
-        serde_json::Value::Object(mut map) => map
-            .remove("events")
-            .ok_or_else(|| CliError::Verify("the JSON object has no \"events\" array".into()))?,
-        _ => return Err(CliError::Verify("expected a JSON object or array".into())),
-    };
-    let list = events
-        .as_array()
-        .ok_or_else(|| CliError::Verify("\"events\" is not an array".into()))?;
-    list.iter()
-        .enumerate()
-        .map(|(i, v)| {
-            serde_json::from_value(v.clone()).map_err(|e| {
-                let seq = v
-                    .get("seq")
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or(i as u64 + 1);
-                CliError::Verify(format!("tampered at event {seq}: not a valid event ({e})"))
-            })
-        })
-        .collect()
-}
-
-/// What was checked, or the first failure.
-pub fn check(events: &[Event]) -> Result<String, String> {
-    let n = verify_chain(events).map_err(|e| e.to_string())?;
-    let mut lines = vec![format!(
-        "chain: {n} events, sequence 1..{n} gap-free, every prev_hash links to its predecessor, \
-         every hash matches its content"
-    )];
-    let finished = events
-        .iter()
-        .any(|e| matches!(e.body, EventBody::Decision(_)));
-    if finished {
-        let votes = events
-            .iter()
-            .filter(|e| matches!(e.body, EventBody::Vote { .. }))
-            .count();
-        let outcome = recompute_decision(events).map_err(|e| e.to_string())?;
-        lines.push(format!(
-            "decision: {} recomputed from {votes} logged votes ({}, {}% agreement, max risk {}, veto {}) — matches the log",
-            outcome.decision,
-            outcome.consensus.label(),
-            outcome.agreement_percentage,
-            outcome.max_risk,
-            outcome.veto_applied
-        ));
-        lines.push(format!(
-            "verified: {n} events, decision {} recomputed",
-            outcome.decision
-        ));
-    } else {
-        return Err(format!(
-            "chain verified ({n} events), but the log has no decision to recompute (the debate did not finish)"
-        ));
-    }
-    Ok(lines.join("\n"))
 }

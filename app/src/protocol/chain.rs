@@ -176,6 +176,24 @@ fn summary(o: &S4Outcome) -> String {
     )
 }
 
+/// Test logs: numbers, timestamps and seals bodies as the server's sequencer does.
+#[cfg(test)]
+pub(crate) fn seal_all(bodies: Vec<EventBody>) -> Vec<Event> {
+    let mut prev = GENESIS.to_owned();
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let e = seal(
+                Event::new(i as u64 + 1, "2026-11-22T00:00:00.000Z".into(), body),
+                &prev,
+            );
+            prev.clone_from(&e.hash);
+            e
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,19 +219,7 @@ mod tests {
                 }),
             })
         });
-        let mut prev = GENESIS.to_owned();
-        bodies
-            .into_iter()
-            .enumerate()
-            .map(|(i, body)| {
-                let e = seal(
-                    Event::new(i as u64 + 1, "2026-11-22T00:00:00.000Z".into(), body),
-                    &prev,
-                );
-                prev.clone_from(&e.hash);
-                e
-            })
-            .collect()
+        seal_all(bodies)
     }
 
     #[test]

@@ -1,0 +1,411 @@
+//! UI-3 / SV-2: what a judge audits. Pure functions over an event log, shared by the audit page,
+//! the static viewer (both in WASM), `consilium verify` and the Markdown export, so every place
+//! that says "verified" or shows who changed their mind computes it with the same code.
+
+pub mod markdown;
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::chain::{recompute_decision, verify_chain};
+use crate::protocol::s4::{S4Outcome, Vote};
+use crate::protocol::types::display_name;
+use crate::protocol::{AgentSpec, Decision, Event, EventBody, Position};
+
+/// The result of re-checking a log: the chain, then the decision recomputed from the votes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Check {
+    /// Chain intact and the logged decision equals the recomputed one.
+    Verified {
+        events: usize,
+        votes: usize,
+        outcome: S4Outcome,
+    },
+    /// Chain intact, but the debate has no decision to recompute (running or interrupted).
+    Unfinished { events: usize },
+    /// The first problem found, e.g. "tampered at event 17: …".
+    Failed(String),
+}
+
+impl Check {
+    pub fn is_verified(&self) -> bool {
+        matches!(self, Check::Verified { .. })
+    }
+
+    /// One line a person reads: "verified: 31 events, decision ACT recomputed".
+    pub fn headline(&self) -> String {
+        match self {
+            Check::Verified {
+                events, outcome, ..
+            } => format!(
+                "verified: {events} events, decision {} recomputed",
+                outcome.decision
+            ),
+            Check::Unfinished { events } => format!(
+                "chain verified ({events} events), but the log has no decision to recompute (the debate did not finish)"
+            ),
+            Check::Failed(reason) => reason.clone(),
+        }
+    }
+
+    /// Everything that was checked, one line each; the headline last.
+    pub fn details(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Check::Verified { events: n, .. } | Check::Unfinished { events: n } = self {
+            lines.push(format!(
+                "chain: {n} events, sequence 1..{n} gap-free, every prev_hash links to its \
+                 predecessor, every hash matches its content"
+            ));
+        }
+        if let Check::Verified { votes, outcome, .. } = self {
+            lines.push(format!(
+                "decision: {} recomputed from {votes} logged votes ({}, {}% agreement, max risk {}, veto {}) — matches the log",
+                outcome.decision,
+                outcome.consensus.label(),
+                outcome.agreement_percentage,
+                outcome.max_risk,
+                outcome.veto_applied
+            ));
+        }
+        lines.push(self.headline());
+        lines
+    }
+}
+
+/// SV-2: verifies the hash chain and recomputes the decision with the protocol's own code.
+pub fn check(events: &[Event]) -> Check {
+    let n = match verify_chain(events) {
+        Ok(n) => n,
+        Err(e) => return Check::Failed(e.to_string()),
+    };
+    if !events
+        .iter()
+        .any(|e| matches!(e.body, EventBody::Decision(_)))
+    {
+        return Check::Unfinished { events: n };
+    }
+    match recompute_decision(events) {
+        Ok(outcome) => Check::Verified {
+            events: n,
+            votes: events
+                .iter()
+                .filter(|e| matches!(e.body, EventBody::Vote { .. }))
+                .count(),
+            outcome,
+        },
+        Err(e) => Check::Failed(e.to_string()),
+    }
+}
+
+/// Reads an export (`GET /api/debates/{id}/export.json`, or the `GET /api/debates/{id}` body), or a
+/// bare array of events. An event that does not parse is reported by its sequence number.
+pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON document: {e}"))?;
+    let events = match value {
+        serde_json::Value::Array(_) => value,
+        serde_json::Value::Object(mut map) => map
+            .remove("events")
+            .ok_or("the JSON object has no \"events\" array")?,
+        _ => return Err("expected a JSON object or array".into()),
+    };
+    let list = events.as_array().ok_or("\"events\" is not an array")?;
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            serde_json::from_value(v.clone()).map_err(|e| {
+                let seq = v
+                    .get("seq")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(i as u64 + 1);
+                format!("tampered at event {seq}: not a valid event ({e})")
+            })
+        })
+        .collect()
+}
+
+/// One line of the timeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub seq: u64,
+    pub ts: String,
+    pub kind: String,
+    pub round: Option<u8>,
+    pub summary: String,
+    pub hash: String,
+}
+
+/// One agent's path through the debate: what it said first, what it did with the challenges,
+/// how it voted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Journey {
+    pub agent: AgentSpec,
+    pub initial: Option<Position>,
+    pub revision: Option<Revision>,
+    pub vote: Option<Vote>,
+    /// Failures of this agent (S4-8), with what was substituted.
+    pub failures: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Revision {
+    pub before: Position,
+    pub after: Position,
+    pub changed: bool,
+}
+
+impl Journey {
+    /// What changed between the round-1 position and the revision, in words.
+    pub fn change_summary(&self) -> String {
+        match &self.revision {
+            None => "no revision logged".into(),
+            Some(r) if !r.changed => format!(
+                "kept {} (confidence {} → {}, risk {} → {})",
+                r.after.decision,
+                r.before.confidence,
+                r.after.confidence,
+                r.before.risk,
+                r.after.risk
+            ),
+            Some(r) => format!(
+                "changed {} → {} (confidence {} → {}, risk {} → {})",
+                r.before.decision,
+                r.after.decision,
+                r.before.confidence,
+                r.after.confidence,
+                r.before.risk,
+                r.after.risk
+            ),
+        }
+    }
+}
+
+/// One cross-challenge (S4-3): a cell of the challenge matrix.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChallengeCell {
+    pub seq: u64,
+    pub from: String,
+    pub to: String,
+    pub argues_for: Decision,
+    pub text: String,
+}
+
+/// Everything the audit view and the Markdown report show, folded from the log.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Audit {
+    pub protocol: String,
+    pub query: String,
+    pub seed: u64,
+    pub agents: Vec<AgentSpec>,
+    pub timeline: Vec<Entry>,
+    pub journeys: Vec<Journey>,
+    pub challenges: Vec<ChallengeCell>,
+    pub outcome: Option<S4Outcome>,
+    pub interrupted: Option<String>,
+}
+
+impl Audit {
+    pub fn from_events(events: &[Event]) -> Audit {
+        let mut a = Audit::default();
+        for e in events {
+            a.timeline.push(Entry {
+                seq: e.seq,
+                ts: e.ts.clone(),
+                kind: e.body.kind().to_owned(),
+                round: round_of(&e.body),
+                summary: summarise(&e.body),
+                hash: e.hash.clone(),
+            });
+            match &e.body {
+                EventBody::DebateStarted {
+                    protocol,
+                    query,
+                    seed,
+                    agents,
+                    ..
+                } => {
+                    a.protocol.clone_from(protocol);
+                    a.query.clone_from(query);
+                    a.seed = *seed;
+                    a.agents.clone_from(agents);
+                    a.journeys = agents
+                        .iter()
+                        .map(|agent| Journey {
+                            agent: agent.clone(),
+                            initial: None,
+                            revision: None,
+                            vote: None,
+                            failures: Vec::new(),
+                        })
+                        .collect();
+                }
+                EventBody::Position {
+                    agent, position, ..
+                } => {
+                    if let Some(j) = a.journey(agent) {
+                        j.initial = Some(position.clone());
+                    }
+                }
+                EventBody::Revision {
+                    agent,
+                    before,
+                    after,
+                    changed,
+                    ..
+                } => {
+                    if let Some(j) = a.journey(agent) {
+                        j.revision = Some(Revision {
+                            before: before.clone(),
+                            after: after.clone(),
+                            changed: *changed,
+                        });
+                    }
+                }
+                EventBody::Vote { vote, .. } => {
+                    if let Some(j) = a.journey(&vote.agent) {
+                        j.vote = Some(vote.clone());
+                    }
+                }
+                EventBody::AgentFailed {
+                    agent,
+                    round,
+                    error,
+                    substitute,
+                } => {
+                    if let Some(j) = a.journey(agent) {
+                        j.failures
+                            .push(format!("round {round}: {error} — counted as {substitute}"));
+                    }
+                }
+                EventBody::Challenge {
+                    from,
+                    to,
+                    text,
+                    argues_for,
+                    ..
+                } => a.challenges.push(ChallengeCell {
+                    seq: e.seq,
+                    from: from.clone(),
+                    to: to.clone(),
+                    argues_for: *argues_for,
+                    text: text.clone(),
+                }),
+                EventBody::Decision(outcome) => a.outcome = Some(outcome.clone()),
+                EventBody::Interrupted { reason } => a.interrupted = Some(reason.clone()),
+                EventBody::RoundStarted { .. } | EventBody::Thinking { .. } => {}
+            }
+        }
+        a
+    }
+
+    fn journey(&mut self, agent: &str) -> Option<&mut Journey> {
+        self.journeys.iter_mut().find(|j| j.agent.id == agent)
+    }
+
+    /// The challenge `from` aimed at `to`, if any.
+    pub fn challenge(&self, from: &str, to: &str) -> Option<&ChallengeCell> {
+        self.challenges
+            .iter()
+            .find(|c| c.from == from && c.to == to)
+    }
+}
+
+fn round_of(body: &EventBody) -> Option<u8> {
+    match body {
+        EventBody::RoundStarted { round, .. }
+        | EventBody::Thinking { round, .. }
+        | EventBody::Position { round, .. }
+        | EventBody::Challenge { round, .. }
+        | EventBody::Revision { round, .. }
+        | EventBody::Vote { round, .. }
+        | EventBody::AgentFailed { round, .. } => Some(*round),
+        _ => None,
+    }
+}
+
+/// A one-line, human description of an event.
+pub fn summarise(body: &EventBody) -> String {
+    match body {
+        EventBody::DebateStarted {
+            protocol,
+            agents,
+            seed,
+            ..
+        } => format!(
+            "{} debate started with {} (seed {seed})",
+            protocol.to_uppercase(),
+            agents
+                .iter()
+                .map(AgentSpec::display_name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EventBody::RoundStarted {
+            round,
+            name,
+            expected,
+        } => format!("Round {round} · {name} · {expected} messages expected"),
+        EventBody::Thinking { agent, .. } => format!("{} is thinking", display_name(agent)),
+        EventBody::Position {
+            agent, position, ..
+        } => format!(
+            "{}: {} (confidence {}, risk {}) — {}",
+            display_name(agent),
+            position.decision,
+            position.confidence,
+            position.risk,
+            position.reasoning
+        ),
+        EventBody::Challenge {
+            from,
+            to,
+            text,
+            argues_for,
+            ..
+        } => format!(
+            "{} challenges {}, arguing for {argues_for}: {text}",
+            display_name(from),
+            display_name(to)
+        ),
+        EventBody::Revision {
+            agent,
+            before,
+            after,
+            changed,
+            ..
+        } => {
+            let what = if *changed {
+                format!("changed {} → {}", before.decision, after.decision)
+            } else {
+                format!("kept {}", after.decision)
+            };
+            format!("{} {what} — {}", display_name(agent), after.reasoning)
+        }
+        EventBody::Vote { vote, .. } => format!(
+            "{} votes {} (confidence {}, risk {})",
+            display_name(&vote.agent),
+            vote.decision,
+            vote.confidence,
+            vote.risk
+        ),
+        EventBody::AgentFailed {
+            agent,
+            error,
+            substitute,
+            ..
+        } => format!(
+            "{} failed: {error} — counted as {substitute}",
+            display_name(agent)
+        ),
+        EventBody::Decision(o) => format!(
+            "Decision {} ({}, {}% agreement) — {}",
+            o.decision,
+            o.consensus.label(),
+            o.agreement_percentage,
+            o.reasoning
+        ),
+        EventBody::Interrupted { reason } => format!("Interrupted: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

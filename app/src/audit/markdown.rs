@@ -1,0 +1,228 @@
+//! `GET /api/debates/{id}/export.md`: the debate as a report a person reads — query, rounds,
+//! challenges, revisions with before/after, votes, the decision and why, and the integrity check.
+
+use std::fmt::Write;
+
+use super::{check, Audit};
+use crate::api::DebateDetail;
+use crate::protocol::types::display_name;
+use crate::protocol::Position;
+
+pub fn report(detail: &DebateDetail) -> String {
+    let audit = Audit::from_events(&detail.events);
+    let verdict = check(&detail.events);
+    let mut md = String::with_capacity(8 * 1024);
+    let w = &mut md;
+    line(w, "# Consilium debate report");
+    line(w, "");
+    line(w, &format!("**Query:** {}", inline(&detail.query)));
+    line(w, "");
+    line(
+        w,
+        "| Debate | Protocol | Seed | Status | Started | Events |",
+    );
+    line(w, "|---|---|---|---|---|---|");
+    line(
+        w,
+        &format!(
+            "| `{}` | {} | {} | {} | {} | {} |",
+            cell(&detail.id),
+            detail.protocol.to_uppercase(),
+            detail.seed,
+            detail.status,
+            cell(&detail.created_at),
+            detail.events.len()
+        ),
+    );
+
+    line(w, "");
+    match (&audit.outcome, &audit.interrupted) {
+        (Some(o), _) => {
+            line(
+                w,
+                &format!("## Decision: {} ({})", o.decision, o.consensus.label()),
+            );
+            line(w, "");
+            line(w, &inline(&o.reasoning));
+            line(w, "");
+            line(
+                w,
+                &format!(
+                    "- Votes: ACT {} · WARN {} · REFUSE {}",
+                    o.decision_counts.act, o.decision_counts.warn, o.decision_counts.refuse
+                ),
+            );
+            line(
+                w,
+                &format!(
+                    "- Agreement: {}% · max risk {} · veto: {}",
+                    o.agreement_percentage,
+                    o.max_risk,
+                    o.veto_agent
+                        .as_deref()
+                        .map(display_name)
+                        .unwrap_or_else(|| "none".into())
+                ),
+            );
+            let changed = if o.changed_minds.is_empty() {
+                "nobody".to_owned()
+            } else {
+                names(&o.changed_minds)
+            };
+            line(w, &format!("- Changed their minds: {changed}"));
+        }
+        (None, Some(reason)) => {
+            line(w, "## Interrupted");
+            line(w, "");
+            line(w, &inline(reason));
+        }
+        (None, None) => line(w, "## Still running — no decision yet"),
+    }
+
+    line(w, "");
+    line(w, "## Agents: before and after the challenges");
+    for j in &audit.journeys {
+        line(w, "");
+        line(
+            w,
+            &format!(
+                "### {} ({})",
+                j.agent.display_name(),
+                j.agent.role.question()
+            ),
+        );
+        line(w, "");
+        if let Some(p) = &j.initial {
+            line(w, &format!("- **Round 1, independent:** {}", position(p)));
+        }
+        if let Some(r) = &j.revision {
+            let head = if r.changed {
+                "changed its mind"
+            } else {
+                "kept its position"
+            };
+            line(
+                w,
+                &format!(
+                    "- **Round 3, revision — {head}:** {} → {}",
+                    short_position(&r.before),
+                    position(&r.after)
+                ),
+            );
+        }
+        if let Some(v) = &j.vote {
+            line(
+                w,
+                &format!(
+                    "- **Round 4, vote:** {} (confidence {}, risk {}) — {}",
+                    v.decision,
+                    v.confidence,
+                    v.risk,
+                    inline(&v.reasoning)
+                ),
+            );
+        }
+        for f in &j.failures {
+            line(w, &format!("- **Failure:** {}", inline(f)));
+        }
+    }
+
+    if !audit.challenges.is_empty() {
+        line(w, "");
+        line(w, "## Round 2: cross-challenges");
+        line(w, "");
+        line(w, "| # | From | To | Argues for | Challenge |");
+        line(w, "|---|---|---|---|---|");
+        for c in &audit.challenges {
+            line(
+                w,
+                &format!(
+                    "| {} | {} | {} | {} | {} |",
+                    c.seq,
+                    display_name(&c.from),
+                    display_name(&c.to),
+                    c.argues_for,
+                    cell(&c.text)
+                ),
+            );
+        }
+    }
+
+    line(w, "");
+    line(w, "## Timeline");
+    line(w, "");
+    line(w, "| Seq | Time (UTC) | Event | What happened | Hash |");
+    line(w, "|---|---|---|---|---|");
+    for e in &audit.timeline {
+        line(
+            w,
+            &format!(
+                "| {} | {} | {} | {} | `{}` |",
+                e.seq,
+                cell(&e.ts),
+                e.kind,
+                cell(&e.summary),
+                e.hash.get(..12).unwrap_or(&e.hash)
+            ),
+        );
+    }
+
+    line(w, "");
+    line(w, "## Integrity");
+    line(w, "");
+    for l in verdict.details() {
+        line(w, &format!("- {}", inline(&l)));
+    }
+    if let Some(last) = detail.events.last() {
+        line(w, &format!("- Last hash: `{}`", last.hash));
+    }
+    line(w, "");
+    line(
+        w,
+        "Re-check it yourself: `consilium verify export.json`, or open the export in the offline viewer.",
+    );
+    md
+}
+
+fn line(out: &mut String, s: &str) {
+    let _ = writeln!(out, "{s}");
+}
+
+fn names(ids: &[String]) -> String {
+    ids.iter()
+        .map(|a| display_name(a))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn position(p: &Position) -> String {
+    format!("{} — {}", short_position(p), inline(&p.reasoning))
+}
+
+fn short_position(p: &Position) -> String {
+    format!(
+        "{} (confidence {}, risk {})",
+        p.decision, p.confidence, p.risk
+    )
+}
+
+/// Text from agents or users, made safe for one Markdown line: no raw HTML, no line breaks.
+fn inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\r' => {}
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// As [`inline`], for a table cell: pipes and backticks escaped too.
+fn cell(s: &str) -> String {
+    inline(s).replace('|', "\\|").replace('`', "\\`")
+}

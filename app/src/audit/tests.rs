@@ -1,0 +1,248 @@
+use super::*;
+use crate::api::DebateDetail;
+use crate::protocol::chain::seal_all;
+use crate::protocol::s4::{run_scripted, AgentReply, Task};
+use crate::protocol::Decision;
+
+/// Utility and accuracy start at ACT; accuracy is persuaded to WARN in round 3; safety fails its
+/// revision once (S4-8) — a log with a change of mind, a failure and a split decision.
+fn log() -> Vec<Event> {
+    let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| match &req.task {
+        Task::Challenge { .. } => Ok(AgentReply::Challenge {
+            text: format!("{} | doubts `{}`\nsecond line", req.agent, req.round),
+            argues_for: Decision::Warn,
+        }),
+        Task::Revise { .. } if req.agent == "safety" => Err("timed out".into()),
+        Task::Revise { .. } if req.agent == "accuracy" => Ok(AgentReply::Position(Position {
+            decision: Decision::Warn,
+            confidence: 55,
+            risk: 30,
+            reasoning: "The challenges <b>convinced</b> me.".into(),
+        })),
+        _ => Ok(AgentReply::Position(Position {
+            decision: Decision::Act,
+            confidence: 80,
+            risk: 10,
+            reasoning: "Well established.".into(),
+        })),
+    });
+    seal_all(bodies)
+}
+
+fn verified_outcome(events: &[Event]) -> S4Outcome {
+    match check(events) {
+        Check::Verified { outcome, .. } => outcome,
+        other => panic!("expected verified, got {other:?}"),
+    }
+}
+
+#[test]
+fn check_verifies_the_chain_and_recomputes_the_decision_sv_2() {
+    let events = log();
+    let n = events.len();
+    let c = check(&events);
+    let outcome = verified_outcome(&events);
+    assert_eq!(
+        c.headline(),
+        format!(
+            "verified: {n} events, decision {} recomputed",
+            outcome.decision
+        )
+    );
+    let details = c.details();
+    assert_eq!(details.len(), 3, "{details:?}");
+    assert!(details[1].contains("from 3 logged votes"), "{details:?}");
+}
+
+#[test]
+fn check_names_the_first_problem_sv_2() {
+    let events = log();
+    type Tamper = fn(&mut Vec<Event>);
+    let cases: Vec<(&str, Tamper, &str)> = vec![
+        ("empty", |l| l.clear(), "the log is empty"),
+        (
+            "edited reasoning",
+            |l| {
+                for e in l.iter_mut().filter(|e| e.seq == 4) {
+                    assert!(matches!(e.body, EventBody::Position { .. }), "{:?}", e.body);
+                    if let EventBody::Position { position, .. } = &mut e.body {
+                        position.reasoning = "edited".into();
+                    }
+                }
+            },
+            "tampered at event 4:",
+        ),
+        (
+            "dropped event",
+            |l| drop(l.remove(2)),
+            "tampered at event 4:",
+        ),
+        ("unfinished", |l| drop(l.pop()), "chain verified ("),
+    ];
+    for (name, tamper, want) in cases {
+        let mut l = events.clone();
+        tamper(&mut l);
+        let c = check(&l);
+        assert!(!c.is_verified(), "{name}");
+        assert!(c.headline().starts_with(want), "{name}: {}", c.headline());
+    }
+}
+
+#[test]
+fn exports_parse_from_objects_and_arrays_and_bad_events_are_located() {
+    let events = log();
+    let detail = serde_json::json!({"id": "x", "events": events});
+    assert_eq!(parse_export(&detail.to_string()).expect("object"), events);
+    let array = serde_json::to_string(&events).expect("ser");
+    assert_eq!(parse_export(&array).expect("array"), events);
+
+    let mut broken: serde_json::Value = serde_json::from_str(&array).expect("json");
+    broken[6]["type"] = "teleport".into();
+    let cases = [
+        (broken.to_string(), "tampered at event 7"),
+        ("{".to_owned(), "not a JSON document"),
+        ("{\"id\": 1}".to_owned(), "no \"events\" array"),
+        ("{\"events\": 3}".to_owned(), "\"events\" is not an array"),
+        ("42".to_owned(), "expected a JSON object or array"),
+    ];
+    for (text, want) in cases {
+        let err = parse_export(&text).expect_err(want);
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
+
+#[test]
+fn audit_shows_each_agent_before_and_after_ui_3() {
+    let events = log();
+    let audit = Audit::from_events(&events);
+    assert_eq!(
+        audit.timeline.len(),
+        events.len(),
+        "every event is on the timeline"
+    );
+    assert_eq!(audit.query, "Is the sky blue?");
+    assert_eq!(audit.journeys.len(), 3);
+
+    let accuracy = &audit.journeys[1];
+    assert_eq!(accuracy.agent.id, "accuracy");
+    assert_eq!(
+        accuracy.initial.as_ref().map(|p| p.decision),
+        Some(Decision::Act)
+    );
+    let rev = accuracy.revision.as_ref().expect("revision");
+    assert!(rev.changed);
+    assert_eq!(
+        accuracy.change_summary(),
+        "changed ACT → WARN (confidence 80 → 55, risk 10 → 30)"
+    );
+    assert_eq!(
+        accuracy.vote.as_ref().map(|v| v.decision),
+        Some(Decision::Warn)
+    );
+
+    let utility = &audit.journeys[0];
+    assert!(
+        utility.change_summary().starts_with("kept ACT"),
+        "{}",
+        utility.change_summary()
+    );
+
+    let safety = &audit.journeys[2];
+    assert_eq!(safety.failures.len(), 1, "{:?}", safety.failures);
+    assert!(safety.failures[0].contains("timed out"));
+    assert!(audit.outcome.is_some());
+}
+
+#[test]
+fn the_challenge_matrix_holds_every_pair_once_s4_3() {
+    let audit = Audit::from_events(&log());
+    assert_eq!(audit.challenges.len(), 6);
+    for from in ["utility", "accuracy", "safety"] {
+        assert!(
+            audit.challenge(from, from).is_none(),
+            "nobody challenges themselves"
+        );
+        for to in ["utility", "accuracy", "safety"] {
+            if from != to {
+                let c = audit.challenge(from, to).expect("pair");
+                assert!(c.text.starts_with(from));
+                assert_eq!(c.argues_for, Decision::Warn);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_timeline_describes_every_kind_of_event() {
+    let audit = Audit::from_events(&log());
+    let kinds: std::collections::BTreeSet<_> =
+        audit.timeline.iter().map(|e| e.kind.as_str()).collect();
+    for k in [
+        "debate_started",
+        "round_started",
+        "thinking",
+        "position",
+        "challenge",
+        "revision",
+        "vote",
+        "agent_failed",
+        "decision",
+    ] {
+        assert!(kinds.contains(k), "{k} missing from {kinds:?}");
+    }
+    let first = &audit.timeline[0];
+    assert_eq!(
+        first.summary,
+        "S4 debate started with Utility Agent, Accuracy Agent, Safety Agent (seed 7)"
+    );
+    assert!(audit
+        .timeline
+        .iter()
+        .all(|e| !e.summary.is_empty() && e.hash.len() == 64));
+}
+
+#[test]
+fn the_markdown_report_has_every_section_and_escapes_agent_text() {
+    let events = log();
+    let outcome = verified_outcome(&events);
+    let detail = DebateDetail {
+        id: "abc123".into(),
+        query: "Is the sky blue?".into(),
+        protocol: "s4".into(),
+        status: "finished".into(),
+        decision: Some(outcome.decision),
+        seed: 7,
+        created_at: "2026-11-22T00:00:00.000Z".into(),
+        events: events.clone(),
+    };
+    let md = markdown::report(&detail);
+    for want in [
+        "# Consilium debate report",
+        "**Query:** Is the sky blue?",
+        &format!("## Decision: {}", outcome.decision),
+        "## Agents: before and after the challenges",
+        "### Accuracy Agent",
+        "changed its mind",
+        "ACT (confidence 80, risk 10) → WARN (confidence 55, risk 30)",
+        "The challenges &lt;b&gt;convinced&lt;/b&gt; me.",
+        "## Round 2: cross-challenges",
+        "| Utility Agent | Accuracy Agent | WARN | utility \\| doubts \\`2\\` second line |",
+        "**Failure:** round 3: timed out",
+        "## Timeline",
+        "## Integrity",
+        &format!(
+            "verified: {} events, decision {} recomputed",
+            events.len(),
+            outcome.decision
+        ),
+        &format!("Last hash: `{}`", events[events.len() - 1].hash),
+    ] {
+        assert!(md.contains(want), "missing {want:?} in\n{md}");
+    }
+    // Every timeline row is one table line: agent text cannot break the table.
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.ends_with("` |"))
+        .count();
+    assert_eq!(rows, events.len());
+}
