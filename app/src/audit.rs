@@ -6,7 +6,7 @@ pub mod markdown;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::chain::{recompute_decision, verify_chain};
+use crate::protocol::chain::{recompute_decision, verify_chain, ChainError};
 use crate::protocol::s4::{S4Outcome, Vote};
 use crate::protocol::types::display_name;
 use crate::protocol::{AgentSpec, Decision, Event, EventBody, Position};
@@ -22,8 +22,8 @@ pub enum Check {
     },
     /// Chain intact, but the debate has no decision to recompute (running or interrupted).
     Unfinished { events: usize },
-    /// The first problem found, e.g. "tampered at event 17: …".
-    Failed(String),
+    /// The first problem found, e.g. "tampered at event 17: …", and the event it is at.
+    Failed { reason: String, seq: Option<u64> },
 }
 
 impl Check {
@@ -43,7 +43,15 @@ impl Check {
             Check::Unfinished { events } => format!(
                 "chain verified ({events} events), but the log has no decision to recompute (the debate did not finish)"
             ),
-            Check::Failed(reason) => reason.clone(),
+            Check::Failed { reason, .. } => reason.clone(),
+        }
+    }
+
+    /// The event a failed check points at, to highlight it.
+    pub fn tampered_at(&self) -> Option<u64> {
+        match self {
+            Check::Failed { seq, .. } => *seq,
+            _ => None,
         }
     }
 
@@ -75,7 +83,16 @@ impl Check {
 pub fn check(events: &[Event]) -> Check {
     let n = match verify_chain(events) {
         Ok(n) => n,
-        Err(e) => return Check::Failed(e.to_string()),
+        Err(e) => {
+            let seq = match &e {
+                ChainError::Tampered { seq, .. } => Some(*seq),
+                ChainError::Empty => None,
+            };
+            return Check::Failed {
+                reason: e.to_string(),
+                seq,
+            };
+        }
     };
     if !events
         .iter()
@@ -92,7 +109,14 @@ pub fn check(events: &[Event]) -> Check {
                 .count(),
             outcome,
         },
-        Err(e) => Check::Failed(e.to_string()),
+        // The votes do not produce the logged decision: the decision event is what is wrong.
+        Err(e) => Check::Failed {
+            reason: e.to_string(),
+            seq: events
+                .iter()
+                .find(|e| matches!(e.body, EventBody::Decision(_)))
+                .map(|e| e.seq),
+        },
     }
 }
 

@@ -40,6 +40,7 @@ fn verified_outcome(events: &[Event]) -> S4Outcome {
 fn check_verifies_the_chain_and_recomputes_the_decision_sv_2() {
     let events = log();
     let n = events.len();
+    assert_eq!(n as u64, LAST);
     let c = check(&events);
     let outcome = verified_outcome(&events);
     assert_eq!(
@@ -54,12 +55,15 @@ fn check_verifies_the_chain_and_recomputes_the_decision_sv_2() {
     assert!(details[1].contains("from 3 logged votes"), "{details:?}");
 }
 
+/// The sequence number of the decision event in [`log`].
+const LAST: u64 = 34;
+
 #[test]
 fn check_names_the_first_problem_sv_2() {
     let events = log();
     type Tamper = fn(&mut Vec<Event>);
-    let cases: Vec<(&str, Tamper, &str)> = vec![
-        ("empty", |l| l.clear(), "the log is empty"),
+    let cases: Vec<(&str, Tamper, &str, Option<u64>)> = vec![
+        ("empty", |l| l.clear(), "the log is empty", None),
         (
             "edited reasoning",
             |l| {
@@ -71,20 +75,36 @@ fn check_names_the_first_problem_sv_2() {
                 }
             },
             "tampered at event 4:",
+            Some(4),
         ),
         (
             "dropped event",
             |l| drop(l.remove(2)),
             "tampered at event 4:",
+            Some(4),
         ),
-        ("unfinished", |l| drop(l.pop()), "chain verified ("),
+        ("unfinished", |l| drop(l.pop()), "chain verified (", None),
+        (
+            "forged decision, re-sealed",
+            |l| {
+                let last = l.len() - 1;
+                if let EventBody::Decision(o) = &mut l[last].body {
+                    o.decision = crate::protocol::Verdict::Refuse;
+                }
+                let prev = l[last - 1].hash.clone();
+                l[last] = crate::protocol::chain::seal(l[last].clone(), &prev);
+            },
+            "the logged decision REFUSE (split",
+            Some(LAST),
+        ),
     ];
-    for (name, tamper, want) in cases {
+    for (name, tamper, want, at) in cases {
         let mut l = events.clone();
         tamper(&mut l);
         let c = check(&l);
         assert!(!c.is_verified(), "{name}");
         assert!(c.headline().starts_with(want), "{name}: {}", c.headline());
+        assert_eq!(c.tampered_at(), at, "{name}");
     }
 }
 

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 
 use super::data::get_debate;
@@ -34,16 +33,7 @@ pub fn LivePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match detail.await {
                     Ok(Some(d)) => view! { <LiveDebate detail=d/> }.into_any(),
-                    Ok(None) => {
-                        super::set_status_not_found();
-                        view! {
-                            <section class="panel empty">
-                                <h1>"No such debate"</h1>
-                                <p><A href="/">"Back to the debates"</A></p>
-                            </section>
-                        }
-                            .into_any()
-                    }
+                    Ok(None) => view! { <super::DebateNotFound/> }.into_any(),
                     Err(e) => view! { <p class="form-error">{format!("Could not load the debate: {e}")}</p> }.into_any(),
                 }
             })}
@@ -96,9 +86,11 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     };
     let rounds = move || state.with(|v| v.rounds.iter().map(|r| r.round).collect::<Vec<_>>());
     let query = detail.query.clone();
+    let link_id = StoredValue::new(detail.id.clone());
+    let id_for_link = move || link_id.get_value();
 
     view! {
-        <Title text=format!("Consilium · {}", truncate(&detail.query, 60))/>
+        <Title text=format!("Consilium · {}", super::truncate(&detail.query, 60))/>
         <section class="panel debate-head">
             <div class="debate-meta">
                 <span class="proto">{detail.protocol.to_uppercase()}</span>
@@ -107,6 +99,12 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
                 <ConnectionBadge conn/>
             </div>
             <h1 class="debate-query">{query}</h1>
+            {move || (state.with(|v| v.status()) != Status::Running).then(|| view! {
+                <nav class="audit-links">
+                    <a href=format!("/debates/{}/audit", id_for_link()) data-testid="audit-link">"Audit this log →"</a>
+                    <a href=format!("/api/debates/{}/export.md", id_for_link())>"Report (Markdown)"</a>
+                </nav>
+            })}
             <div class="progress" data-testid="progress">
                 <div class="progress-track">
                     <div class="progress-fill" style=move || format!("width: {}%", progress())></div>
@@ -115,6 +113,11 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
             </div>
         </section>
 
+        {move || (conn.get() == Connection::Reconnecting).then(|| view! {
+            <section class="panel reconnecting" role="status" data-testid="reconnecting">
+                "Connection lost — reconnecting… Events missed meanwhile will be replayed from the log."
+            </section>
+        })}
         {move || state.with(|v| v.interrupted.clone()).map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
@@ -228,14 +231,6 @@ fn ConnectionBadge(conn: RwSignal<Connection>) -> impl IntoView {
     }
 }
 
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
-}
-
 #[cfg(feature = "hydrate")]
 mod stream {
     //! The browser's EventSource, folded through the shared reducer. EventSource reconnects by
@@ -249,52 +244,94 @@ mod stream {
     use super::Connection;
     use crate::protocol::{DebateView, Event};
 
+    /// Longest wait between attempts to reopen a stream the browser gave up on.
+    const MAX_BACKOFF_MS: i32 = 10_000;
+
     pub fn connect(id: &str, state: RwSignal<DebateView>, conn: RwSignal<Connection>) {
+        let current = StoredValue::new_local(None::<EventSource>);
+        on_cleanup(move || {
+            conn.set(Connection::Closed);
+            current.with_value(|s| s.as_ref().map(EventSource::close));
+        });
+        open(id.to_owned(), state, conn, current, 0);
+    }
+
+    /// Opens the stream after the last event folded in. EventSource retries network errors by
+    /// itself (sending `Last-Event-ID`); when it gives up (an HTTP error, e.g. a proxy's 502 while
+    /// the server restarts) a new one is opened with backoff, from the page's own cursor.
+    fn open(
+        id: String,
+        state: RwSignal<DebateView>,
+        conn: RwSignal<Connection>,
+        current: StoredValue<Option<EventSource>, LocalStorage>,
+        attempt: u32,
+    ) {
+        if conn.get_untracked() == Connection::Closed && attempt > 0 {
+            return; // finished, or the page went away
+        }
         let after = state.with_untracked(|v| v.last_seq);
         let url = format!("/api/debates/{id}/events?after={after}");
         let Ok(source) = EventSource::new(&url) else {
             conn.set(Connection::Failed);
             return;
         };
-        let handle = StoredValue::new_local(source.clone());
+        current.set_value(Some(source.clone()));
 
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let Some(text) = e.data().as_string() else {
-                return;
-            };
-            let Ok(event) = serde_json::from_str::<Event>(&text) else {
-                leptos::logging::warn!("ignoring an unreadable event: {text}");
-                return;
-            };
-            let terminal = event.body.is_terminal();
-            state.update(|v| {
-                v.apply(&event);
-            });
-            if terminal {
-                handle.with_value(EventSource::close);
-                conn.set(Connection::Closed);
-            } else if conn.get_untracked() != Connection::Live {
-                conn.set(Connection::Live);
-            }
-        });
-        let on_open = Closure::<dyn FnMut()>::new(move || conn.set(Connection::Live));
-        let on_error = Closure::<dyn FnMut()>::new(move || {
-            let closed = handle.with_value(|s| s.ready_state() == EventSource::CLOSED);
-            if conn.get_untracked() != Connection::Closed {
-                conn.set(if closed {
-                    Connection::Failed
-                } else {
-                    Connection::Reconnecting
+        let on_message = {
+            let source = source.clone();
+            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                let Some(text) = e.data().as_string() else {
+                    return;
+                };
+                let Ok(event) = serde_json::from_str::<Event>(&text) else {
+                    leptos::logging::warn!("ignoring an unreadable event: {text}");
+                    return;
+                };
+                let terminal = event.body.is_terminal();
+                state.update(|v| {
+                    v.apply(&event);
                 });
-            }
-        });
+                if terminal {
+                    source.close();
+                    conn.set(Connection::Closed);
+                } else if conn.get_untracked() != Connection::Live {
+                    conn.set(Connection::Live);
+                }
+            })
+        };
+        let on_open = Closure::<dyn FnMut()>::new(move || conn.set(Connection::Live));
+        let on_error = {
+            let source = source.clone();
+            Closure::<dyn FnMut()>::new(move || {
+                if conn.get_untracked() == Connection::Closed {
+                    return;
+                }
+                conn.set(Connection::Reconnecting);
+                if source.ready_state() == EventSource::CLOSED {
+                    let delay = (500_i32 << attempt.min(5)).min(MAX_BACKOFF_MS);
+                    let id = id.clone();
+                    let retry = Closure::once(move || open(id, state, conn, current, attempt + 1));
+                    let scheduled = web_sys::window().and_then(|w| {
+                        w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                            retry.as_ref().unchecked_ref(),
+                            delay,
+                        )
+                        .ok()
+                    });
+                    if scheduled.is_some() {
+                        retry.forget();
+                    } else {
+                        conn.set(Connection::Failed);
+                    }
+                }
+            })
+        };
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        // The callbacks live as long as the page; the source is closed when the view goes away.
+        // Each source's callbacks live as long as the page (a handful per reconnect).
         on_message.forget();
         on_open.forget();
         on_error.forget();
-        on_cleanup(move || handle.with_value(EventSource::close));
     }
 }

@@ -1,8 +1,10 @@
 //! The Leptos UI: server-rendered, then hydrated in the browser (UI-1, UI-2).
 
+mod audit;
 mod data;
 mod home;
 mod live;
+pub mod viewer;
 mod widgets;
 
 pub use data::{get_debate, list_debates, start_debate};
@@ -54,6 +56,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/") view=home::HomePage/>
                         // Async: the page waits for the log so an unknown id can answer 404.
                         <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
+                        <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>
@@ -69,6 +72,26 @@ fn NotFound() -> impl IntoView {
             <h1>"Page not found"</h1>
             <p><A href="/">"Back to the debates"</A></p>
         </section>
+    }
+}
+
+#[component]
+fn DebateNotFound() -> impl IntoView {
+    set_status_not_found();
+    view! {
+        <section class="panel empty">
+            <h1>"No such debate"</h1>
+            <p><A href="/">"Back to the debates"</A></p>
+        </section>
+    }
+}
+
+/// At most `n` characters, with an ellipsis when cut.
+pub(crate) fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
     }
 }
 
