@@ -59,6 +59,16 @@ pub enum RequestError {
     QueryTooLong(usize),
     #[error("unknown protocol '{0}': expected one of: s4")]
     UnknownProtocol(String),
+    #[error(
+        "query contains the control character U+{code:04X} at character {at}; only tabs and line breaks are allowed"
+    )]
+    ControlCharacter { code: u32, at: usize },
+}
+
+/// Debate ids are generated as short lowercase hex; anything else cannot name a debate, so it is
+/// answered (404) without asking the database.
+pub fn is_debate_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 impl CreateDebate {
@@ -71,6 +81,18 @@ impl CreateDebate {
         let chars = query.chars().count();
         if chars > MAX_QUERY_CHARS {
             return Err(RequestError::QueryTooLong(chars));
+        }
+        // NUL and other control characters are never part of a question (and NUL cannot be stored
+        // in PostgreSQL text): refuse them instead of failing later.
+        if let Some((at, c)) = query
+            .chars()
+            .enumerate()
+            .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        {
+            return Err(RequestError::ControlCharacter {
+                code: u32::from(c),
+                at: at + 1,
+            });
         }
         let protocol = match self.protocol.as_deref().map(str::trim) {
             None | Some("") => Protocol::S4,
@@ -151,6 +173,21 @@ mod tests {
                 Err(RequestError::QueryTooLong(MAX_QUERY_CHARS + 1)),
             ),
             ("S4-8 at the limit", req(&exact, None), Ok(Protocol::S4)),
+            (
+                "SV-6 NUL byte",
+                req("a\0b", None),
+                Err(RequestError::ControlCharacter { code: 0, at: 2 }),
+            ),
+            (
+                "SV-6 escape character",
+                req("ab\u{1b}[31m", None),
+                Err(RequestError::ControlCharacter { code: 0x1b, at: 3 }),
+            ),
+            (
+                "line breaks and tabs are fine",
+                req("line one\r\n\tline two", None),
+                Ok(Protocol::S4),
+            ),
             ("default protocol", req("q", None), Ok(Protocol::S4)),
             ("case-insensitive", req("q", Some("S4")), Ok(Protocol::S4)),
             (
@@ -161,6 +198,24 @@ mod tests {
         ];
         for (name, input, expected) in cases {
             assert_eq!(input.validate().map(|v| v.protocol), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn debate_ids_sv_6() {
+        for ok in ["a1b2c3d4e5f60718", "X", &"f".repeat(64)] {
+            assert!(is_debate_id(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "' OR 1=1--",
+            "<script>",
+            "a\0b",
+            "ab-cd",
+            "é",
+            &"f".repeat(65),
+        ] {
+            assert!(!is_debate_id(bad), "{bad:?}");
         }
     }
 

@@ -15,6 +15,8 @@ pub enum AppError {
     UnsupportedMediaType(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -26,6 +28,7 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

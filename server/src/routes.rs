@@ -46,6 +46,9 @@ pub fn router(state: AppState) -> Router {
         .route("/debates/{id}/export.json", get(export_json))
         .route("/debates/{id}/export.md", get(export_md))
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            AppError::MethodNotAllowed(format!("method {method} is not allowed on this endpoint"))
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
 
     let service: app::api::SharedService = Arc::new(crate::ui_service::UiService {
@@ -85,7 +88,7 @@ async fn list_debates(State(state): State<AppState>) -> Result<Json<Vec<DebateSu
 
 async fn get_debate(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    DebateId(id): DebateId,
 ) -> Result<Json<DebateDetail>, AppError> {
     load(&state, &id).await.map(Json)
 }
@@ -93,7 +96,7 @@ async fn get_debate(
 /// SV-2: the whole log with its hash chain, as a download `consilium verify` can check.
 async fn export_json(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    DebateId(id): DebateId,
 ) -> Result<impl IntoResponse, AppError> {
     let detail = load(&state, &id).await?;
     Ok((
@@ -105,7 +108,7 @@ async fn export_json(
 /// The same log as a report a person reads (query, rounds, before/after, votes, decision, check).
 async fn export_md(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    DebateId(id): DebateId,
 ) -> Result<impl IntoResponse, AppError> {
     let detail = load(&state, &id).await?;
     Ok((
@@ -132,6 +135,27 @@ async fn load(state: &AppState, id: &str) -> Result<DebateDetail, AppError> {
 /// Ids are generated hex, so they are safe in a header.
 fn attachment(id: &str, ext: &str) -> String {
     format!("attachment; filename=\"consilium-{id}.{ext}\"")
+}
+
+/// A debate id from the path, checked before it reaches the database: an id that is not valid
+/// UTF-8 is a 400, one that cannot be a debate id a 404 — always as JSON.
+pub struct DebateId(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for DebateId {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, AppError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| AppError::BadRequest(format!("invalid debate id: {}", e.body_text())))?;
+        if !app::api::is_debate_id(&id) {
+            return Err(not_found(&id));
+        }
+        Ok(DebateId(id))
+    }
 }
 
 pub fn not_found(id: &str) -> AppError {

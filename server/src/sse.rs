@@ -5,13 +5,14 @@ use std::time::Duration;
 
 use app::protocol::Event;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::error::AppError;
 use crate::routes::{
-    not_found, parse_query, resume_cursor, sse_response, AppState, EventStream, EventsQuery,
+    not_found, parse_query, resume_cursor, sse_response, AppState, DebateId, EventStream,
+    EventsQuery,
 };
 
 /// How often a stream without a live channel in this process re-reads the log.
@@ -19,7 +20,7 @@ const POLL: Duration = Duration::from_millis(250);
 
 pub async fn events(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    DebateId(id): DebateId,
     headers: HeaderMap,
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<EventStream, AppError> {

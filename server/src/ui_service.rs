@@ -16,7 +16,13 @@ impl DebateService for UiService {
     }
 
     fn get(&self, id: String) -> BoxFuture<'_, Result<Option<DebateDetail>, String>> {
-        async move { self.engine.store.get(&id).await.map_err(|e| e.to_string()) }.boxed()
+        async move {
+            if !app::api::is_debate_id(&id) {
+                return Ok(None);
+            }
+            self.engine.store.get(&id).await.map_err(|e| e.to_string())
+        }
+        .boxed()
     }
 
     fn start(&self, request: CreateDebate) -> BoxFuture<'_, Result<String, String>> {

@@ -36,7 +36,7 @@ pub fn AuditPage() -> impl IntoView {
 fn AuditDebate(detail: DebateDetail) -> impl IntoView {
     let id = detail.id.clone();
     view! {
-        <Title text=format!("Consilium · audit · {}", super::truncate(&detail.query, 50))/>
+        <Title text=super::page_title("audit", &detail.query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
                 <span class="proto">{detail.protocol.to_uppercase()}</span>

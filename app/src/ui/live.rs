@@ -90,7 +90,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     let id_for_link = move || link_id.get_value();
 
     view! {
-        <Title text=format!("Consilium · {}", super::truncate(&detail.query, 60))/>
+        <Title text=super::page_title("live", &detail.query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
                 <span class="proto">{detail.protocol.to_uppercase()}</span>

@@ -86,6 +86,14 @@ fn DebateNotFound() -> impl IntoView {
     }
 }
 
+/// A document title showing user text. leptos_meta writes `<Title>` text into the server-rendered
+/// `<title>` without escaping, so a query containing `</title>` could inject markup: angle
+/// brackets are replaced by look-alikes (the title is display-only).
+pub(crate) fn page_title(page: &str, query: &str) -> String {
+    let shown = truncate(query, 60).replace('<', "‹").replace('>', "›");
+    format!("Consilium · {page} · {shown}")
+}
+
 /// At most `n` characters, with an ellipsis when cut.
 pub(crate) fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
