@@ -14,52 +14,20 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 
 /// The canonical JSON of an event, without `prev_hash` and `hash`.
 pub fn canonical_json(event: &Event) -> String {
-    let mut value = serde_json::to_value(event).unwrap_or(serde_json::Value::Null);
-    if let Some(map) = value.as_object_mut() {
-        map.remove("prev_hash");
-        map.remove("hash");
-    }
-    let mut out = String::with_capacity(256);
-    write_canonical(&value, &mut out);
-    out
+    String::from_utf8(canonical_bytes(event)).unwrap_or_default()
 }
 
-fn write_canonical(v: &serde_json::Value, out: &mut String) {
-    use serde_json::Value;
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                out.push(':');
-                write_canonical(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
-    }
+fn canonical_bytes(event: &Event) -> Vec<u8> {
+    // Every log type serialises (plain structs, strings, numbers); an error here is a bug, and
+    // the empty output makes the hash check fail loudly rather than silently pass.
+    super::canonical::to_canonical(event, &["prev_hash", "hash"]).unwrap_or_default()
 }
 
 /// `sha256(prev_hash ‖ canonical JSON)` as lowercase hex.
 pub fn event_hash(prev_hash: &str, event: &Event) -> String {
     let mut h = Sha256::new();
     h.update(prev_hash.as_bytes());
-    h.update(canonical_json(event).as_bytes());
+    h.update(canonical_bytes(event));
     hex(&h.finalize())
 }
 
@@ -220,6 +188,65 @@ mod tests {
             })
         });
         seal_all(bodies)
+    }
+
+    /// The definition the README gives, via a `serde_json::Value` tree: the direct serializer must
+    /// produce exactly these bytes (logs written before it must still verify).
+    fn reference_canonical(event: &Event) -> String {
+        fn write(v: &serde_json::Value, out: &mut String) {
+            use serde_json::Value;
+            match v {
+                Value::Object(map) => {
+                    let mut keys: Vec<&String> = map.keys().collect();
+                    keys.sort_unstable();
+                    out.push('{');
+                    for (i, k) in keys.into_iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        out.push_str(&serde_json::to_string(k).expect("key"));
+                        out.push(':');
+                        write(&map[k], out);
+                    }
+                    out.push('}');
+                }
+                Value::Array(items) => {
+                    out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write(item, out);
+                    }
+                    out.push(']');
+                }
+                other => out.push_str(&serde_json::to_string(other).expect("scalar")),
+            }
+        }
+        let mut value = serde_json::to_value(event).expect("value");
+        let map = value.as_object_mut().expect("object");
+        map.remove("prev_hash");
+        map.remove("hash");
+        let mut out = String::new();
+        write(&value, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_direct_serializer_matches_the_reference_definition_sv_2() {
+        let mut log = sealed_log();
+        // Strings that need escaping, non-ASCII, and floats in the decision.
+        log.push(Event::new(
+            99,
+            "t".into(),
+            EventBody::Interrupted {
+                reason: "tab\t nul\u{0} quote\" backslash\\ \u{1f} é 漢 🙂 \u{2028}".into(),
+            },
+        ));
+        assert!(log.iter().any(|e| matches!(e.body, EventBody::Decision(_))));
+        for e in &log {
+            assert_eq!(canonical_json(e), reference_canonical(e), "event {}", e.seq);
+        }
     }
 
     #[test]
