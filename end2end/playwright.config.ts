@@ -31,7 +31,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 120`,
+    command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 200`,
     url: `http://127.0.0.1:${port}/api/debates`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -26,7 +26,7 @@ async function hydrated(page: Page) {
 test('the audit view verifies the chain and recomputes the decision in the browser', async ({ page, request }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  const { id, log } = await finishedDebate(request, 'Should I put all my savings into bitcoin?', 7);
+  const { id, log } = await finishedDebate(request, 'Is it a good idea to lend money to a close friend?', 7);
   const n = log.events.length;
 
   // From the live page of the finished debate, follow the audit link.

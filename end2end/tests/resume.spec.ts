@@ -1,5 +1,8 @@
 import { test, expect, Page, APIRequestContext } from '@playwright/test';
 import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { spawn, ChildProcess } from 'child_process';
 
 // SV-3: a live page that loses its connection shows it, recovers by itself, and ends with exactly
 // the events of the log — no gap, no duplicate. The connection runs through a TCP proxy the test
@@ -50,10 +53,39 @@ class CuttableProxy {
   }
 }
 
-const serverPort = Number(process.env.E2E_PORT ?? 3210);
+/**
+ * Its own server, paced like the real default (600 ms per agent message), so a debate stays live
+ * for several seconds however slow the machine is.
+ */
+class SlowServer {
+  private child!: ChildProcess;
+  base = '';
+  port = 0;
 
-async function startDebate(request: APIRequestContext, query: string) {
-  const created = await request.post('/api/debates', { data: { query, seed: 5 } });
+  async start() {
+    const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../../target/debug/consilium');
+    const db = path.join(os.tmpdir(), `consilium-e2e-slow-${process.pid}-${Date.now()}.db`);
+    this.child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--database-url', `sqlite:${db}`, '--pace-ms', '600'],
+      { env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    this.base = await new Promise<string>((ok, fail) => {
+      let seen = '';
+      this.child.stdout!.on('data', (chunk) => {
+        seen += chunk.toString();
+        const m = seen.match(/listening on (http:\/\/[0-9.:]+)/);
+        if (m) ok(m[1]);
+      });
+      this.child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${seen}`)));
+    });
+    this.port = Number(new URL(this.base).port);
+  }
+
+  stop() {
+    this.child.kill('SIGKILL');
+  }
+}
+
+async function startDebate(request: APIRequestContext, base: string, query: string) {
+  const created = await request.post(`${base}/api/debates`, { data: { query, seed: 5 } });
   expect(created.status()).toBe(201);
   return (await created.json()).id as string;
 }
@@ -75,10 +107,12 @@ async function reference(page: Page, url: string) {
 }
 
 test('a cut connection shows a reconnecting banner and recovers with exactly the missing events', async ({ page, request }) => {
-  const proxy = new CuttableProxy(serverPort);
+  const server = new SlowServer();
+  await server.start();
+  const proxy = new CuttableProxy(server.port);
   await proxy.start();
   try {
-    const id = await startDebate(request, 'Should I put all my savings into bitcoin?');
+    const id = await startDebate(request, server.base, 'Should I refinance my mortgage this year?');
     const url = `http://127.0.0.1:${proxy.port}/debates/${id}`;
     await page.goto(url);
     await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
@@ -90,7 +124,7 @@ test('a cut connection shows a reconnecting banner and recovers with exactly the
     await expect(page.getByTestId('reconnecting')).toBeVisible();
     await expect(page.getByTestId('connection')).toHaveText('reconnecting…');
     const during = (await cards(page)).length;
-    await page.waitForTimeout(3_500); // the debate goes on; the browser's retries get 502s
+    await page.waitForTimeout(3_000); // the debate goes on; the browser's retries get 502s
     expect((await cards(page)).length).toBe(during);
 
     proxy.restore();
@@ -102,12 +136,23 @@ test('a cut connection shows a reconnecting banner and recovers with exactly the
     expect(live).toEqual(await reference(page, url));
   } finally {
     await proxy.stop();
+    server.stop();
   }
 });
 
 test('reloading a live debate resumes from the cursor without gaps or duplicates', async ({ page, request }) => {
-  const id = await startDebate(request, 'How much ibuprofen can I take for a bad headache?');
-  await page.goto(`/debates/${id}`);
+  const server = new SlowServer();
+  await server.start();
+  try {
+    await reloadWhileLive(page, request, server.base);
+  } finally {
+    server.stop();
+  }
+});
+
+async function reloadWhileLive(page: Page, request: APIRequestContext, base: string) {
+  const id = await startDebate(request, base, 'How much ibuprofen can I take for a bad headache?');
+  await page.goto(`${base}/debates/${id}`);
   await expect(page.locator('.card').nth(2)).toBeVisible();
   expect(await page.getByTestId('decision').count()).toBe(0);
 
@@ -117,5 +162,5 @@ test('reloading a live debate resumes from the cursor without gaps or duplicates
   const live = await cards(page);
   expect(live).toHaveLength(3 + 6 + 3 + 3);
   expect(new Set(live).size).toBe(live.length);
-  expect(live).toEqual(await reference(page, `/debates/${id}`));
-});
+  expect(live).toEqual(await reference(page, `${base}/debates/${id}`));
+}
