@@ -287,21 +287,50 @@ impl Engine {
         Ok(id)
     }
 
-    /// SV-5: debates that were running when the server stopped are marked `interrupted`, with an
-    /// event saying so, so their logs end cleanly and live viewers stop waiting.
+    /// SV-5: debates that were running when their server stopped are marked `interrupted`, with
+    /// an event saying so, so their logs end cleanly and live viewers stop waiting. Run at start;
+    /// with PostgreSQL also periodically ([`Engine::sweep_orphans`]), and only for debates whose
+    /// server process is gone, never those another live process is running. Returns how many
+    /// this call interrupted.
     pub async fn recover(&self) -> Result<usize, StoreError> {
-        let unfinished = self.store.unfinished().await?;
-        for id in &unfinished {
-            let mut seq = match self.store.last_event(id).await? {
+        let mut interrupted = 0;
+        for id in self.store.orphans().await? {
+            let mut seq = match self.store.last_event(&id).await? {
                 Some(last) => Sequencer::after(&last),
                 None => Sequencer::new(),
             };
             let event = seq.stamp(EventBody::Interrupted {
-                reason: "the server restarted while this debate was running".into(),
+                reason: "the server running this debate stopped before it finished".into(),
             });
-            self.store.append(id, &[event]).await?;
+            match self.store.append(&id, &[event]).await {
+                Ok(()) => interrupted += 1,
+                // Another process recovering at the same moment appended that sequence number
+                // first: the primary key keeps one chain, and the debate is taken care of.
+                Err(e) if e.is_conflict() => {
+                    tracing::info!(debate = %id, "already marked interrupted by another process");
+                }
+                Err(e) => return Err(e),
+            }
         }
-        Ok(unfinished.len())
+        Ok(interrupted)
+    }
+
+    /// PostgreSQL: every `every`, interrupts the debates of server processes that have died since,
+    /// so viewers following them from this process see their logs end.
+    pub fn sweep_orphans(&self, every: Duration) {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                match engine.recover().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::warn!(
+                        "{n} debate(s) were left running by a server process that stopped; marked interrupted"
+                    ),
+                    Err(e) => tracing::warn!("looking for debates of stopped servers failed: {e}"),
+                }
+            }
+        });
     }
 }
 
