@@ -20,7 +20,7 @@ use crate::db::{redact, StoreError};
 /// The notification channel written by the `events_notify` trigger.
 pub const CHANNEL: &str = "consilium_events";
 /// How often the instance-lock connection is checked (and re-established if it dropped).
-const LOCK_CHECK: Duration = Duration::from_secs(10);
+const LOCK_CHECK: Duration = Duration::from_secs(2);
 
 #[derive(Debug)]
 pub struct Shared {

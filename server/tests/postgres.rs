@@ -258,3 +258,47 @@ fn unreachable_postgres_and_unknown_schemes_are_clear_startup_errors() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[tokio::test]
+async fn a_process_that_loses_its_lock_connection_keeps_one_valid_chain() {
+    let (_guard, db) = postgres_db();
+    let a = Server::start(&db, 300);
+    let b = Server::start(&db, 0);
+    let id = create(
+        &a,
+        json!({"query": "Should I put all my savings into bitcoin?", "seed": 9}),
+    )
+    .await;
+    read_sse(&a, &id, None, "", 4).await;
+    // Cut A's instance-lock connection: A looks dead to B until A re-takes its lock (2 s), so B's
+    // 300 ms sweep may interrupt the debate A is still running. Whoever wins, the log must stay
+    // one chain with one ending, and A must keep serving.
+    pg_execute(
+        &db.url,
+        format!(
+            "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN debates d \
+             ON d.owner = ((l.classid::bigint << 32) | l.objid::bigint) \
+             WHERE l.locktype = 'advisory' AND d.id = '{id}'"
+        ),
+    )
+    .expect("terminate A's lock connection");
+    let frames = read_sse(&b, &id, None, "", usize::MAX).await;
+    let got = seqs(&frames);
+    assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
+    let endings = frames.iter().filter(|f| f.is_terminal()).count();
+    assert_eq!(endings, 1, "one terminal event");
+    // Let A hit the conflict (if it lost) and try to end the log itself.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let export: Value = get_json(&a, &format!("/api/debates/{id}/export.json")).await;
+    let events: Vec<app::protocol::Event> =
+        serde_json::from_value(export["events"].clone()).expect("events");
+    assert_eq!(
+        strip(&frames),
+        logged(&a, &id).await,
+        "nothing after the end"
+    );
+    assert_eq!(
+        app::protocol::chain::verify_chain(&events),
+        Ok(events.len())
+    );
+}

@@ -37,7 +37,7 @@ impl Drop for DbGuard {
     fn drop(&mut self) {
         if let Some((admin, name)) = self.postgres.take() {
             let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            if let Err(e) = pg_admin(&admin, sql) {
+            if let Err(e) = pg_execute(&admin, sql) {
                 eprintln!("could not drop test database {name}: {e}");
             }
         }
@@ -84,7 +84,7 @@ fn fresh_postgres(admin: &str) -> (DbGuard, TestDb) {
         "consilium_t_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
-    if let Err(e) = pg_admin(admin, format!("CREATE DATABASE {name}")) {
+    if let Err(e) = pg_execute(admin, format!("CREATE DATABASE {name}")) {
         panic!(
             "these tests need PostgreSQL: cannot create a database through {admin}: {e}\n\
              (set CONSILIUM_TEST_PG / CONSILIUM_TEST_DB to a reachable postgres:// URL whose user \
@@ -101,9 +101,9 @@ fn fresh_postgres(admin: &str) -> (DbGuard, TestDb) {
     )
 }
 
-/// Runs one statement on the admin database, on a thread with its own runtime (callable from
+/// Runs one statement on the database at `admin`, on a thread with its own runtime (callable from
 /// synchronous code inside an async test, and from `Drop`).
-fn pg_admin(admin: &str, sql: String) -> Result<(), String> {
+pub fn pg_execute(admin: &str, sql: String) -> Result<(), String> {
     let admin = admin.to_owned();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
