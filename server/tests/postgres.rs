@@ -25,19 +25,6 @@ async fn logged(server: &Server, id: &str) -> Vec<Value> {
     detail["events"].as_array().expect("events").clone()
 }
 
-fn verify(source: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .args(["verify", source])
-        .output()
-        .expect("run verify");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 /// The exported log of an interrupted debate: its chain verifies (there is no decision to
 /// recompute, so `consilium verify` exits non-zero and says exactly that).
 async fn assert_interrupted_chain_verifies(server: &Server, id: &str) {
@@ -173,19 +160,11 @@ async fn viewers_on_a_surviving_process_see_a_killed_process_debate_end() {
     )
     .await;
     let mut stream = SseStream::open(&b, &id, None, "").await;
-    let mut frames = Vec::new();
-    while frames.len() < 5 {
-        frames.push(stream.next().await.expect("a frame"));
-    }
+    let mut frames = stream.take(5).await;
+    assert_eq!(frames.len(), 5);
     a.kill();
     // B notices A's instance lock is gone and ends the log; the open stream gets that event.
-    while let Some(frame) = stream.next().await {
-        let terminal = frame.is_terminal();
-        frames.push(frame);
-        if terminal {
-            break;
-        }
-    }
+    frames.extend(stream.take(usize::MAX).await);
     let got = seqs(&frames);
     assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
     assert_eq!(frames.last().expect("frames").data["type"], "interrupted");

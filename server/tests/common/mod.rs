@@ -304,6 +304,22 @@ impl SseStream {
         }
     }
 
+    /// Frames until the terminal event, the end of the stream, or `limit` frames.
+    pub async fn take(&mut self, limit: usize) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        while frames.len() < limit {
+            let Some(frame) = self.next().await else {
+                break;
+            };
+            let terminal = frame.is_terminal();
+            frames.push(frame);
+            if terminal {
+                break;
+            }
+        }
+        frames
+    }
+
     /// The next event frame (keep-alives skipped), or `None` at the end of the stream.
     pub async fn next(&mut self) -> Option<Frame> {
         loop {
@@ -343,15 +359,21 @@ pub async fn read_sse(
     limit: usize,
 ) -> Vec<Frame> {
     let mut stream = SseStream::open(server, id, last_event_id, query).await;
-    let mut frames = Vec::new();
-    while let Some(frame) = stream.next().await {
-        let terminal = frame.is_terminal();
-        frames.push(frame);
-        if terminal || frames.len() >= limit {
-            break;
-        }
-    }
-    frames
+    stream.take(limit).await
+}
+
+/// `consilium verify <source>`: whether it succeeded, and what it printed.
+pub fn verify(source: &str) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+        .args(["verify", source])
+        .output()
+        .expect("run verify");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
 }
 
 pub fn seqs(frames: &[Frame]) -> Vec<u64> {
