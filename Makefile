@@ -2,12 +2,15 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 CARGO_TEST_LOG := target/cargo-test.log
+# make test runs the integration tests a second time against PostgreSQL (a fresh database per test,
+# created through this URL, whose user may CREATE DATABASE).
+PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
 .PHONY: help setup site build run test test-rust test-e2e bench fmt clean-data
 
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
-	@echo "make test   set up and run every test: unit, integration (real binary + SQLite), Playwright"
+	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), Playwright"
 	@echo "make bench  orchestration overhead per agent turn, in memory and with SQLite"
 
 setup:
@@ -25,7 +28,10 @@ run: build
 test: site
 	scripts/setup.sh --with-browser
 	@mkdir -p target
-	set -o pipefail; cargo test --workspace --exclude frontend 2>&1 | tee $(CARGO_TEST_LOG)
+	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
+		cargo test --workspace --exclude frontend 2>&1 | tee $(CARGO_TEST_LOG)
+	set -o pipefail; CONSILIUM_TEST_DB=$(PG_TEST_URL) CONSILIUM_TEST_PG=$(PG_TEST_URL) \
+		cargo test -p server --tests 2>&1 | tee -a $(CARGO_TEST_LOG)
 	cd end2end && npx playwright test
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 

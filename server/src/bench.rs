@@ -1,5 +1,6 @@
 //! `consilium bench`: runs many S4 debates in-process and prints the orchestration overhead per
-//! agent turn, in memory and with every event stored in SQLite. Figures are printed, never asserted.
+//! agent turn, in memory and with every event stored in SQLite or PostgreSQL (`--database-url`).
+//! Figures are printed, never asserted.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -20,10 +21,11 @@ pub struct BenchArgs {
     /// Debates run in memory (per measurement).
     #[arg(long, default_value_t = 20_000)]
     pub debates: u32,
-    /// Debates run with SQLite persistence (each event is one committed transaction).
+    /// Debates run with persistence (each batch of events is one committed statement).
     #[arg(long, default_value_t = 300)]
     pub stored_debates: u32,
-    /// Where the SQLite benchmark writes; a fresh temporary file by default.
+    /// Where the durable benchmark writes: a fresh temporary SQLite file by default, or any
+    /// `sqlite:` / `postgres://` URL (its debates are added to that database: use a scratch one).
     #[arg(long)]
     pub database_url: Option<String>,
 }
@@ -79,7 +81,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
     let (orchestration, events) = run_memory(debates, |_| Instant0).await?;
     // 2. End to end in memory with the builtin agents, heuristics included.
     let (end_to_end, _) = run_memory(debates, |i| BuiltinAgents::new(u64::from(i))).await?;
-    // 3. Durable: the real SQLite store, every event committed before it is published.
+    // 3. Durable: the real store, every event committed before it is published.
     let dir =
         std::env::temp_dir().join(format!("consilium-bench-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir)
@@ -112,7 +114,8 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         per_turn(end_to_end, debates)
     );
     println!(
-        "sqlite, instant agents    : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration",
+        "{:<11}instant agents : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration",
+        format!("{}, ", store.backend()),
         durable.as_secs_f64(),
         stored_events as f64 / durable.as_secs_f64()
     );

@@ -43,7 +43,8 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "CONSILIUM_ADDR", default_value = "127.0.0.1:3000")]
     pub addr: SocketAddr,
-    /// `sqlite:<path>` (created if missing).
+    /// `sqlite:<path>` (created if missing) or `postgres://<user>@<host>[:<port>]/<database>`
+    /// (several server processes may share one PostgreSQL database).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite:data/consilium.db")]
     pub database_url: String,
     /// Delay before each agent message, in milliseconds, so people can watch the debate unfold.
@@ -52,6 +53,10 @@ pub struct ServeArgs {
     /// Seconds an agent may take for one reply before it counts as failed (REFUSE).
     #[arg(long, env = "CONSILIUM_AGENT_TIMEOUT_S", default_value_t = 30)]
     pub agent_timeout_s: u64,
+    /// PostgreSQL only: how often, in milliseconds, this process looks for debates left running by
+    /// another server process that stopped, and marks them interrupted.
+    #[arg(long, env = "CONSILIUM_ORPHAN_SWEEP_MS", default_value_t = 5000)]
+    pub orphan_sweep_ms: u64,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
@@ -106,8 +111,11 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     let interrupted = engine.recover().await?;
     if interrupted > 0 {
         tracing::warn!(
-            "{interrupted} debate(s) were running when the server stopped; marked interrupted"
+            "{interrupted} debate(s) were running when their server stopped; marked interrupted"
         );
+    }
+    if engine.store.is_shared() {
+        engine.sweep_orphans(Duration::from_millis(args.orphan_sweep_ms.max(100)));
     }
     let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
     let site_root = site_dir.to_string_lossy().into_owned();
@@ -132,7 +140,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     let local = listener.local_addr().map_err(CliError::Serve)?;
     tracing::info!(
         "Consilium listening on http://{local} (database {})",
-        args.database_url
+        crate::db::redact(&args.database_url)
     );
     axum::serve(listener, app)
         .with_graceful_shutdown(async {

@@ -7,7 +7,7 @@ use app::protocol::Event;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::error::AppError;
 use crate::routes::{
@@ -15,8 +15,11 @@ use crate::routes::{
     EventsQuery,
 };
 
-/// How often a stream without a live channel in this process re-reads the log.
+/// How often a stream without a live channel in this process re-reads the log (SQLite).
 const POLL: Duration = Duration::from_millis(250);
+/// With PostgreSQL, a stream following another process's debate re-reads the log when notified;
+/// this is only the safety net.
+const SAFETY_POLL: Duration = Duration::from_secs(2);
 
 pub async fn events(
     State(state): State<AppState>,
@@ -25,8 +28,10 @@ pub async fn events(
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<EventStream, AppError> {
     let after = resume_cursor(&headers, &parse_query(query)?)?;
-    // Subscribe before reading the backlog: whatever is appended in between arrives live.
+    // Subscribe before reading the backlog: whatever is appended in between arrives live (from
+    // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
     let live = state.engine.hub.subscribe(&id);
+    let mut changes = state.engine.store.changes();
     if !state.engine.store.exists(&id).await? {
         return Err(not_found(&id));
     }
@@ -72,13 +77,21 @@ pub async fn events(
                     }
                 },
                 None => {
-                    let fresh = read(&store, &id, last).await;
+                    let mut fresh = read(&store, &id, last).await;
                     if fresh.is_empty() {
-                        // Nothing new: a debate no longer running will never add more.
+                        // Nothing new: a debate no longer running will never add more. Its final
+                        // status commits with its terminal event, so re-read once to get it.
                         if !matches!(store.status(&id).await, Ok(Some(s)) if s == "running") {
-                            return;
+                            fresh = read(&store, &id, last).await;
+                            if fresh.is_empty() {
+                                return;
+                            }
+                        } else {
+                            match changes.as_mut() {
+                                Some(rx) => wait_for_change(rx, &id).await,
+                                None => tokio::time::sleep(POLL).await,
+                            }
                         }
-                        tokio::time::sleep(POLL).await;
                     }
                     fresh
                 }
@@ -100,6 +113,24 @@ async fn read(store: &crate::db::Store, id: &str, after: u64) -> Vec<Event> {
         tracing::error!(debate = %id, "reading the log failed: {e}");
         Vec::new()
     })
+}
+
+/// Returns when another process may have appended to debate `id`: a notification for it, a hint
+/// that notifications were lost, or the safety-net timeout.
+async fn wait_for_change(rx: &mut broadcast::Receiver<String>, id: &str) {
+    let deadline = tokio::time::Instant::now() + SAFETY_POLL;
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Ok(changed)) if changed == id || changed.is_empty() => return,
+            Ok(Ok(_)) => continue,
+            Ok(Err(RecvError::Lagged(_))) => return,
+            Ok(Err(RecvError::Closed)) => {
+                tokio::time::sleep(POLL).await;
+                return;
+            }
+            Err(_timeout) => return,
+        }
+    }
 }
 
 /// A stream fed by a task through a small channel; the task stops when the client goes away.

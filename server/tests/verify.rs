@@ -2,23 +2,8 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 use serde_json::{json, Value};
-
-fn verify(source: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .args(["verify", source])
-        .output()
-        .expect("run verify");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
 
 #[tokio::test]
 async fn exported_logs_verify_and_tampering_is_located() {

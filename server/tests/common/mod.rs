@@ -1,27 +1,169 @@
-//! Starts the real `consilium` binary on a free port with a real SQLite file, and reads its SSE.
+//! Starts the real `consilium` binary on a free port with a real database, and reads its SSE.
+//!
+//! The database is a temporary SQLite file, or, when `CONSILIUM_TEST_DB` is a PostgreSQL URL
+//! (e.g. `postgres://postgres@127.0.0.1:5432/test`), a fresh PostgreSQL database created through
+//! that URL for each test and dropped after it.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, BufReader, Lines};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// Where a test server keeps its data: a `DATABASE_URL`.
+#[derive(Clone, Debug)]
+pub struct TestDb {
+    pub url: String,
+}
+
+/// Keeps a test database alive; removes it when dropped (after the servers using it).
+pub struct DbGuard {
+    dir: tempfile::TempDir,
+    /// (admin URL, database name) of a PostgreSQL database to drop.
+    postgres: Option<(String, String)>,
+}
+
+impl DbGuard {
+    /// A scratch directory for the test's own files.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for DbGuard {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.postgres.take() {
+            let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+            if let Err(e) = pg_execute(&admin, sql) {
+                eprintln!("could not drop test database {name}: {e}");
+            }
+        }
+    }
+}
+
+/// The backend under test: `CONSILIUM_TEST_DB` (a PostgreSQL admin URL) or a SQLite file.
+pub fn temp_db() -> (DbGuard, TestDb) {
+    match std::env::var("CONSILIUM_TEST_DB") {
+        Ok(admin) if !admin.trim().is_empty() => {
+            assert!(
+                admin.starts_with("postgres://") || admin.starts_with("postgresql://"),
+                "CONSILIUM_TEST_DB must be a postgres:// URL (unset it for SQLite), got {admin}"
+            );
+            fresh_postgres(&admin)
+        }
+        _ => {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let url = format!("sqlite:{}", dir.path().join("consilium.db").display());
+            (
+                DbGuard {
+                    dir,
+                    postgres: None,
+                },
+                TestDb { url },
+            )
+        }
+    }
+}
+
+/// For tests that need PostgreSQL whatever the backend under test: a fresh database through
+/// `CONSILIUM_TEST_PG` (default `postgres://postgres@127.0.0.1:5432/test`). Fails, never skips,
+/// when that server is unreachable.
+pub fn postgres_db() -> (DbGuard, TestDb) {
+    let admin = std::env::var("CONSILIUM_TEST_PG")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    fresh_postgres(&admin)
+}
+
+fn fresh_postgres(admin: &str) -> (DbGuard, TestDb) {
+    let name = format!(
+        "consilium_t_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    );
+    if let Err(e) = pg_execute(admin, format!("CREATE DATABASE {name}")) {
+        panic!(
+            "these tests need PostgreSQL: cannot create a database through {admin}: {e}\n\
+             (set CONSILIUM_TEST_PG / CONSILIUM_TEST_DB to a reachable postgres:// URL whose user \
+             may CREATE DATABASE)"
+        );
+    }
+    let url = with_database(admin, &name);
+    (
+        DbGuard {
+            dir: tempfile::tempdir().expect("tempdir"),
+            postgres: Some((admin.to_owned(), name)),
+        },
+        TestDb { url },
+    )
+}
+
+/// Runs one statement on the database at `admin`, on a thread with its own runtime (callable from
+/// synchronous code inside an async test, and from `Drop`).
+pub fn pg_execute(admin: &str, sql: String) -> Result<(), String> {
+    let admin = admin.to_owned();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async {
+            use sqlx::{Connection, Executor};
+            let connect = sqlx::PgConnection::connect(&admin);
+            let mut conn = tokio::time::timeout(Duration::from_secs(10), connect)
+                .await
+                .map_err(|_| "no answer within 10 s".to_owned())?
+                .map_err(|e| e.to_string())?;
+            conn.execute(sqlx::AssertSqlSafe(sql))
+                .await
+                .map_err(|e| e.to_string())?;
+            let _ = conn.close().await;
+            Ok(())
+        })
+    })
+    .join()
+    .map_err(|_| "admin thread panicked".to_owned())?
+}
+
+/// `url` with its database (path) replaced by `name`, query parameters kept.
+fn with_database(url: &str, name: &str) -> String {
+    let (scheme, rest) = url.split_once("://").expect("URL with a scheme");
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let query = tail.find('?').map_or("", |i| &tail[i..]);
+    format!("{scheme}://{authority}/{name}{query}")
+}
+
 pub struct Server {
     child: Child,
     pub base: String,
-    pub db: PathBuf,
+    pub db: TestDb,
+}
+
+/// A server process that was spawned and has not yet said where it listens.
+pub struct Starting {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+    db: TestDb,
 }
 
 impl Server {
     /// Starts a server on `db` with the given pace (ms per agent message).
-    pub fn start(db: &Path, pace_ms: u64) -> Server {
+    pub fn start(db: &TestDb, pace_ms: u64) -> Server {
+        Server::spawn(db, pace_ms).ready()
+    }
+
+    /// Spawns a server without waiting for it (to start several at once).
+    pub fn spawn(db: &TestDb, pace_ms: u64) -> Starting {
         let mut child = Command::new(env!("CARGO_BIN_EXE_consilium"))
             .args(["serve", "--addr", "127.0.0.1:0"])
-            .env("DATABASE_URL", format!("sqlite:{}", db.display()))
+            .env("DATABASE_URL", &db.url)
             .env("CONSILIUM_PACE_MS", pace_ms.to_string())
+            // PostgreSQL: notice quickly when another test server process was killed.
+            .env("CONSILIUM_ORPHAN_SWEEP_MS", "300")
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
@@ -29,28 +171,10 @@ impl Server {
             .spawn()
             .expect("start consilium");
         let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let base = loop {
-            assert!(
-                Instant::now() < deadline,
-                "server did not report its address"
-            );
-            let line = lines
-                .next()
-                .expect("server exited before listening")
-                .expect("read line");
-            if let Some(at) = line.find("listening on http://") {
-                let rest = &line[at + "listening on ".len()..];
-                break rest.split_whitespace().next().expect("address").to_owned();
-            }
-        };
-        // Keep draining the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Server {
+        Starting {
             child,
-            base,
-            db: db.to_owned(),
+            lines: BufReader::new(stdout).lines(),
+            db: db.clone(),
         }
     }
 
@@ -62,6 +186,36 @@ impl Server {
     pub fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Starting {
+    /// Waits until the server logs its address (panics if it exits first).
+    pub fn ready(mut self) -> Server {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let base = loop {
+            assert!(
+                Instant::now() < deadline,
+                "server did not report its address"
+            );
+            let line = self
+                .lines
+                .next()
+                .expect("server exited before listening")
+                .expect("read line");
+            if let Some(at) = line.find("listening on http://") {
+                let rest = &line[at + "listening on ".len()..];
+                break rest.split_whitespace().next().expect("address").to_owned();
+            }
+        };
+        // Keep draining the log so the server never blocks on a full pipe.
+        let lines = self.lines;
+        std::thread::spawn(move || for _ in lines {});
+        Server {
+            child: self.child,
+            base,
+            db: self.db,
+        }
     }
 }
 
@@ -110,6 +264,92 @@ pub struct Frame {
     pub data: Value,
 }
 
+impl Frame {
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.data["type"].as_str(), Some("decision" | "interrupted"))
+    }
+}
+
+/// An open SSE connection, read frame by frame.
+pub struct SseStream {
+    resp: reqwest::Response,
+    /// Bytes, not text: a chunk may end inside a UTF-8 character.
+    buf: Vec<u8>,
+    deadline: Instant,
+}
+
+impl SseStream {
+    /// Opens the event stream of debate `id` (60 s budget for the whole read).
+    pub async fn open(
+        server: &Server,
+        id: &str,
+        last_event_id: Option<&str>,
+        query: &str,
+    ) -> SseStream {
+        let mut req = client().get(server.url(&format!("/api/debates/{id}/events{query}")));
+        if let Some(l) = last_event_id {
+            req = req.header("Last-Event-ID", l);
+        }
+        let resp = req.send().await.expect("GET events");
+        assert_eq!(resp.status(), 200);
+        let ct = resp.headers()["content-type"]
+            .to_str()
+            .expect("ct")
+            .to_owned();
+        assert!(ct.starts_with("text/event-stream"), "{ct}");
+        SseStream {
+            resp,
+            buf: Vec::new(),
+            deadline: Instant::now() + Duration::from_secs(60),
+        }
+    }
+
+    /// Frames until the terminal event, the end of the stream, or `limit` frames.
+    pub async fn take(&mut self, limit: usize) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        while frames.len() < limit {
+            let Some(frame) = self.next().await else {
+                break;
+            };
+            let terminal = frame.is_terminal();
+            frames.push(frame);
+            if terminal {
+                break;
+            }
+        }
+        frames
+    }
+
+    /// The next event frame (keep-alives skipped), or `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Frame> {
+        loop {
+            while let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
+                let bytes: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let raw = String::from_utf8(bytes).expect("utf-8");
+                let mut frame_id = None;
+                let mut data = String::new();
+                for line in raw.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        frame_id = Some(v.trim().parse().expect("numeric id"));
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // keep-alive comment
+                }
+                let data: Value = serde_json::from_str(&data).expect("JSON data");
+                return Some(Frame { id: frame_id, data });
+            }
+            let chunk = tokio::time::timeout_at(self.deadline.into(), self.resp.chunk())
+                .await
+                .expect("SSE timed out")
+                .expect("read chunk")?;
+            self.buf.extend_from_slice(&chunk);
+        }
+    }
+}
+
 /// Reads SSE frames until the terminal event, the end of the stream, `limit` frames, or 60 s.
 pub async fn read_sse(
     server: &Server,
@@ -118,49 +358,22 @@ pub async fn read_sse(
     query: &str,
     limit: usize,
 ) -> Vec<Frame> {
-    let mut req = client().get(server.url(&format!("/api/debates/{id}/events{query}")));
-    if let Some(l) = last_event_id {
-        req = req.header("Last-Event-ID", l);
-    }
-    let mut resp = req.send().await.expect("GET events");
-    assert_eq!(resp.status(), 200);
-    let ct = resp.headers()["content-type"]
-        .to_str()
-        .expect("ct")
-        .to_owned();
-    assert!(ct.starts_with("text/event-stream"), "{ct}");
-    let mut buf = String::new();
-    let mut frames = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let chunk = tokio::time::timeout_at(deadline.into(), resp.chunk())
-            .await
-            .expect("SSE timed out")
-            .expect("read chunk");
-        let Some(chunk) = chunk else { return frames };
-        buf.push_str(std::str::from_utf8(&chunk).expect("utf-8"));
-        while let Some(end) = buf.find("\n\n") {
-            let raw: String = buf.drain(..end + 2).collect();
-            let mut frame_id = None;
-            let mut data = String::new();
-            for line in raw.lines() {
-                if let Some(v) = line.strip_prefix("id:") {
-                    frame_id = Some(v.trim().parse().expect("numeric id"));
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
-            }
-            if data.is_empty() {
-                continue; // keep-alive comment
-            }
-            let data: Value = serde_json::from_str(&data).expect("JSON data");
-            let terminal = matches!(data["type"].as_str(), Some("decision" | "interrupted"));
-            frames.push(Frame { id: frame_id, data });
-            if terminal || frames.len() >= limit {
-                return frames;
-            }
-        }
-    }
+    let mut stream = SseStream::open(server, id, last_event_id, query).await;
+    stream.take(limit).await
+}
+
+/// `consilium verify <source>`: whether it succeeded, and what it printed.
+pub fn verify(source: &str) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+        .args(["verify", source])
+        .output()
+        .expect("run verify");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
 }
 
 pub fn seqs(frames: &[Frame]) -> Vec<u64> {
@@ -168,10 +381,4 @@ pub fn seqs(frames: &[Frame]) -> Vec<u64> {
         .iter()
         .map(|f| f.data["seq"].as_u64().expect("seq"))
         .collect()
-}
-
-pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("consilium.db");
-    (dir, db)
 }
