@@ -85,24 +85,54 @@ async fn exported_logs_verify_and_tampering_is_located() {
 }
 
 #[tokio::test]
-async fn the_interrupted_event_continues_the_chain_after_a_crash() {
+async fn sv_5_sigkill_mid_debate_loses_nothing_a_client_saw_and_the_chain_verifies() {
     let (_dir, db) = temp_db();
-    let server = Server::start(&db, 300);
+    let server = Server::start(&db, 150);
     let id = create(
         &server,
         json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 2}),
     )
     .await;
-    read_sse(&server, &id, None, "", 5).await;
+    // A viewer receives part of the debate; the server dies the moment the 12th event arrives.
+    let seen = read_sse(&server, &id, None, "", 12).await;
     server.kill();
+    assert_eq!(seen.len(), 12);
+    assert!(
+        seen.iter().all(|f| f.data["type"] != "decision"),
+        "killed mid-debate"
+    );
+
     let server = Server::start(&db, 0);
     let export: Value = get_json(&server, &format!("/api/debates/{id}/export.json")).await;
+    assert_eq!(export["status"], "interrupted");
     let events: Vec<app::protocol::Event> =
         serde_json::from_value(export["events"].clone()).expect("events");
-    assert_eq!(events.last().expect("some").body.kind(), "interrupted");
+    // Every event the viewer saw is in the log, byte for byte (same hash), at the same place.
+    for frame in &seen {
+        let seq = frame.data["seq"].as_u64().expect("seq");
+        let stored = &events[seq as usize - 1];
+        assert_eq!(stored.seq, seq);
+        assert_eq!(
+            stored.hash,
+            frame.data["hash"].as_str().expect("hash"),
+            "event {seq}"
+        );
+    }
+    let last = events.last().expect("some");
+    assert_eq!(last.body.kind(), "interrupted", "marked, not resumed");
+    assert!(
+        events.len() > seen.len(),
+        "the interrupted event follows what was seen"
+    );
     assert_eq!(
         app::protocol::chain::verify_chain(&events),
         Ok(events.len()),
         "the chain still verifies after SIGKILL and restart"
+    );
+    eprintln!(
+        "SV-5 crash test: the viewer saw {} events; after restart the log holds {} (last: {}), chain intact",
+        seen.len(),
+        events.len(),
+        last.body.kind()
     );
 }
