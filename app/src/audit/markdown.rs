@@ -111,14 +111,21 @@ pub fn report(detail: &DebateDetail) -> String {
             );
         }
         if let Some(v) = &j.vote {
+            // The vote usually restates the revision; say so instead of repeating it.
+            let why = if j
+                .revision
+                .as_ref()
+                .is_some_and(|r| r.after.reasoning == v.reasoning)
+            {
+                "as stated in its revision".to_owned()
+            } else {
+                inline(&v.reasoning)
+            };
             line(
                 w,
                 &format!(
-                    "- **Round 4, vote:** {} (confidence {}, risk {}) — {}",
-                    v.decision,
-                    v.confidence,
-                    v.risk,
-                    inline(&v.reasoning)
+                    "- **Round 4, vote:** {} (confidence {}, risk {}) — {why}",
+                    v.decision, v.confidence, v.risk
                 ),
             );
         }
