@@ -15,7 +15,13 @@ pub fn report(detail: &DebateDetail) -> String {
     let w = &mut md;
     line(w, "# Consilium debate report");
     line(w, "");
-    line(w, &format!("**Query:** {}", inline(&detail.query)));
+    // Query, protocol and seed as the hashed log records them (the debates row is not chained).
+    let query = if audit.query.is_empty() {
+        &detail.query
+    } else {
+        &audit.query
+    };
+    line(w, &format!("**Query:** {}", inline(query)));
     line(w, "");
     line(
         w,
@@ -27,8 +33,13 @@ pub fn report(detail: &DebateDetail) -> String {
         &format!(
             "| `{}` | {} | {} | {} | {} | {} |",
             cell(&detail.id),
-            detail.protocol.to_uppercase(),
-            detail.seed,
+            if audit.protocol.is_empty() {
+                &detail.protocol
+            } else {
+                &audit.protocol
+            }
+            .to_uppercase(),
+            audit.seed,
             detail.status,
             cell(&detail.created_at),
             detail.events.len()
@@ -213,9 +224,11 @@ fn short_position(p: &Position) -> String {
     )
 }
 
-/// Text from agents or users, made safe for one Markdown line: no raw HTML, no line breaks.
+/// Text from agents or users, made safe for one Markdown line: no raw HTML, no line breaks, and
+/// no link, image, emphasis or code syntax (a query like `[approved](https://…)` stays literal).
+/// Bare URLs may still be auto-linked by some renderers; they show their own address.
 fn inline(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + 8);
     for ch in s.chars() {
         match ch {
             '<' => out.push_str("&lt;"),
@@ -223,13 +236,17 @@ fn inline(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '\r' => {}
             '\n' => out.push(' '),
+            '\\' | '[' | ']' | '!' | '*' | '_' | '`' | '~' => {
+                out.push('\\');
+                out.push(ch);
+            }
             c => out.push(c),
         }
     }
     out
 }
 
-/// As [`inline`], for a table cell: pipes and backticks escaped too.
+/// As [`inline`], for a table cell: pipes escaped too.
 fn cell(s: &str) -> String {
-    inline(s).replace('|', "\\|").replace('`', "\\`")
+    inline(s).replace('|', "\\|")
 }

@@ -9,7 +9,10 @@ use crate::protocol::Decision;
 fn log() -> Vec<Event> {
     let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| match &req.task {
         Task::Challenge { .. } => Ok(AgentReply::Challenge {
-            text: format!("{} | doubts `{}`\nsecond line", req.agent, req.round),
+            text: format!(
+                "{} | doubts `{}` [x](http://e.vil) ![i](y)\nsecond",
+                req.agent, req.round
+            ),
             argues_for: Decision::Warn,
         }),
         Task::Revise { .. } if req.agent == "safety" => Err("timed out".into()),
@@ -246,7 +249,7 @@ fn the_markdown_report_has_every_section_and_escapes_agent_text() {
         "ACT (confidence 80, risk 10) → WARN (confidence 55, risk 30)",
         "The challenges &lt;b&gt;convinced&lt;/b&gt; me.",
         "## Round 2: cross-challenges",
-        "| Utility Agent | Accuracy Agent | WARN | utility \\| doubts \\`2\\` second line |",
+        "| Utility Agent | Accuracy Agent | WARN | utility \\| doubts \\`2\\` \\[x\\](http://e.vil) \\!\\[i\\](y) second |",
         "**Failure:** round 3: timed out",
         "## Timeline",
         "## Integrity",

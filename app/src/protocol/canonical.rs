@@ -75,8 +75,18 @@ impl<'a> Object<'a> {
     }
 
     fn finish(mut self) -> Result<(), Error> {
+        // Stable sort, then keep the last of equal keys: what a JSON parser (and the
+        // `serde_json::Value` reference) makes of a repeated key.
         self.members
-            .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            .sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut i = 0;
+        while i + 1 < self.members.len() {
+            if self.members[i].0 == self.members[i + 1].0 {
+                self.members.remove(i);
+            } else {
+                i += 1;
+            }
+        }
         self.out.push(b'{');
         for (i, (key, value)) in self.members.iter().enumerate() {
             if i > 0 {

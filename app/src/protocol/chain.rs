@@ -18,8 +18,8 @@ pub fn canonical_json(event: &Event) -> String {
 }
 
 fn canonical_bytes(event: &Event) -> Vec<u8> {
-    // Every log type serialises (plain structs, strings, numbers); an error here is a bug, and
-    // the empty output makes the hash check fail loudly rather than silently pass.
+    // Every log type serialises (plain structs, strings, numbers), so this cannot fail for a real
+    // event; `verify_chain` rejects any event for which it would.
     super::canonical::to_canonical(event, &["prev_hash", "hash"]).unwrap_or_default()
 }
 
@@ -67,6 +67,9 @@ pub fn verify_chain(events: &[Event]) -> Result<usize, ChainError> {
         let tampered = |reason: String| ChainError::Tampered { seq: e.seq, reason };
         if e.seq != expected_seq {
             return Err(tampered(format!("expected sequence number {expected_seq}")));
+        }
+        if let Err(err) = super::canonical::to_canonical(e, &[]) {
+            return Err(tampered(format!("cannot be canonicalised: {err}")));
         }
         if e.prev_hash != prev {
             return Err(tampered(

@@ -35,8 +35,17 @@ pub fn AuditPage() -> impl IntoView {
 #[component]
 fn AuditDebate(detail: DebateDetail) -> impl IntoView {
     let id = detail.id.clone();
+    // The heading shows the query as the hashed log records it, not the (unchained) debates row.
+    let query = detail
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            crate::protocol::EventBody::DebateStarted { query, .. } => Some(query.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| detail.query.clone());
     view! {
-        <Title text=super::page_title("audit", &detail.query)/>
+        <Title text=super::page_title("audit", &query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
                 <span class="proto">{detail.protocol.to_uppercase()}</span>
@@ -44,7 +53,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
                 <StatusPill status=detail.status.clone()/>
                 <span class="muted">{format!("debate {}", detail.id)}</span>
             </div>
-            <h1 class="debate-query">{detail.query.clone()}</h1>
+            <h1 class="debate-query">{query.clone()}</h1>
             <nav class="audit-links">
                 <a href=format!("/debates/{id}")>"← Live view"</a>
                 <a href=format!("/api/debates/{id}/export.json") download="">"Download the log (JSON)"</a>

@@ -247,35 +247,52 @@ mod stream {
     /// Longest wait between attempts to reopen a stream the browser gave up on.
     const MAX_BACKOFF_MS: i32 = 10_000;
 
+    /// The page's one stream: the current EventSource, a pending reopen timer, failed attempts.
+    #[derive(Default)]
+    struct Link {
+        source: Option<EventSource>,
+        timer: Option<i32>,
+        attempt: u32,
+    }
+
+    type Shared = StoredValue<Link, LocalStorage>;
+
     pub fn connect(id: &str, state: RwSignal<DebateView>, conn: RwSignal<Connection>) {
-        let current = StoredValue::new_local(None::<EventSource>);
+        let link: Shared = StoredValue::new_local(Link::default());
         on_cleanup(move || {
-            conn.set(Connection::Closed);
-            current.with_value(|s| s.as_ref().map(EventSource::close));
+            // The page is going away: no stream, no pending reopen.
+            link.try_update_value(|l| {
+                if let Some(s) = l.source.take() {
+                    s.close();
+                }
+                if let (Some(t), Some(w)) = (l.timer.take(), web_sys::window()) {
+                    w.clear_timeout_with_handle(t);
+                }
+            });
         });
-        open(id.to_owned(), state, conn, current, 0);
+        open(id.to_owned(), state, conn, link);
     }
 
     /// Opens the stream after the last event folded in. EventSource retries network errors by
     /// itself (sending `Last-Event-ID`); when it gives up (an HTTP error, e.g. a proxy's 502 while
     /// the server restarts) a new one is opened with backoff, from the page's own cursor.
-    fn open(
-        id: String,
-        state: RwSignal<DebateView>,
-        conn: RwSignal<Connection>,
-        current: StoredValue<Option<EventSource>, LocalStorage>,
-        attempt: u32,
-    ) {
-        if conn.get_untracked() == Connection::Closed && attempt > 0 {
-            return; // finished, or the page went away
+    fn open(id: String, state: RwSignal<DebateView>, conn: RwSignal<Connection>, link: Shared) {
+        // Finished, or the page went away (its signals are gone).
+        if matches!(conn.try_get_untracked(), None | Some(Connection::Closed)) {
+            return;
         }
-        let after = state.with_untracked(|v| v.last_seq);
+        let Some(after) = state.try_with_untracked(|v| v.last_seq) else {
+            return;
+        };
         let url = format!("/api/debates/{id}/events?after={after}");
         let Ok(source) = EventSource::new(&url) else {
             conn.set(Connection::Failed);
             return;
         };
-        current.set_value(Some(source.clone()));
+        link.update_value(|l| {
+            l.timer = None;
+            l.source = Some(source.clone());
+        });
 
         let on_message = {
             let source = source.clone();
@@ -299,37 +316,49 @@ mod stream {
                 }
             })
         };
-        let on_open = Closure::<dyn FnMut()>::new(move || conn.set(Connection::Live));
+        let on_open = Closure::<dyn FnMut()>::new(move || {
+            link.try_update_value(|l| l.attempt = 0);
+            let _ = conn.try_set(Connection::Live);
+        });
         let on_error = {
             let source = source.clone();
             Closure::<dyn FnMut()>::new(move || {
-                if conn.get_untracked() == Connection::Closed {
+                if matches!(conn.try_get_untracked(), None | Some(Connection::Closed)) {
                     return;
                 }
                 conn.set(Connection::Reconnecting);
-                if source.ready_state() == EventSource::CLOSED {
-                    let delay = (500_i32 << attempt.min(5)).min(MAX_BACKOFF_MS);
-                    let id = id.clone();
-                    let retry = Closure::once(move || open(id, state, conn, current, attempt + 1));
-                    let scheduled = web_sys::window().and_then(|w| {
-                        w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                            retry.as_ref().unchecked_ref(),
-                            delay,
-                        )
-                        .ok()
-                    });
-                    if scheduled.is_some() {
+                if source.ready_state() != EventSource::CLOSED {
+                    return; // the browser retries by itself
+                }
+                let Some(attempt) = link.try_update_value(|l| {
+                    l.attempt += 1;
+                    l.attempt
+                }) else {
+                    return;
+                };
+                let delay = (250_i32 << attempt.min(6)).min(MAX_BACKOFF_MS);
+                let id = id.clone();
+                let retry = Closure::once(move || open(id, state, conn, link));
+                let timer = web_sys::window().and_then(|w| {
+                    w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        retry.as_ref().unchecked_ref(),
+                        delay,
+                    )
+                    .ok()
+                });
+                match timer {
+                    Some(t) => {
                         retry.forget();
-                    } else {
-                        conn.set(Connection::Failed);
+                        link.update_value(|l| l.timer = Some(t));
                     }
+                    None => conn.set(Connection::Failed),
                 }
             })
         };
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        // Each source's callbacks live as long as the page (a handful per reconnect).
+        // Each source's callbacks live as long as the page (three per reopen).
         on_message.forget();
         on_open.forget();
         on_error.forget();
