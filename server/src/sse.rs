@@ -6,7 +6,8 @@ use std::time::Duration;
 use app::protocol::Event;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::error::AppError;
@@ -32,8 +33,21 @@ pub async fn events(
     // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
     let live = state.engine.hub.subscribe(&id);
     let mut changes = state.engine.store.changes();
-    if !state.engine.store.exists(&id).await? {
+    let Some(status) = state.engine.store.status(&id).await? else {
         return Err(not_found(&id));
+    };
+    // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to stop
+    // reconnecting (an empty 200 would make it retry every few seconds, forever).
+    if status != "running" {
+        let end = state
+            .engine
+            .store
+            .last_event(&id)
+            .await?
+            .map_or(0, |e| e.seq);
+        if after >= end {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
     }
     let store = state.engine.store.clone();
     let stream = async_stream(move |tx| async move {

@@ -102,7 +102,7 @@ async fn last_event_id_resumes_exactly_after_n() {
     .await;
     let full = seqs(&read_sse(&server, &id, None, "", usize::MAX).await);
     let total = *full.last().expect("events");
-    for n in [0, 1, 7, total - 1, total] {
+    for n in [0, 1, 7, total - 1] {
         let got = seqs(&read_sse(&server, &id, Some(&n.to_string()), "", usize::MAX).await);
         assert_eq!(
             got,
@@ -111,6 +111,21 @@ async fn last_event_id_resumes_exactly_after_n() {
         );
         let got = seqs(&read_sse(&server, &id, None, &format!("?after={n}"), usize::MAX).await);
         assert_eq!(got, ((n + 1)..=total).collect::<Vec<_>>(), "?after={n}");
+    }
+    // At or past the end of a finished debate there is nothing to stream: 204, so EventSource
+    // stops reconnecting.
+    for n in [total, total + 5] {
+        for (header, query) in [
+            (Some(n.to_string()), String::new()),
+            (None, format!("?after={n}")),
+        ] {
+            let mut req = client().get(server.url(&format!("/api/debates/{id}/events{query}")));
+            if let Some(h) = &header {
+                req = req.header("Last-Event-ID", h);
+            }
+            let resp = req.send().await.expect("GET events");
+            assert_eq!(resp.status(), 204, "cursor {n} {header:?} {query}");
+        }
     }
     // The header wins over the query string (EventSource reconnects keep the original URL).
     let got = seqs(&read_sse(&server, &id, Some("10"), "?after=2", usize::MAX).await);
