@@ -235,7 +235,7 @@ impl Audit {
                 seq: e.seq,
                 ts: e.ts.clone(),
                 kind: e.body.kind().to_owned(),
-                round: round_of(&e.body),
+                round: e.body.round(),
                 summary: summarise(&e.body),
                 hash: e.hash.clone(),
             });
@@ -330,19 +330,6 @@ impl Audit {
         self.challenges
             .iter()
             .find(|c| c.from == from && c.to == to)
-    }
-}
-
-fn round_of(body: &EventBody) -> Option<u8> {
-    match body {
-        EventBody::RoundStarted { round, .. }
-        | EventBody::Thinking { round, .. }
-        | EventBody::Position { round, .. }
-        | EventBody::Challenge { round, .. }
-        | EventBody::Revision { round, .. }
-        | EventBody::Vote { round, .. }
-        | EventBody::AgentFailed { round, .. } => Some(*round),
-        _ => None,
     }
 }
 

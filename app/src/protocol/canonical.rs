@@ -316,6 +316,10 @@ impl ser::SerializeStruct for Object<'_> {
     }
 }
 
+fn key_error() -> Error {
+    Error("object keys must be strings".into())
+}
+
 /// Object keys: strings, or integers written as strings (as serde_json does).
 struct KeyName;
 
@@ -330,7 +334,7 @@ macro_rules! integer_keys {
 macro_rules! refused_keys {
     ($($method:ident: $ty:ty),* $(,)?) => {
         $(fn $method(self, _: $ty) -> Result<String, Error> {
-            Err(Error("object keys must be strings".into()))
+            Err(key_error())
         })*
     };
 }
@@ -372,7 +376,7 @@ impl ser::Serializer for KeyName {
         value.serialize(self)
     }
     fn serialize_none(self) -> Result<String, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Error> {
         self.serialize_none()
@@ -393,17 +397,17 @@ impl ser::Serializer for KeyName {
         self.serialize_none()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_tuple_struct(
         self,
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_tuple_variant(
         self,
@@ -412,13 +416,13 @@ impl ser::Serializer for KeyName {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
     fn serialize_struct_variant(
         self,
@@ -427,6 +431,6 @@ impl ser::Serializer for KeyName {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(Error("object keys must be strings".into()))
+        Err(key_error())
     }
 }

@@ -25,9 +25,13 @@ fn canonical_bytes(event: &Event) -> Vec<u8> {
 
 /// `sha256(prev_hash ‖ canonical JSON)` as lowercase hex.
 pub fn event_hash(prev_hash: &str, event: &Event) -> String {
+    hash_bytes(prev_hash, &canonical_bytes(event))
+}
+
+fn hash_bytes(prev_hash: &str, canonical: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(prev_hash.as_bytes());
-    h.update(canonical_bytes(event));
+    h.update(canonical);
     hex(&h.finalize())
 }
 
@@ -68,15 +72,14 @@ pub fn verify_chain(events: &[Event]) -> Result<usize, ChainError> {
         if e.seq != expected_seq {
             return Err(tampered(format!("expected sequence number {expected_seq}")));
         }
-        if let Err(err) = super::canonical::to_canonical(e, &[]) {
-            return Err(tampered(format!("cannot be canonicalised: {err}")));
-        }
+        let canonical = super::canonical::to_canonical(e, &["prev_hash", "hash"])
+            .map_err(|err| tampered(format!("cannot be canonicalised: {err}")))?;
         if e.prev_hash != prev {
             return Err(tampered(
                 "prev_hash does not match the previous event's hash".into(),
             ));
         }
-        let recomputed = event_hash(&prev, e);
+        let recomputed = hash_bytes(&prev, &canonical);
         if e.hash != recomputed {
             return Err(tampered(format!(
                 "hash {} does not match its content (recomputed {})",

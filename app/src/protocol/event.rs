@@ -114,6 +114,20 @@ impl EventBody {
         }
     }
 
+    /// The round an event belongs to; `None` for debate-level events.
+    pub fn round(&self) -> Option<u8> {
+        match self {
+            EventBody::RoundStarted { round, .. }
+            | EventBody::Thinking { round, .. }
+            | EventBody::Position { round, .. }
+            | EventBody::Challenge { round, .. }
+            | EventBody::Revision { round, .. }
+            | EventBody::Vote { round, .. }
+            | EventBody::AgentFailed { round, .. } => Some(*round),
+            _ => None,
+        }
+    }
+
     /// After a terminal event nothing more is appended to the debate.
     pub fn is_terminal(&self) -> bool {
         matches!(self, EventBody::Decision(_) | EventBody::Interrupted { .. })
