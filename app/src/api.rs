@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{Event, Verdict};
+use crate::protocol::Event;
 
 /// S4-8: longer queries are rejected with a clear error.
 pub const MAX_QUERY_CHARS: usize = 4000;
@@ -127,7 +127,9 @@ pub struct DebateSummary {
     pub protocol: String,
     /// `running | finished | interrupted`.
     pub status: String,
-    pub decision: Option<Verdict>,
+    /// The decision's label: `ACT`/`WARN`/`REFUSE` (S4), `BUY`/`SELL`/`HOLD` (RR), or the WC
+    /// outcome (`ACCEPTED`, `CONSENSUS_REACHED`, …).
+    pub decision: Option<String>,
     pub created_at: String,
 }
 
@@ -138,7 +140,7 @@ pub struct DebateDetail {
     pub query: String,
     pub protocol: String,
     pub status: String,
-    pub decision: Option<Verdict>,
+    pub decision: Option<String>,
     pub seed: u64,
     pub created_at: String,
     pub events: Vec<Event>,

@@ -7,9 +7,9 @@ pub mod markdown;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::chain::{recompute_decision, verify_chain, ChainError};
-use crate::protocol::s4::{S4Outcome, Vote};
+use crate::protocol::s4::Vote;
 use crate::protocol::types::display_name;
-use crate::protocol::{AgentSpec, Decision, Event, EventBody, Position};
+use crate::protocol::{AgentSpec, Decision, Event, EventBody, Outcome, Position};
 
 /// The result of re-checking a log: the chain, then the decision recomputed from the votes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -17,8 +17,10 @@ pub enum Check {
     /// Chain intact and the logged decision equals the recomputed one.
     Verified {
         events: usize,
+        /// The logged inputs the decision was recomputed from: S4 votes, RR turns, WC cards,
+        /// verifications and panel evaluations.
         votes: usize,
-        outcome: S4Outcome,
+        outcome: Outcome,
     },
     /// Chain intact, but the debate has no decision to recompute (running or interrupted).
     Unfinished { events: usize },
@@ -38,7 +40,7 @@ impl Check {
                 events, outcome, ..
             } => format!(
                 "verified: {events} events, decision {} recomputed",
-                outcome.decision
+                outcome.label()
             ),
             Check::Unfinished { events } => format!(
                 "chain verified ({events} events), but the log has no decision to recompute (the debate did not finish)"
@@ -65,14 +67,24 @@ impl Check {
             ));
         }
         if let Check::Verified { votes, outcome, .. } = self {
-            lines.push(format!(
-                "decision: {} recomputed from {votes} logged votes ({}, {}% agreement, max risk {}, veto {}) — matches the log",
-                outcome.decision,
-                outcome.consensus.label(),
-                outcome.agreement_percentage,
-                outcome.max_risk,
-                outcome.veto_applied
-            ));
+            lines.push(match outcome {
+                Outcome::S4(o) => format!(
+                    "decision: {} recomputed from {votes} logged votes ({}, {}% agreement, max risk {}, veto {}) — matches the log",
+                    o.decision,
+                    o.consensus.label(),
+                    o.agreement_percentage,
+                    o.max_risk,
+                    o.veto_applied
+                ),
+                Outcome::RoundRobin(o) => format!(
+                    "decision: {} recomputed from {votes} logged turns and every round's consensus check ({}% agreement, {} rounds, {} turns) — matches the log",
+                    o.stance, o.agreement_percentage, o.total_rounds, o.total_turns
+                ),
+                Outcome::Collapse(o) => format!(
+                    "decision: {} recomputed from {votes} logged cards, verifications and panel evaluations (scores, gates, ranking and panel consensus) — matches the log",
+                    o.outcome.as_str()
+                ),
+            });
         }
         lines.push(self.headline());
         lines
@@ -105,7 +117,16 @@ pub fn check(events: &[Event]) -> Check {
             events: n,
             votes: events
                 .iter()
-                .filter(|e| matches!(e.body, EventBody::Vote { .. }))
+                .filter(|e| {
+                    matches!(
+                        e.body,
+                        EventBody::Vote { .. }
+                            | EventBody::Turn { .. }
+                            | EventBody::CardSubmitted(_)
+                            | EventBody::CardVerified(_)
+                            | EventBody::PanelEvaluated(_)
+                    )
+                })
                 .count(),
             outcome,
         },
@@ -223,7 +244,7 @@ pub struct Audit {
     pub timeline: Vec<Entry>,
     pub journeys: Vec<Journey>,
     pub challenges: Vec<ChallengeCell>,
-    pub outcome: Option<S4Outcome>,
+    pub outcome: Option<Outcome>,
     pub interrupted: Option<String>,
 }
 
@@ -315,7 +336,7 @@ impl Audit {
                 }),
                 EventBody::Decision(outcome) => a.outcome = Some(outcome.clone()),
                 EventBody::Interrupted { reason } => a.interrupted = Some(reason.clone()),
-                EventBody::RoundStarted { .. } | EventBody::Thinking { .. } => {}
+                _ => {}
             }
         }
         a
@@ -407,14 +428,91 @@ pub fn summarise(body: &EventBody) -> String {
             "{} failed: {error} — counted as {substitute}",
             display_name(agent)
         ),
-        EventBody::Decision(o) => format!(
+        EventBody::Decision(Outcome::S4(o)) => format!(
             "Decision {} ({}, {}% agreement) — {}",
             o.decision,
             o.consensus.label(),
             o.agreement_percentage,
             o.reasoning
         ),
+        EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
         EventBody::Interrupted { reason } => format!("Interrupted: {reason}"),
+        other => summarise_more(other),
+    }
+}
+
+/// One line for the RR and WC events.
+fn summarise_more(body: &EventBody) -> String {
+    use crate::protocol::collapse::GateVerdict;
+    match body {
+        EventBody::TriggerChecked(t) => t.explanation.clone(),
+        EventBody::Turn {
+            agent,
+            turn,
+            position,
+            ..
+        } => format!(
+            "{} turn {turn}: {} (confidence {}) — {}",
+            display_name(agent),
+            position.stance,
+            position.confidence,
+            position.reasoning
+        ),
+        EventBody::ConsensusChecked(c) => c.verdict.clone(),
+        EventBody::CardSubmitted(c) => format!(
+            "Card {} (revision {}): {} — S = {:.2}",
+            c.position,
+            c.revision,
+            c.card
+                .plan
+                .first()
+                .map_or("(no plan)", |p| p.action.as_str()),
+            c.score.total
+        ),
+        EventBody::CardVerified(v) => format!(
+            "{} {} {}: {}",
+            display_name(&v.agent),
+            if v.approve { "approves" } else { "rejects" },
+            v.position,
+            v.notes
+        ),
+        EventBody::GatesChecked(g) => format!(
+            "Gates for {}: {}",
+            g.position,
+            match g.verdict {
+                GateVerdict::Pass => "all passed".to_owned(),
+                _ => g
+                    .checks
+                    .iter()
+                    .find(|c| c.verdict != GateVerdict::Pass)
+                    .map_or_else(String::new, |c| c.detail.clone()),
+            }
+        ),
+        EventBody::Converged(c) => c.reason.clone(),
+        EventBody::Critiqued(c) => format!(
+            "{} scores {} {:.1}/10: {}",
+            display_name(&c.agent),
+            c.position,
+            c.score,
+            c.concerns.join("; ")
+        ),
+        EventBody::ReflexionStarted(r) => {
+            format!("Reflexion {}: {}", r.attempt, r.triggers.join("; "))
+        }
+        EventBody::PanelEvaluated(p) => format!(
+            "{} (weight {}, confidence {:.2}) recommends {}",
+            display_name(&p.agent),
+            p.weight,
+            p.evaluation.confidence,
+            p.evaluation.recommendation
+        ),
+        EventBody::PanelScored(p) => p.rule.clone(),
+        EventBody::HybridSynthesized(h) => format!(
+            "Hybrid of {} — S = {:.2}",
+            h.from.join(" + "),
+            h.score.total
+        ),
+        other => other.kind().to_owned(),
     }
 }
 

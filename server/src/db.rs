@@ -9,7 +9,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use app::api::{DebateDetail, DebateSummary};
-use app::protocol::{Event, EventBody, Verdict};
+use app::protocol::{Event, EventBody};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 use tokio::sync::broadcast;
@@ -188,7 +188,7 @@ impl Store {
         };
         let bodies = encode_all(debate, events)?;
         let status = match &last.body {
-            EventBody::Decision(outcome) => Some(("finished", Some(outcome.decision.as_str()))),
+            EventBody::Decision(outcome) => Some(("finished", Some(outcome.label()))),
             EventBody::Interrupted { .. } => Some(("interrupted", None)),
             _ => None,
         };
@@ -396,9 +396,7 @@ fn summary((id, query, protocol, status, decision, created_at): SummaryRow) -> D
         query,
         protocol,
         status,
-        decision: decision
-            .as_deref()
-            .and_then(|d| Verdict::ALL.into_iter().find(|v| v.as_str() == d)),
+        decision,
         created_at,
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::{check, Audit};
 use crate::api::DebateDetail;
 use crate::protocol::types::display_name;
-use crate::protocol::Position;
+use crate::protocol::{Outcome, Position};
 
 pub fn report(detail: &DebateDetail) -> String {
     let audit = Audit::from_events(&detail.events);
@@ -48,7 +48,7 @@ pub fn report(detail: &DebateDetail) -> String {
 
     line(w, "");
     match (&audit.outcome, &audit.interrupted) {
-        (Some(o), _) => {
+        (Some(Outcome::S4(o)), _) => {
             line(
                 w,
                 &format!("## Decision: {} ({})", o.decision, o.consensus.label()),
@@ -81,6 +81,11 @@ pub fn report(detail: &DebateDetail) -> String {
                 names(&o.changed_minds)
             };
             line(w, &format!("- Changed their minds: {changed}"));
+        }
+        (Some(o), _) => {
+            line(w, &format!("## Decision: {}", o.label()));
+            line(w, "");
+            line(w, &inline(o.reasoning()));
         }
         (None, Some(reason)) => {
             line(w, "## Interrupted");

@@ -32,9 +32,12 @@ fn log() -> Vec<Event> {
     seal_all(bodies)
 }
 
-fn verified_outcome(events: &[Event]) -> S4Outcome {
+fn verified_outcome(events: &[Event]) -> crate::protocol::s4::S4Outcome {
     match check(events) {
-        Check::Verified { outcome, .. } => outcome,
+        Check::Verified {
+            outcome: crate::protocol::Outcome::S4(outcome),
+            ..
+        } => outcome,
         other => panic!("expected verified, got {other:?}"),
     }
 }
@@ -91,7 +94,7 @@ fn check_names_the_first_problem_sv_2() {
             "forged decision, re-sealed",
             |l| {
                 let last = l.len() - 1;
-                if let EventBody::Decision(o) = &mut l[last].body {
+                if let EventBody::Decision(crate::protocol::Outcome::S4(o)) = &mut l[last].body {
                     o.decision = crate::protocol::Verdict::Refuse;
                 }
                 let prev = l[last - 1].hash.clone();

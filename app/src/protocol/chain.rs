@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::event::{Event, EventBody};
 use super::s4::{aggregate, S4Outcome, Vote};
+use super::Outcome;
 
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -104,11 +105,34 @@ pub enum RecomputeError {
         "the logged decision {logged} differs from the one recomputed from the votes: {recomputed}"
     )]
     Mismatch { logged: String, recomputed: String },
+    /// RR and WC: a logged step differs from what the protocol's rules give for the logged inputs.
+    #[error("{0}")]
+    Step(String),
 }
 
-/// SV-2: recomputes the S4 decision from the logged votes with the same aggregation code, and
-/// checks it equals the logged decision event.
-pub fn recompute_decision(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
+/// SV-2: recomputes the decision from the logged inputs with the protocol's own code (S4 votes,
+/// RR turns, WC cards/verifications/panel) and checks it equals the logged decision event.
+pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
+    let logged = events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            EventBody::Decision(o) => Some(o),
+            _ => None,
+        })
+        .ok_or(RecomputeError::NoDecision)?;
+    match logged {
+        Outcome::S4(_) => recompute_s4(events).map(Outcome::S4),
+        Outcome::RoundRobin(_) => super::round_robin::recompute(events)
+            .map(Outcome::RoundRobin)
+            .map_err(RecomputeError::Step),
+        Outcome::Collapse(_) => super::collapse::recompute(events)
+            .map(Outcome::Collapse)
+            .map_err(RecomputeError::Step),
+    }
+}
+
+fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
     let mut votes: Vec<Vote> = Vec::new();
     let mut initial: Vec<(&str, super::Decision)> = Vec::new();
     let mut logged = None;
@@ -118,7 +142,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<S4Outcome, RecomputeError>
                 agent, position, ..
             } => initial.push((agent, position.decision)),
             EventBody::Vote { vote, .. } => votes.push(vote.clone()),
-            EventBody::Decision(outcome) => logged = Some(outcome),
+            EventBody::Decision(Outcome::S4(outcome)) => logged = Some(outcome),
             _ => {}
         }
     }
@@ -260,7 +284,7 @@ mod tests {
         let log = sealed_log();
         assert_eq!(verify_chain(&log), Ok(log.len()));
         let outcome = recompute_decision(&log).expect("recomputed");
-        assert_eq!(outcome.decision, crate::protocol::Verdict::Act);
+        assert_eq!(outcome.label(), "ACT");
     }
 
     #[test]
@@ -316,7 +340,9 @@ mod tests {
         let mut log = sealed_log();
         let last = log.len() - 1;
         if let EventBody::Decision(o) = &mut log[last].body {
-            o.decision = crate::protocol::Verdict::Refuse;
+            if let Outcome::S4(o) = o {
+                o.decision = crate::protocol::Verdict::Refuse;
+            }
         }
         let prev = log[last - 1].hash.clone();
         log[last] = seal(log[last].clone(), &prev);

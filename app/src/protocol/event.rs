@@ -3,8 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::s4::{S4Outcome, Vote};
+use super::collapse::{
+    CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
+    PanelEvaluated, PanelScored, ReflexionStarted, WcParams,
+};
+use super::round_robin::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
+use super::s4::Vote;
 use super::types::{AgentSpec, Decision, Position};
+use super::Outcome;
 
 /// One logged step. On the wire: `{"seq": 3, "ts": "...", "type": "position", ...payload}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +51,10 @@ pub enum EventBody {
         seed: u64,
         agents: Vec<AgentSpec>,
         rounds: Vec<RoundInfo>,
+        /// RR and WC parameters, so the decision can be recomputed from the log. Absent for S4,
+        /// which keeps S4 logs written before it byte-identical.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config: Option<Config>,
     },
     RoundStarted {
         round: u8,
@@ -91,8 +101,39 @@ pub enum EventBody {
         error: String,
         substitute: String,
     },
-    /// The aggregated result (S4-6, S4-7). Always the last event of a finished debate.
-    Decision(S4Outcome),
+    /// RR-5: whether the query calls for a debate, and why.
+    TriggerChecked(TriggerCheck),
+    /// RR-1: one agent's turn.
+    Turn {
+        agent: String,
+        round: u8,
+        /// The agent's 1-based turn number.
+        turn: u32,
+        #[serde(flatten)]
+        position: RrPosition,
+    },
+    /// RR-2: the consensus check after a round.
+    ConsensusChecked(ConsensusCheck),
+    /// WC-1/WC-2: a position card and its score.
+    CardSubmitted(CardSubmitted),
+    /// WC-3 rule 1.
+    CardVerified(CardVerified),
+    /// WC-3: the gates for one position.
+    GatesChecked(GatesChecked),
+    /// WC-4: the ranking and the next step.
+    Converged(Converged),
+    /// WC-4/WC-7: the skeptic's critique before a reflexion.
+    Critiqued(Critiqued),
+    /// WC-4/WC-7: a reflexion loop starts.
+    ReflexionStarted(ReflexionStarted),
+    /// WC-5: one panel member's scores.
+    PanelEvaluated(PanelEvaluated),
+    /// WC-5/WC-6: the weighted consensus scores.
+    PanelScored(PanelScored),
+    /// WC-6: the hybrid of the top two.
+    HybridSynthesized(HybridSynthesized),
+    /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
+    Decision(Outcome),
     /// The server stopped before the debate finished; the log ends here (SV-5).
     Interrupted { reason: String },
 }
@@ -109,6 +150,18 @@ impl EventBody {
             EventBody::Revision { .. } => "revision",
             EventBody::Vote { .. } => "vote",
             EventBody::AgentFailed { .. } => "agent_failed",
+            EventBody::TriggerChecked(_) => "trigger_checked",
+            EventBody::Turn { .. } => "turn",
+            EventBody::ConsensusChecked(_) => "consensus_checked",
+            EventBody::CardSubmitted(_) => "card_submitted",
+            EventBody::CardVerified(_) => "card_verified",
+            EventBody::GatesChecked(_) => "gates_checked",
+            EventBody::Converged(_) => "converged",
+            EventBody::Critiqued(_) => "critiqued",
+            EventBody::ReflexionStarted(_) => "reflexion_started",
+            EventBody::PanelEvaluated(_) => "panel_evaluated",
+            EventBody::PanelScored(_) => "panel_scored",
+            EventBody::HybridSynthesized(_) => "hybrid_synthesized",
             EventBody::Decision(_) => "decision",
             EventBody::Interrupted { .. } => "interrupted",
         }
@@ -123,8 +176,22 @@ impl EventBody {
             | EventBody::Challenge { round, .. }
             | EventBody::Revision { round, .. }
             | EventBody::Vote { round, .. }
-            | EventBody::AgentFailed { round, .. } => Some(*round),
-            _ => None,
+            | EventBody::AgentFailed { round, .. }
+            | EventBody::Turn { round, .. } => Some(*round),
+            EventBody::ConsensusChecked(c) => Some(c.round),
+            EventBody::CardSubmitted(c) => Some(c.round),
+            EventBody::CardVerified(c) => Some(c.round),
+            EventBody::GatesChecked(c) => Some(c.round),
+            EventBody::Converged(c) => Some(c.round),
+            EventBody::Critiqued(c) => Some(c.round),
+            EventBody::ReflexionStarted(c) => Some(c.round),
+            EventBody::PanelEvaluated(c) => Some(c.round),
+            EventBody::PanelScored(c) => Some(c.round),
+            EventBody::HybridSynthesized(c) => Some(c.round),
+            EventBody::DebateStarted { .. }
+            | EventBody::TriggerChecked(_)
+            | EventBody::Decision(_)
+            | EventBody::Interrupted { .. } => None,
         }
     }
 
@@ -139,4 +206,12 @@ pub struct RoundInfo {
     pub round: u8,
     pub name: String,
     pub expected: u32,
+}
+
+/// Protocol parameters logged with `debate_started`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Config {
+    RoundRobin(RrParams),
+    Collapse(WcParams),
 }

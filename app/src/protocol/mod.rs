@@ -3,13 +3,19 @@
 
 mod canonical;
 pub mod chain;
+pub mod collapse;
+mod debate;
 pub mod event;
 pub mod reducer;
+pub mod request;
+pub mod round_robin;
 pub mod s4;
 pub mod types;
 
-pub use event::{Event, EventBody, RoundInfo};
+pub use debate::{check_agents, Debate, Outcome};
+pub use event::{Config, Event, EventBody, RoundInfo};
 pub use reducer::DebateView;
+pub use request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use types::{AgentSpec, Decision, Position, Role, Verdict};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -26,4 +32,11 @@ pub enum ProtocolError {
     UnknownRequest(u32),
     #[error("round {round} expects a different reply, got a {got}")]
     WrongReply { round: u8, got: &'static str },
+    #[error("{field}: {problem}")]
+    BadParameter {
+        field: &'static str,
+        problem: String,
+    },
+    #[error("{0}")]
+    InvalidCard(String),
 }

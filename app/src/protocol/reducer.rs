@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::event::{Event, EventBody};
-use super::s4::S4Outcome;
 use super::types::{display_name, AgentSpec, Decision};
+use super::Outcome;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -75,7 +75,7 @@ pub struct DebateView {
     pub thinking: Vec<String>,
     pub challenges: u32,
     pub failures: u32,
-    pub decision: Option<S4Outcome>,
+    pub decision: Option<Outcome>,
     pub interrupted: Option<String>,
 }
 
@@ -137,6 +137,7 @@ impl DebateView {
                 seed,
                 agents,
                 rounds,
+                ..
             } => {
                 self.protocol.clone_from(protocol);
                 self.query.clone_from(query);
@@ -272,7 +273,8 @@ impl DebateView {
                 // Votes that match the outcome are agreements (green).
                 for round in &mut self.rounds {
                     for card in round.cards.iter_mut().filter(|c| c.round == 4) {
-                        if card.decision.map(|d| d.verdict()) == Some(outcome.decision) {
+                        let verdict = outcome.as_s4().map(|o| o.decision);
+                        if verdict.is_some() && card.decision.map(|d| d.verdict()) == verdict {
                             card.tone = Tone::Agreement;
                         }
                     }
@@ -284,6 +286,7 @@ impl DebateView {
                 self.thinking.clear();
                 self.interrupted = Some(reason.clone());
             }
+            _ => {}
         }
         true
     }
@@ -350,6 +353,7 @@ mod tests {
         assert_eq!(tone(Tone::Agreement), 1 + 2);
         assert!(view.thinking.is_empty());
         let outcome = view.decision.as_ref().expect("decision");
+        let outcome = outcome.as_s4().expect("S4");
         assert_eq!(outcome.changed_minds, vec!["utility".to_string()]);
     }
 

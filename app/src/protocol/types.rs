@@ -97,35 +97,87 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// The perspective an S4 agent argues from (S4-1).
+/// The perspective an agent argues from. S4: utility, accuracy, safety (S4-1). RR: valuation,
+/// sentiment, fundamental (RR-1). WC: card authors, the verifier, the skeptic and the seven
+/// consensus-panel evaluators (WC-4, WC-5; the verifier and skeptic also sit on the panel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Role {
     Utility,
     Accuracy,
     Safety,
+    Valuation,
+    Sentiment,
+    Fundamental,
+    Author,
+    Verifier,
+    Skeptic,
+    Minimalist,
+    DomainExpert,
+    CollectiveIntelligence,
+    RiskCompliance,
+    UserValue,
 }
 
 impl Role {
+    pub const ALL: [Role; 14] = [
+        Role::Utility,
+        Role::Accuracy,
+        Role::Safety,
+        Role::Valuation,
+        Role::Sentiment,
+        Role::Fundamental,
+        Role::Author,
+        Role::Verifier,
+        Role::Skeptic,
+        Role::Minimalist,
+        Role::DomainExpert,
+        Role::CollectiveIntelligence,
+        Role::RiskCompliance,
+        Role::UserValue,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Utility => "utility",
             Role::Accuracy => "accuracy",
             Role::Safety => "safety",
+            Role::Valuation => "valuation",
+            Role::Sentiment => "sentiment",
+            Role::Fundamental => "fundamental",
+            Role::Author => "author",
+            Role::Verifier => "verifier",
+            Role::Skeptic => "skeptic",
+            Role::Minimalist => "minimalist",
+            Role::DomainExpert => "domain_expert",
+            Role::CollectiveIntelligence => "collective_intelligence",
+            Role::RiskCompliance => "risk_compliance",
+            Role::UserValue => "user_value",
         }
     }
 
-    /// The question this role asks of every query (S4-1).
+    /// The question this role asks of every query.
     pub fn question(self) -> &'static str {
         match self {
             Role::Utility => "Is this actionable and useful?",
             Role::Accuracy => "Can I verify this is correct?",
             Role::Safety => "What could go wrong?",
+            Role::Valuation => "Is the price right for what it is worth?",
+            Role::Sentiment => "What do the market and the news say?",
+            Role::Fundamental => "Are the business and its numbers sound?",
+            Role::Author => "What should we do, and why?",
+            Role::Verifier => "Is the evidence real and are the invariants kept?",
+            Role::Skeptic => "What fails, and what was assumed?",
+            Role::Minimalist => "Is this the simplest, cheapest, most reversible way?",
+            Role::DomainExpert => "Is this technically right and idiomatic?",
+            Role::CollectiveIntelligence => "What happened when others did this?",
+            Role::RiskCompliance => "Is it secure, compliant and auditable?",
+            Role::UserValue => "What does the user gain?",
         }
     }
 
     pub fn parse(s: &str) -> Option<Role> {
-        [Role::Utility, Role::Accuracy, Role::Safety]
+        Role::ALL
             .into_iter()
             .find(|r| r.as_str().eq_ignore_ascii_case(s.trim()))
     }

@@ -8,7 +8,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::data::get_debate;
-use super::widgets::{DecisionBanner, DecisionChip, StatusPill};
+use super::widgets::{DecisionChip, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
 use crate::audit::{Audit, Check, Journey};
 use crate::protocol::types::display_name;
@@ -80,7 +80,7 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
         {match outcome {
-            Some(outcome) => view! { <DecisionBanner outcome/> }.into_any(),
+            Some(outcome) => view! { <OutcomeBanner outcome/> }.into_any(),
             None => view! { <section class="panel muted">"No decision in this log yet."</section> }.into_any(),
         }}
         <section class="panel">

@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::data::get_debate;
-use super::widgets::{CardView, DecisionBanner, StatusPill};
+use super::widgets::{CardView, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
 use crate::protocol::reducer::Status;
 use crate::protocol::DebateView;
@@ -121,7 +121,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         {move || state.with(|v| v.interrupted.clone()).map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
-        {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <DecisionBanner outcome/> })}
+        {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
 
         <section class="board" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">

@@ -1,9 +1,11 @@
 //! The Leptos UI: server-rendered, then hydrated in the browser (UI-1, UI-2).
 
 mod audit;
+mod collapse;
 mod data;
 mod home;
 mod live;
+mod round_robin;
 pub mod viewer;
 mod widgets;
 

@@ -4,13 +4,17 @@ use leptos::prelude::*;
 
 use crate::protocol::reducer::{Card, Tone};
 use crate::protocol::s4::S4Outcome;
+use crate::protocol::Outcome;
 use crate::protocol::{Decision, Verdict};
 
 #[component]
-pub fn DecisionBadge(decision: Option<Verdict>) -> impl IntoView {
+pub fn DecisionBadge(decision: Option<String>) -> impl IntoView {
     match decision {
-        Some(v) => view! { <span class=format!("badge d-{}", v.as_str().to_lowercase())>{v.as_str()}</span> }
-            .into_any(),
+        // ACT/WARN/REFUSE, BUY/SELL/HOLD or a WC outcome; the class colours it.
+        Some(label) => {
+            let class = format!("badge d-{}", label.to_lowercase());
+            view! { <span class=class>{label}</span> }.into_any()
+        }
         None => view! { <span class="muted">"—"</span> }.into_any(),
     }
 }
@@ -56,7 +60,19 @@ pub fn CardView(card: Card) -> impl IntoView {
     }
 }
 
-/// The final decision with its vote breakdown (UI-2).
+/// The final decision of any protocol.
+#[component]
+pub fn OutcomeBanner(outcome: Outcome) -> impl IntoView {
+    match outcome {
+        Outcome::S4(outcome) => view! { <DecisionBanner outcome/> }.into_any(),
+        Outcome::RoundRobin(outcome) => {
+            view! { <super::round_robin::RrBanner outcome/> }.into_any()
+        }
+        Outcome::Collapse(outcome) => view! { <super::collapse::WcBanner outcome/> }.into_any(),
+    }
+}
+
+/// The final S4 decision with its vote breakdown (UI-2).
 #[component]
 pub fn DecisionBanner(outcome: S4Outcome) -> impl IntoView {
     let verdict = outcome.decision.as_str();

@@ -11,8 +11,7 @@ mod tests;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
+pub use super::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use aggregate::{aggregate, Consensus, DecisionCounts, S4Outcome, Vote};
 
 use super::event::{EventBody, RoundInfo};
@@ -25,56 +24,6 @@ pub const VETO_RISK: u8 = 50;
 pub const MAX_AGENTS: usize = 8;
 
 pub const ROUND_NAMES: [&str; 4] = ["Initial Analysis", "Challenge", "Revision", "Final Vote"];
-
-/// A question for one agent. Each task carries exactly what the agent may see in that round
-/// (the S4 information flow) and nothing more.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentRequest {
-    pub id: u32,
-    pub agent: String,
-    pub role: Role,
-    pub round: u8,
-    pub task: Task,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Task {
-    /// S4-2, round 1: the query only.
-    Analyse { query: Arc<str> },
-    /// S4-3, round 2: the query, the challenger's own round-1 position and the challenged
-    /// agent's round-1 reasoning (not its decision or numbers).
-    Challenge {
-        query: Arc<str>,
-        own: Position,
-        target: String,
-        target_role: Role,
-        target_reasoning: String,
-    },
-    /// S4-4, round 3: the query, the agent's own round-1 position and every challenge aimed at it.
-    Revise {
-        query: Arc<str>,
-        own: Position,
-        challenges: Vec<ChallengeSeen>,
-    },
-}
-
-/// A challenge as its target receives it in round 3.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ChallengeSeen {
-    pub from: String,
-    pub from_role: Role,
-    pub text: String,
-    pub argues_for: Decision,
-}
-
-/// What an agent answers. The variant must match the task it was asked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum AgentReply {
-    Position(Position),
-    Challenge { text: String, argues_for: Decision },
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -111,20 +60,7 @@ pub struct S4Debate {
 impl S4Debate {
     /// Starts a debate: validates the agent set (S4-1: N ≥ 2, unique ids) and queues round 1.
     pub fn new(query: &str, agents: Vec<AgentSpec>, seed: u64) -> Result<Self, ProtocolError> {
-        if agents.len() < 2 {
-            return Err(ProtocolError::TooFewAgents(agents.len()));
-        }
-        if agents.len() > MAX_AGENTS {
-            return Err(ProtocolError::TooManyAgents(agents.len(), MAX_AGENTS));
-        }
-        for (i, a) in agents.iter().enumerate() {
-            if a.id.trim().is_empty() {
-                return Err(ProtocolError::EmptyAgentId);
-            }
-            if agents[..i].iter().any(|b| b.id == a.id) {
-                return Err(ProtocolError::DuplicateAgent(a.id.clone()));
-            }
-        }
+        super::check_agents(&agents, MAX_AGENTS)?;
         let n = agents.len();
         let mut debate = S4Debate {
             query: Arc::from(query),
@@ -151,6 +87,7 @@ impl S4Debate {
                     expected: expected_messages(n, r),
                 })
                 .collect(),
+            config: None,
         });
         debate.start_round(1);
         for i in 0..n {
@@ -209,10 +146,7 @@ impl S4Debate {
             (_, reply) => {
                 return Err(ProtocolError::WrongReply {
                     round: self.round(),
-                    got: match reply {
-                        AgentReply::Position(_) => "position",
-                        AgentReply::Challenge { .. } => "challenge",
-                    },
+                    got: reply.kind(),
                 })
             }
         }
@@ -439,7 +373,8 @@ impl S4Debate {
             votes.push(vote);
         }
         let outcome = aggregate(&votes, changed);
-        self.events.push_back(EventBody::Decision(outcome.clone()));
+        self.events
+            .push_back(EventBody::Decision(super::Outcome::S4(outcome.clone())));
         self.outcome = Some(outcome);
     }
 

@@ -331,6 +331,7 @@ fn scripted(req: &AgentRequest) -> Result<AgentReply, String> {
             AgentReply::Position(pos(W, &format!("was {}, now WARN", own.decision)))
         }
         Task::Revise { own, .. } => AgentReply::Position(own.clone()),
+        other => panic!("S4 never asks {}", other.expects()),
     })
 }
 
@@ -410,6 +411,7 @@ fn information_flow_s4_2_s4_3_s4_4() {
                     assert_ne!(c.from, req.agent);
                 }
             }
+            other => panic!("S4 never asks {}", other.expects()),
         }
     }
 }
@@ -431,7 +433,7 @@ fn revisions_are_tracked_s4_4_s4_7() {
         })
         .collect();
     assert_eq!(changed, vec![("utility".to_string(), A, W)]);
-    let Some(EventBody::Decision(out)) = events.last() else {
+    let Some(EventBody::Decision(crate::protocol::Outcome::S4(out))) = events.last() else {
         panic!("no decision")
     };
     assert_eq!(out.changed_minds, vec!["utility".to_string()]);

@@ -10,8 +10,9 @@ use super::{pct, Rng};
 pub(super) fn position(role: Role, p: &Profile, rng: &mut Rng) -> Position {
     match role {
         Role::Utility => utility(p, rng),
-        Role::Accuracy => accuracy(p, rng),
         Role::Safety => safety(p, rng),
+        // S4 agents are utility, accuracy and safety; any other role reads like accuracy.
+        _ => accuracy(p, rng),
     }
 }
 

@@ -59,6 +59,8 @@ fn cues(role: Role) -> &'static [&'static str] {
             "help",
             "number",
         ],
+        // Not an S4 role: no particular cue.
+        _ => &[],
     }
 }
 
@@ -104,8 +106,8 @@ pub(super) fn challenge(
     let big_q = cap(&q);
     let text = match role {
         Role::Utility => utility(target_role, relation, &big_q, &q, p, argues),
-        Role::Accuracy => accuracy(target_role, relation, &big_q, &q, p, argues),
         Role::Safety => safety(relation, &big_q, &q, p, argues),
+        _ => accuracy(target_role, relation, &big_q, &q, p, argues),
     };
     (format!("{text} I argue for {argues}."), argues)
 }
@@ -132,7 +134,7 @@ fn utility(
             "{big_q}, but you are treating the worst-case reader as the typical one. {}. What concrete harm does a direct, caveated answer enable? Hedging fails the many users with a legitimate need.",
             cap(&angle)
         ),
-        (Relation::TargetMore, Role::Utility) => format!("{big_q}, but we are here to judge usefulness, and {angle}."),
+        (Relation::TargetMore, _) => format!("{big_q}, but we are here to judge usefulness, and {angle}."),
         (Relation::Same, _) => {
             let push = match argues {
                 Decision::Act => "Let's make sure the caveats don't bury the answer.",

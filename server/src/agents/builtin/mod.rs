@@ -4,16 +4,18 @@
 
 mod analyse;
 mod challenge;
+mod collapse;
 mod features;
 mod patterns;
 mod revise;
+mod round_robin;
 #[cfg(test)]
 mod tests;
 mod text;
 
 use std::sync::{Arc, Mutex};
 
-use app::protocol::s4::{AgentReply, AgentRequest, Task};
+use app::protocol::{AgentReply, AgentRequest, Task};
 
 use features::Profile;
 
@@ -83,6 +85,12 @@ impl BuiltinAgents {
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
                 AgentReply::Position(revise::revise(req.role, own, challenges, &p, &mut rng))
             }
+            Task::Turn { .. } => round_robin::turn(self.seed, req),
+            Task::WriteCard { .. }
+            | Task::ReviseCard { .. }
+            | Task::VerifyCard { .. }
+            | Task::Critique { .. }
+            | Task::Evaluate { .. } => collapse::reply(self.seed, req),
         }
     }
 }

@@ -69,6 +69,8 @@ fn cues(role: Role) -> &'static [&'static str] {
             "number",
             "caution",
         ],
+        // Not an S4 role: no particular cue.
+        _ => &[],
     }
 }
 
@@ -105,6 +107,10 @@ fn strength(me: Role, c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
         (Dir::Down, Role::Accuracy, Band::Moderate) => p.verif - 45,
         (Dir::Down, Role::Safety, Band::Low) => 60,
         (Dir::Down, Role::Safety, Band::Moderate) => 20,
+        // Not an S4 role: a middling pull.
+        (Dir::Up, _, _) => 30,
+        (Dir::Down, _, Band::Low) => 40,
+        (Dir::Down, _, Band::Moderate) => 20,
     };
     (base + quality).clamp(0, 100)
 }

@@ -1,0 +1,136 @@
+//! What a protocol machine asks of an agent and what the agent answers, for every protocol. One
+//! request type for all protocols keeps the runner and the `Agent` interface (AG-1) protocol-blind:
+//! each task carries exactly what the agent may see at that step, and nothing more.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::collapse::{Critique, PanelEvaluation, PositionCard, Verification};
+use super::round_robin::{PeerPosition, RrPosition};
+use super::types::{Decision, Position, Role};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentRequest {
+    /// Unique within a debate; the reply is fed back under this id.
+    pub id: u32,
+    pub agent: String,
+    pub role: Role,
+    pub round: u8,
+    pub task: Task,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Task {
+    /// S4-2, round 1: the query only.
+    Analyse { query: Arc<str> },
+    /// S4-3, round 2: the query, the challenger's own round-1 position and the challenged
+    /// agent's round-1 reasoning (not its decision or numbers).
+    Challenge {
+        query: Arc<str>,
+        own: Position,
+        target: String,
+        target_role: Role,
+        target_reasoning: String,
+    },
+    /// S4-4, round 3: the query, the agent's own round-1 position and every challenge aimed at it.
+    Revise {
+        query: Arc<str>,
+        own: Position,
+        challenges: Vec<ChallengeSeen>,
+    },
+    /// RR-1: one round-robin turn: the query, the agent's own latest position (none on its first
+    /// turn) and the latest position of every peer that has spoken.
+    Turn {
+        query: Arc<str>,
+        /// The agent's 1-based turn number.
+        turn: u32,
+        own: Option<RrPosition>,
+        peers: Vec<PeerPosition>,
+    },
+    /// WC-1: write a position card for the query.
+    WriteCard { query: Arc<str> },
+    /// WC-4 reflexion: revise the agent's card in answer to the skeptic's concerns and the
+    /// triggers that fired.
+    ReviseCard {
+        query: Arc<str>,
+        card: PositionCard,
+        concerns: Vec<String>,
+        triggers: Vec<String>,
+    },
+    /// WC-3 rule 1: the verifier approves or rejects one card.
+    VerifyCard { query: Arc<str>, card: PositionCard },
+    /// WC-4/WC-7: the skeptic scores the leading card 0–10 and lists its concerns.
+    Critique { query: Arc<str>, card: PositionCard },
+    /// WC-5: a panel member scores every candidate position 0–1. Positions are named by id.
+    Evaluate {
+        query: Arc<str>,
+        positions: Vec<(String, PositionCard)>,
+    },
+}
+
+impl Task {
+    pub fn query(&self) -> &Arc<str> {
+        match self {
+            Task::Analyse { query }
+            | Task::Challenge { query, .. }
+            | Task::Revise { query, .. }
+            | Task::Turn { query, .. }
+            | Task::WriteCard { query }
+            | Task::ReviseCard { query, .. }
+            | Task::VerifyCard { query, .. }
+            | Task::Critique { query, .. }
+            | Task::Evaluate { query, .. } => query,
+        }
+    }
+
+    /// The reply variant this task expects, as named in [`AgentReply::kind`].
+    pub fn expects(&self) -> &'static str {
+        match self {
+            Task::Analyse { .. } | Task::Revise { .. } => "position",
+            Task::Challenge { .. } => "challenge",
+            Task::Turn { .. } => "stance",
+            Task::WriteCard { .. } | Task::ReviseCard { .. } => "card",
+            Task::VerifyCard { .. } => "verification",
+            Task::Critique { .. } => "critique",
+            Task::Evaluate { .. } => "evaluation",
+        }
+    }
+}
+
+/// A challenge as its target receives it in round 3.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChallengeSeen {
+    pub from: String,
+    pub from_role: Role,
+    pub text: String,
+    pub argues_for: Decision,
+}
+
+/// What an agent answers. The variant must match the task it was asked ([`Task::expects`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AgentReply {
+    Position(Position),
+    Challenge { text: String, argues_for: Decision },
+    Stance(RrPosition),
+    Card(PositionCard),
+    Verification(Verification),
+    Critique(Critique),
+    Evaluation(PanelEvaluation),
+}
+
+impl AgentReply {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentReply::Position(_) => "position",
+            AgentReply::Challenge { .. } => "challenge",
+            AgentReply::Stance(_) => "stance",
+            AgentReply::Card(_) => "card",
+            AgentReply::Verification(_) => "verification",
+            AgentReply::Critique(_) => "critique",
+            AgentReply::Evaluation(_) => "evaluation",
+        }
+    }
+}

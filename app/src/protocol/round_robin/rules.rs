@@ -1,0 +1,355 @@
+//! RR-2…RR-5 as pure functions: the trigger check, the consensus check after each round and the
+//! final outcome. The machine, `verify` and the judge's browser all run these.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{RrEnding, RrOutcome, RrParams, RrPosition, Stance};
+use crate::protocol::types::AgentSpec;
+
+/// RR-5: the verdict of the trigger check, shown before the first turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerCheck {
+    pub triggered: bool,
+    /// The phrases that matched, in the order of [`TRIGGER_PHRASES`].
+    pub matched: Vec<String>,
+    pub explanation: String,
+}
+
+/// RR-5: phrases that make a query a collaborative investment decision (seed 004's list, plus
+/// word forms a user writes: "invest", "stock", "shares", "valuation").
+pub const TRIGGER_PHRASES: [&str; 18] = [
+    "investment",
+    "invest",
+    "recommendation",
+    "should i buy",
+    "should i sell",
+    "portfolio",
+    "analysis",
+    "comprehensive",
+    "opinion",
+    "advice",
+    "strategy",
+    "evaluate",
+    "assess",
+    "stock",
+    "shares",
+    "valuation",
+    "buy",
+    "sell",
+];
+
+/// RR-5: whole-word (prefix) matching, case-insensitive, so "assessment" and "investing" count but
+/// "resell" and "sellers' market" inside another word do not.
+pub fn trigger(query: &str) -> TriggerCheck {
+    let lower = query.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let matched: Vec<String> = TRIGGER_PHRASES
+        .iter()
+        .filter(|phrase| {
+            let parts: Vec<&str> = phrase.split(' ').collect();
+            let (last, init) = parts.split_last().unwrap_or((&"", &[]));
+            // Earlier words match exactly; the last may carry a suffix (invest → investing).
+            words
+                .windows(parts.len())
+                .any(|w| w[..init.len()] == *init && w[init.len()].starts_with(last))
+        })
+        .map(|p| (*p).to_owned())
+        .collect();
+    let triggered = !matched.is_empty();
+    let explanation = if triggered {
+        format!(
+            "Debate triggered: the query asks for a decision ({}).",
+            matched
+                .iter()
+                .map(|m| format!("\"{m}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        "No debate needed: the query names no investment decision, recommendation, evaluation or \
+         assessment, so each agent answers once and the answers are tallied."
+            .to_owned()
+    };
+    TriggerCheck {
+        triggered,
+        matched,
+        explanation,
+    }
+}
+
+/// Latest stances per stance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StanceCounts {
+    #[serde(rename = "BUY")]
+    pub buy: u32,
+    #[serde(rename = "SELL")]
+    pub sell: u32,
+    #[serde(rename = "HOLD")]
+    pub hold: u32,
+}
+
+impl StanceCounts {
+    pub fn get(&self, s: Stance) -> u32 {
+        match s {
+            Stance::Buy => self.buy,
+            Stance::Sell => self.sell,
+            Stance::Hold => self.hold,
+        }
+    }
+
+    fn add(&mut self, s: Stance) {
+        match s {
+            Stance::Buy => self.buy += 1,
+            Stance::Sell => self.sell += 1,
+            Stance::Hold => self.hold += 1,
+        }
+    }
+
+    /// The most held stance; ties go to the more cautious (HOLD, then SELL).
+    pub fn leading(&self) -> Stance {
+        let mut best = Stance::Buy;
+        for s in Stance::ALL {
+            if self.get(s) >= self.get(best) {
+                best = s;
+            }
+        }
+        best
+    }
+}
+
+/// RR-2: the check run after every round; logged as a `consensus_checked` event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConsensusCheck {
+    pub round: u8,
+    pub stance_counts: StanceCounts,
+    pub leading: Stance,
+    /// Leading count / all agents × 100, one decimal. Agents without a position count against.
+    pub agreement_percentage: f64,
+    pub threshold: f64,
+    pub reached: bool,
+    /// RR-3: has every agent spoken `min_turns_per_agent` times?
+    pub min_turns_met: bool,
+    /// `None`: another round follows.
+    pub ending: Option<RrEnding>,
+    pub verdict: String,
+}
+
+/// RR-2/RR-3: tallies the latest stances and decides whether the debate goes on.
+pub fn check_consensus(
+    round: u8,
+    agents: &[AgentSpec],
+    positions: &[Option<RrPosition>],
+    turns: &[u32],
+    params: &RrParams,
+    triggered: bool,
+) -> ConsensusCheck {
+    let mut counts = StanceCounts::default();
+    for p in positions.iter().flatten() {
+        counts.add(p.stance);
+    }
+    let n = agents.len().max(1);
+    let leading = counts.leading();
+    let count = counts.get(leading);
+    // `count / n >= threshold`, exactly as the configuration says it (3 of 4 meets 0.75).
+    let reached = count > 0 && f64::from(count) / n as f64 >= params.consensus_threshold;
+    let agreement_percentage = (f64::from(count) * 1000.0 / n as f64).round() / 10.0;
+    let short: Vec<&str> = agents
+        .iter()
+        .zip(turns)
+        .filter(|(_, t)| **t < params.min_turns_per_agent)
+        .map(|(a, _)| a.id.as_str())
+        .collect();
+    let min_turns_met = short.is_empty();
+    let share = format!(
+        "{leading} {count} of {n} ({agreement_percentage}%, threshold {}%)",
+        params.consensus_threshold * 100.0
+    );
+    let (ending, verdict) = if !triggered {
+        (
+            Some(RrEnding::NoDebate),
+            format!("No debate was triggered; one round tallied: {share}."),
+        )
+    } else if reached && min_turns_met {
+        (
+            Some(RrEnding::Consensus),
+            format!(
+                "Consensus: {share}, and every agent has spoken at least {} times.",
+                params.min_turns_per_agent
+            ),
+        )
+    } else if round >= params.max_rounds {
+        let why = if reached {
+            format!(
+                "consensus {share}, but {} spoke fewer than {} times",
+                short.join(", "),
+                params.min_turns_per_agent
+            )
+        } else {
+            format!("no consensus: {share}")
+        };
+        (
+            Some(RrEnding::MaxRounds),
+            format!("Round limit ({}) reached with {why}.", params.max_rounds),
+        )
+    } else if reached {
+        (
+            None,
+            format!(
+                "Consensus {share}, but the debate may not end before every agent has spoken {} \
+                 times: extra turns for {}.",
+                params.min_turns_per_agent,
+                short.join(", ")
+            ),
+        )
+    } else {
+        (
+            None,
+            format!("No consensus yet: {share}. Another round follows."),
+        )
+    };
+    ConsensusCheck {
+        round,
+        stance_counts: counts,
+        leading,
+        agreement_percentage,
+        threshold: params.consensus_threshold,
+        reached,
+        min_turns_met,
+        ending,
+        verdict,
+    }
+}
+
+/// RR-4: the final stance and metadata from the last check. Without consensus the committee
+/// HOLDs: no agreed reason to act.
+pub fn outcome(
+    last: &ConsensusCheck,
+    total_rounds: u8,
+    total_turns: u32,
+    agent_participation: BTreeMap<String, u32>,
+) -> RrOutcome {
+    let ending = last.ending.unwrap_or(RrEnding::MaxRounds);
+    let stance = if last.reached {
+        last.leading
+    } else {
+        Stance::Hold
+    };
+    let reasoning = if last.reached {
+        format!("{} {}", last.leading, last.verdict)
+    } else {
+        format!(
+            "HOLD: {} Without consensus the committee holds.",
+            last.verdict
+        )
+    };
+    RrOutcome {
+        stance,
+        consensus_reached: last.reached,
+        ending,
+        agreement_percentage: last.agreement_percentage,
+        stance_counts: last.stance_counts,
+        total_rounds,
+        total_turns,
+        agent_participation,
+        reasoning,
+    }
+}
+
+/// SV-2 for RR: replays the logged turns through the same rules and checks every logged step —
+/// the trigger verdict, each round's consensus check and the final outcome.
+pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String> {
+    use crate::protocol::{Config, EventBody, Outcome};
+    let mut agents: Vec<AgentSpec> = Vec::new();
+    let mut params = None;
+    let mut query = "";
+    let mut positions: Vec<Option<RrPosition>> = Vec::new();
+    let mut turns: Vec<u32> = Vec::new();
+    let mut total_turns = 0u32;
+    let mut triggered = None;
+    let mut last: Option<ConsensusCheck> = None;
+    let mut rounds = 0u8;
+    for e in events {
+        match &e.body {
+            EventBody::DebateStarted {
+                query: q,
+                agents: a,
+                config,
+                ..
+            } => {
+                query = q;
+                agents.clone_from(a);
+                positions = vec![None; a.len()];
+                turns = vec![0; a.len()];
+                params = match config {
+                    Some(Config::RoundRobin(p)) => Some(p.clone()),
+                    _ => return Err("the log does not record round-robin parameters".into()),
+                };
+            }
+            EventBody::TriggerChecked(logged) => {
+                let again = trigger(query);
+                if &again != logged {
+                    return Err(format!(
+                        "event {}: the logged trigger check ({}) differs from the one recomputed from the query ({})",
+                        e.seq, logged.triggered, again.triggered
+                    ));
+                }
+                triggered = Some(again.triggered);
+            }
+            EventBody::RoundStarted { round, .. } => rounds = *round,
+            EventBody::Turn {
+                agent, position, ..
+            } => {
+                let i = agents
+                    .iter()
+                    .position(|a| a.id == *agent)
+                    .ok_or_else(|| format!("event {}: turn by unknown agent {agent}", e.seq))?;
+                positions[i] = Some(position.clone());
+                turns[i] += 1;
+                total_turns += 1;
+            }
+            EventBody::ConsensusChecked(logged) => {
+                let p = params
+                    .as_ref()
+                    .ok_or("consensus check before debate_started")?;
+                let again = check_consensus(
+                    logged.round,
+                    &agents,
+                    &positions,
+                    &turns,
+                    p,
+                    triggered.unwrap_or(true),
+                );
+                if &again != logged {
+                    return Err(format!(
+                        "event {}: the logged consensus check of round {} ({}) differs from the one recomputed from the turns ({})",
+                        e.seq, logged.round, logged.verdict, again.verdict
+                    ));
+                }
+                last = Some(again);
+            }
+            EventBody::Decision(Outcome::RoundRobin(logged)) => {
+                let check = last.as_ref().ok_or("decision without a consensus check")?;
+                let participation = agents
+                    .iter()
+                    .zip(&turns)
+                    .map(|(a, t)| (a.id.clone(), *t))
+                    .collect();
+                let again = outcome(check, rounds, total_turns, participation);
+                if &again != logged {
+                    return Err(format!(
+                        "the logged decision {} differs from the one recomputed from the turns: {} ({} turns, {} rounds)",
+                        logged.stance, again.stance, again.total_turns, again.total_rounds
+                    ));
+                }
+                return Ok(again);
+            }
+            _ => {}
+        }
+    }
+    Err("the log has no decision event (the debate did not finish)".into())
+}
