@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::collapse::{self, PositionCard, WcParams};
+use crate::protocol::round_robin::{self, RrParams};
 use crate::protocol::Event;
 
 /// S4-8: longer queries are rejected with a clear error.
@@ -19,36 +21,72 @@ pub struct CreateDebate {
     /// Makes the builtin agents reproducible; a random one is chosen and recorded when absent.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Protocol parameters (RR: `consensus_threshold`, `min_turns_per_agent`, `max_rounds`; WC:
+    /// weights and thresholds). Unknown or out-of-range keys are refused by name.
+    #[serde(default)]
+    pub config: Option<serde_json::Value>,
+    /// WC only: position cards supplied by the user instead of the builtin authors (WC-1).
+    #[serde(default)]
+    pub cards: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Protocol {
     S4,
+    RoundRobin,
+    Collapse,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 1] = [Protocol::S4];
+    pub const ALL: [Protocol; 3] = [Protocol::S4, Protocol::RoundRobin, Protocol::Collapse];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::S4 => "s4",
+            Protocol::RoundRobin => "round_robin",
+            Protocol::Collapse => "collapse",
         }
     }
 
     pub fn title(self) -> &'static str {
         match self {
             Protocol::S4 => "S4 — four-round debate",
+            Protocol::RoundRobin => "RR — round-robin investment debate",
+            Protocol::Collapse => "WC — weighted collapse of position cards",
+        }
+    }
+
+    /// A short label for lists.
+    pub fn short(name: &str) -> &str {
+        match name {
+            "s4" => "S4",
+            "round_robin" => "Round-robin",
+            "collapse" => "Collapse",
+            other => other,
         }
     }
 }
 
+/// What a validated request sets up: the protocol and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Setup {
+    S4,
+    RoundRobin(RrParams),
+    Collapse {
+        params: WcParams,
+        /// Empty: the builtin authors write the cards.
+        cards: Vec<PositionCard>,
+    },
+}
+
 /// A request that passed validation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ValidDebate {
     pub query: String,
     pub protocol: Protocol,
     pub seed: Option<u64>,
+    pub setup: Setup,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -57,8 +95,14 @@ pub enum RequestError {
     EmptyQuery,
     #[error("query is {0} characters long; the limit is {MAX_QUERY_CHARS}")]
     QueryTooLong(usize),
-    #[error("unknown protocol '{0}': expected one of: s4")]
+    #[error("unknown protocol '{0}': expected one of: s4, round_robin, collapse")]
     UnknownProtocol(String),
+    /// A bad `config` key or value, e.g. "config.max_rounds: must be 1–20, got 0".
+    #[error("{0}")]
+    BadConfig(String),
+    /// A bad position card, naming the field: "cards[1].risks[0].residual_risk: …".
+    #[error("{0}")]
+    BadCards(String),
     #[error(
         "query contains the control character U+{code:04X} at character {at}; only tabs and line breaks are allowed"
     )]
@@ -72,6 +116,36 @@ pub fn is_debate_id(s: &str) -> bool {
 }
 
 impl CreateDebate {
+    /// The home form's fields: `config` and `cards` arrive as JSON text (empty means absent).
+    pub fn from_form(
+        query: String,
+        protocol: String,
+        seed: Option<u64>,
+        config: Option<String>,
+        cards: Option<String>,
+    ) -> Result<CreateDebate, RequestError> {
+        let json = |field: &str, text: Option<String>| -> Result<_, RequestError> {
+            match text.as_deref().map(str::trim) {
+                None | Some("") => Ok(None),
+                Some(t) => serde_json::from_str(t).map(Some).map_err(|e| {
+                    let msg = format!("{field}: not valid JSON: {e}");
+                    if field == "cards" {
+                        RequestError::BadCards(msg)
+                    } else {
+                        RequestError::BadConfig(msg)
+                    }
+                }),
+            }
+        };
+        Ok(CreateDebate {
+            query,
+            protocol: Some(protocol),
+            seed,
+            config: json("config", config)?,
+            cards: json("cards", cards)?,
+        })
+    }
+
     /// S4-8 / SV-6: empty or over-long queries and unknown protocols are rejected, naming the field.
     pub fn validate(&self) -> Result<ValidDebate, RequestError> {
         let query = self.query.trim();
@@ -101,10 +175,49 @@ impl CreateDebate {
                 .find(|known| known.as_str().eq_ignore_ascii_case(p))
                 .ok_or_else(|| RequestError::UnknownProtocol(p.to_owned()))?,
         };
+        let setup = self.setup(protocol)?;
         Ok(ValidDebate {
             query: query.to_owned(),
             protocol,
             seed: self.seed,
+            setup,
+        })
+    }
+
+    fn setup(&self, protocol: Protocol) -> Result<Setup, RequestError> {
+        let config = self.config.as_ref().filter(|c| !c.is_null());
+        let cards = self.cards.as_ref().filter(|c| !c.is_null());
+        if cards.is_some() && protocol != Protocol::Collapse {
+            return Err(RequestError::BadCards(format!(
+                "cards: only the collapse protocol takes position cards, not {}",
+                protocol.as_str()
+            )));
+        }
+        Ok(match protocol {
+            Protocol::S4 => {
+                if let Some(c) = config {
+                    if c.as_object().is_none_or(|o| !o.is_empty()) {
+                        return Err(RequestError::BadConfig(
+                            "config: the s4 protocol takes no parameters".into(),
+                        ));
+                    }
+                }
+                Setup::S4
+            }
+            Protocol::RoundRobin => Setup::RoundRobin(match config {
+                Some(c) => round_robin::parse_params(c).map_err(RequestError::BadConfig)?,
+                None => RrParams::default(),
+            }),
+            Protocol::Collapse => Setup::Collapse {
+                params: match config {
+                    Some(c) => collapse::parse_params(c).map_err(RequestError::BadConfig)?,
+                    None => WcParams::default(),
+                },
+                cards: match cards {
+                    Some(c) => collapse::parse_cards(c).map_err(RequestError::BadCards)?,
+                    None => Vec::new(),
+                },
+            },
         })
     }
 }
@@ -154,7 +267,7 @@ mod tests {
         CreateDebate {
             query: query.into(),
             protocol: protocol.map(Into::into),
-            seed: None,
+            ..CreateDebate::default()
         }
     }
 

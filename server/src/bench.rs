@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::protocol::s4::{AgentReply, AgentRequest, S4Debate};
+use app::protocol::Debate;
 use app::protocol::{AgentSpec, Decision, Position};
 use clap::Args;
 use futures::future::BoxFuture;
@@ -139,8 +140,10 @@ async fn run_memory<A: Agent>(
     let mut events = 0;
     for i in 0..n {
         let query = QUERIES[i as usize % QUERIES.len()];
-        let mut machine = S4Debate::new(query, AgentSpec::default_s4(), u64::from(i))
-            .map_err(|e| CliError::Bench(e.to_string()))?;
+        let mut machine = Debate::S4(
+            S4Debate::new(query, AgentSpec::default_s4(), u64::from(i))
+                .map_err(|e| CliError::Bench(e.to_string()))?,
+        );
         let mut log = Vec::with_capacity(40);
         drive(
             &mut machine,
@@ -158,8 +161,10 @@ async fn run_memory<A: Agent>(
 async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliError> {
     let query = QUERIES[i as usize % QUERIES.len()];
     let seed = u64::from(i);
-    let mut machine = S4Debate::new(query, AgentSpec::default_s4(), seed)
-        .map_err(|e| CliError::Bench(e.to_string()))?;
+    let mut machine = Debate::S4(
+        S4Debate::new(query, AgentSpec::default_s4(), seed)
+            .map_err(|e| CliError::Bench(e.to_string()))?,
+    );
     let id = format!("bench-{i}-{}", uuid::Uuid::new_v4().simple());
     let mut seq = Sequencer::new();
     let mut first = Vec::new();

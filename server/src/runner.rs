@@ -5,9 +5,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use app::api::ValidDebate;
+use app::api::{Setup, ValidDebate};
+use app::protocol::collapse::WcDebate;
+use app::protocol::round_robin::{self, RrDebate};
 use app::protocol::s4::S4Debate;
-use app::protocol::{chain, AgentSpec, Event, EventBody};
+use app::protocol::{chain, AgentReply, AgentSpec, Debate, Event, EventBody, Role};
 use tokio::sync::broadcast;
 
 use crate::agents::{builtin::BuiltinAgents, Agent};
@@ -164,7 +166,7 @@ pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
 
 /// Runs a debate to its end: ask, wait (bounded), feed back, append every event in order.
 pub async fn drive<A: Agent + ?Sized, J: Journal>(
-    machine: &mut S4Debate,
+    machine: &mut Debate,
     agent: &A,
     journal: &mut J,
     seq: &mut Sequencer,
@@ -189,10 +191,18 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         }
         let result = tokio::time::timeout(settings.agent_timeout, agent.respond(&req)).await;
         let failure = match result {
-            Ok(Ok(reply)) => machine
-                .handle_reply(req.id, reply)
-                .err()
-                .map(|e| e.to_string()),
+            Ok(Ok(mut reply)) => {
+                // A card without a timestamp is stamped when it arrives (WC-1).
+                if let AgentReply::Card(card) = &mut reply {
+                    if card.timestamp.is_empty() {
+                        card.timestamp = now_rfc3339();
+                    }
+                }
+                machine
+                    .handle_reply(req.id, reply)
+                    .err()
+                    .map(|e| e.to_string())
+            }
             Ok(Err(e)) => Some(e.to_string()),
             Err(_) => Some(format!(
                 "no reply within {} s",
@@ -236,7 +246,7 @@ impl Engine {
     /// Creates the debate (row and first events in one transaction) and runs it in the background.
     pub async fn start(&self, req: ValidDebate) -> Result<String, StartError> {
         let seed = req.seed.unwrap_or_else(random_seed);
-        let mut machine = S4Debate::new(&req.query, AgentSpec::default_s4(), seed)?;
+        let mut machine = build(&req, seed)?;
         let id = new_id();
         let mut seq = Sequencer::new();
         let mut first = Vec::new();
@@ -340,6 +350,47 @@ impl Engine {
             }
         });
     }
+}
+
+/// The protocol machine a validated request asks for.
+pub fn build(req: &ValidDebate, seed: u64) -> Result<Debate, app::protocol::ProtocolError> {
+    Ok(match &req.setup {
+        Setup::S4 => Debate::S4(S4Debate::new(&req.query, AgentSpec::default_s4(), seed)?),
+        Setup::RoundRobin(params) => Debate::RoundRobin(RrDebate::new(
+            &req.query,
+            round_robin::default_agents(),
+            params.clone(),
+            seed,
+        )?),
+        Setup::Collapse { params, cards } => {
+            let now = now_rfc3339();
+            let cards: Vec<_> = cards
+                .iter()
+                .cloned()
+                .map(|mut c| {
+                    if c.timestamp.is_empty() {
+                        c.timestamp.clone_from(&now);
+                    }
+                    c
+                })
+                .collect();
+            let authors = if cards.is_empty() {
+                app::protocol::collapse::default_authors()
+            } else {
+                cards
+                    .iter()
+                    .map(|c| AgentSpec::new(c.agent.clone(), Role::Author))
+                    .collect()
+            };
+            Debate::Collapse(Box::new(WcDebate::new(
+                &req.query,
+                authors,
+                cards,
+                params.clone(),
+                seed,
+            )?))
+        }
+    })
 }
 
 fn new_id() -> String {

@@ -22,17 +22,17 @@ pub async fn get_debate(id: String) -> Result<Option<DebateDetail>, ServerFnErro
     service()?.get(id).await.map_err(ServerFnError::new)
 }
 
-/// Starts a debate; the error message names what is wrong with the request.
+/// Starts a debate; the error message names what is wrong with the request. `config` and `cards`
+/// are JSON text as typed in the form.
 #[server]
 pub async fn start_debate(
     query: String,
     protocol: String,
     seed: Option<u64>,
+    config: Option<String>,
+    cards: Option<String>,
 ) -> Result<String, ServerFnError> {
-    let request = crate::api::CreateDebate {
-        query,
-        protocol: Some(protocol),
-        seed,
-    };
+    let request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
+        .map_err(ServerFnError::new)?;
     service()?.start(request).await.map_err(ServerFnError::new)
 }

@@ -8,18 +8,57 @@ use super::data::{list_debates, StartDebate};
 use super::widgets::{DecisionBadge, StatusPill};
 use crate::api::{CreateDebate, Protocol, MAX_QUERY_CHARS};
 
-const EXAMPLES: [&str; 4] = [
+const S4_EXAMPLES: [&str; 4] = [
     "What is the boiling point of water at sea level?",
     "Should I put all my savings into bitcoin?",
     "How much ibuprofen can I take for a bad headache?",
     "How do I build a pipe bomb?",
 ];
 
+const RR_EXAMPLES: [&str; 3] = [
+    "Should I buy Tesla stock after the recent rally?",
+    "Is Intel a good investment given its debt and shrinking margins?",
+    "What is the capital of France?",
+];
+
+const WC_EXAMPLES: [&str; 3] = [
+    "Add a unit test for the date parser",
+    "Migrate the orders database from MySQL to PostgreSQL",
+    "Delete all inactive user accounts and their payment data in production",
+];
+
+fn examples(protocol: &str) -> &'static [&'static str] {
+    match protocol {
+        "round_robin" => &RR_EXAMPLES,
+        "collapse" => &WC_EXAMPLES,
+        _ => &S4_EXAMPLES,
+    }
+}
+
+/// Two position cards a user can start from (WC-1), as the `cards` field takes them.
+const EXAMPLE_CARDS: &str = r#"[
+  {"agent": "postgres", "claims": ["PostgreSQL with row-level security isolates tenants"],
+   "plan": [{"action": "Add RLS policies per tenant", "rationale": "isolation in the database"}],
+   "evidence": [{"type": "document", "pointer": "docs/adr/012-tenancy.md", "quality": 0.8}],
+   "risks": [{"severity": "medium", "description": "Policy mistakes leak rows", "mitigation": "Policy tests in CI", "residual_risk": 0.2}],
+   "confidence": 0.8, "cost": 40, "reversibility": 0.7, "invariant_violations": []},
+  {"agent": "mongodb", "claims": ["A schema-less store speeds up the catalogue"],
+   "plan": [{"action": "Move the catalogue to MongoDB", "rationale": "flexible attributes"}],
+   "evidence": [{"type": "measurement", "pointer": "bench/catalog.csv", "quality": 0.6}],
+   "risks": [{"severity": "high", "description": "Two databases to operate", "mitigation": "Managed service", "residual_risk": 0.4}],
+   "confidence": 0.7, "cost": 60, "reversibility": 0.5, "invariant_violations": []}
+]"#;
+
 #[component]
 pub fn HomePage() -> impl IntoView {
     let query = RwSignal::new(String::new());
     let protocol = RwSignal::new(Protocol::S4.as_str().to_owned());
     let seed = RwSignal::new(String::new());
+    // RR parameters (RR-2, RR-3) and WC cards (WC-1), as typed.
+    let threshold = RwSignal::new("0.75".to_owned());
+    let min_turns = RwSignal::new("2".to_owned());
+    let max_rounds = RwSignal::new("5".to_owned());
+    let cards = RwSignal::new(String::new());
     let form_error = RwSignal::new(None::<String>);
     let start = ServerAction::<StartDebate>::new();
     let debates = Resource::new(|| (), |_| list_debates());
@@ -47,21 +86,37 @@ pub fn HomePage() -> impl IntoView {
                 }
             },
         };
-        let request = CreateDebate {
-            query: query.get_untracked(),
-            protocol: Some(protocol.get_untracked()),
-            seed: seed_value,
-        };
+        let chosen = protocol.get_untracked();
+        let config = (chosen == "round_robin").then(|| {
+            format!(
+                r#"{{"consensus_threshold": {}, "min_turns_per_agent": {}, "max_rounds": {}}}"#,
+                json_number(&threshold.get_untracked()),
+                json_number(&min_turns.get_untracked()),
+                json_number(&max_rounds.get_untracked())
+            )
+        });
+        let cards_text = (chosen == "collapse")
+            .then(|| cards.get_untracked())
+            .filter(|c| !c.trim().is_empty());
         // The same rules the server applies, for an instant answer.
-        if let Err(e) = request.validate() {
+        let request = CreateDebate::from_form(
+            query.get_untracked(),
+            chosen.clone(),
+            seed_value,
+            config.clone(),
+            cards_text.clone(),
+        );
+        if let Err(e) = request.and_then(|r| r.validate()) {
             form_error.set(Some(e.to_string()));
             return;
         }
         form_error.set(None);
         start.dispatch(StartDebate {
-            query: request.query,
-            protocol: protocol.get_untracked(),
+            query: query.get_untracked(),
+            protocol: chosen,
             seed: seed_value,
+            config,
+            cards: cards_text,
         });
     };
 
@@ -73,7 +128,8 @@ pub fn HomePage() -> impl IntoView {
                 <h1>"Watch AI agents argue it out"</h1>
                 <p>
                     "Three agents — Utility, Accuracy and Safety — analyse your question, challenge each other, "
-                    "revise and vote. Every step is logged; the decision comes with its reasons."
+                    "revise and vote. Or run a round-robin investment debate, or collapse position cards "
+                    "into one decision. Every step is logged; the decision comes with its reasons."
                 </p>
             </div>
             <form class="panel start-form" on:submit=on_submit data-testid="start-form">
@@ -88,16 +144,19 @@ pub fn HomePage() -> impl IntoView {
                 ></textarea>
                 <div class="examples">
                     <span>"Try: "</span>
-                    {EXAMPLES
-                        .into_iter()
-                        .map(|q| {
-                            view! {
-                                <button type="button" class="chip" on:click=move |_| query.set(q.to_owned())>
-                                    {q}
-                                </button>
-                            }
-                        })
-                        .collect_view()}
+                    {move || {
+                        examples(&protocol.get())
+                            .iter()
+                            .map(|q| {
+                                let q: &'static str = q;
+                                view! {
+                                    <button type="button" class="chip" on:click=move |_| query.set(q.to_owned())>
+                                        {q}
+                                    </button>
+                                }
+                            })
+                            .collect_view()
+                    }}
                 </div>
                 <div class="form-row">
                     <label>
@@ -129,6 +188,33 @@ pub fn HomePage() -> impl IntoView {
                     <button type="submit" class="primary" disabled=move || start.pending().get()>
                         {move || if start.pending().get() { "Starting…" } else { "Start debate" }}
                     </button>
+                </div>
+                <div class="form-row protocol-params" data-testid="rr-params" hidden=move || protocol.get() != "round_robin">
+                    <label>
+                        "Consensus threshold"
+                        <input name="consensus_threshold" inputmode="decimal" prop:value=move || threshold.get()
+                            on:input=move |ev| threshold.set(event_target_value(&ev)) />
+                    </label>
+                    <label>
+                        "Min turns per agent"
+                        <input name="min_turns_per_agent" inputmode="numeric" prop:value=move || min_turns.get()
+                            on:input=move |ev| min_turns.set(event_target_value(&ev)) />
+                    </label>
+                    <label>
+                        "Max rounds"
+                        <input name="max_rounds" inputmode="numeric" prop:value=move || max_rounds.get()
+                            on:input=move |ev| max_rounds.set(event_target_value(&ev)) />
+                    </label>
+                </div>
+                <div class="protocol-params" data-testid="wc-params" hidden=move || protocol.get() != "collapse">
+                    <label for="cards">
+                        "Position cards (optional JSON; empty: the builtin authors write them) "
+                        <button type="button" class="chip" on:click=move |_| cards.set(EXAMPLE_CARDS.to_owned())>
+                            "Load example cards"
+                        </button>
+                    </label>
+                    <textarea id="cards" name="cards" rows="4" placeholder="[ { \"agent\": \"…\", \"claims\": [...], … } ]"
+                        prop:value=move || cards.get() on:input=move |ev| cards.set(event_target_value(&ev))></textarea>
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             </form>
@@ -164,7 +250,7 @@ pub fn HomePage() -> impl IntoView {
                                                         <td class="q">
                                                             <A href=format!("/debates/{}", d.id)>{d.query}</A>
                                                         </td>
-                                                        <td>{d.protocol.to_uppercase()}</td>
+                                                        <td>{Protocol::short(&d.protocol).to_owned()}</td>
                                                         <td><StatusPill status=d.status/></td>
                                                         <td><DecisionBadge decision=d.decision/></td>
                                                         <td class="muted">{short_time(&d.created_at)}</td>
@@ -182,6 +268,16 @@ pub fn HomePage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// A form number as JSON: numbers pass through, anything else becomes a string so the
+/// validation names the field ("config.max_rounds: must be an integer …, got \"x\"").
+fn json_number(text: &str) -> String {
+    let t = text.trim();
+    match serde_json::from_str::<serde_json::Number>(t) {
+        Ok(n) => n.to_string(),
+        Err(_) => serde_json::Value::String(t.to_owned()).to_string(),
     }
 }
 

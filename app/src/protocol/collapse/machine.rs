@@ -55,3 +55,7 @@ impl WcDebate {
 pub fn recompute(_events: &[crate::protocol::Event]) -> Result<WcOutcome, String> {
     Err("collapse logs cannot be recomputed yet".into())
 }
+
+pub fn default_authors() -> Vec<AgentSpec> {
+    Vec::new()
+}

@@ -4,6 +4,7 @@ mod card;
 mod events;
 mod machine;
 mod params;
+mod validate;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +16,9 @@ pub use events::{
     GatesChecked, HybridSynthesized, PanelEvaluated, PanelScored, Ranked, ReflexionStarted,
     ScoreBreakdown, Step, WcOutcome, WcOutcomeKind,
 };
-pub use machine::{recompute, WcDebate};
+pub use machine::{default_authors, recompute, WcDebate};
 pub use params::{default_panel, PanelSeat, WcParams, Weights};
+pub use validate::{parse_cards, parse_params};
 
 /// WC-3 rule 1: the verifier's review of one card. An approval is the "verifier receipt" (WC-8).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

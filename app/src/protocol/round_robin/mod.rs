@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use rules::{
-    check_consensus, outcome, recompute, trigger, ConsensusCheck, StanceCounts, TriggerCheck,
-    TRIGGER_PHRASES,
+    check_consensus, outcome, parse_params, recompute, trigger, ConsensusCheck, StanceCounts,
+    TriggerCheck, TRIGGER_PHRASES,
 };
 
 use super::event::{EventBody, RoundInfo};

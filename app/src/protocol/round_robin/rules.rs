@@ -353,3 +353,66 @@ pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String>
     }
     Err("the log has no decision event (the debate did not finish)".into())
 }
+
+/// `config` of a round-robin request: a partial object over the defaults. Each key is checked by
+/// name: "config.max_rounds: must be an integer from 1 to 20, got 0".
+pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("config: must be an object, got {}", json_kind(v)))?;
+    let mut p = RrParams::default();
+    for (key, value) in obj {
+        let field = format!("config.{key}");
+        match key.as_str() {
+            "consensus_threshold" => {
+                p.consensus_threshold = value
+                    .as_f64()
+                    .filter(|t| *t > 0.0 && *t <= 1.0)
+                    .ok_or_else(|| format!("{field}: must be a number in (0, 1], got {value}"))?;
+            }
+            "min_turns_per_agent" => {
+                p.min_turns_per_agent = value
+                    .as_u64()
+                    .filter(|n| (1..=u64::from(super::MAX_ROUNDS)).contains(n))
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "{field}: must be an integer from 1 to {}, got {value}",
+                            super::MAX_ROUNDS
+                        )
+                    })?;
+            }
+            "max_rounds" => {
+                p.max_rounds = value
+                    .as_u64()
+                    .filter(|n| (1..=u64::from(super::MAX_ROUNDS)).contains(n))
+                    .and_then(|n| u8::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "{field}: must be an integer from 1 to {}, got {value}",
+                            super::MAX_ROUNDS
+                        )
+                    })?;
+            }
+            _ => {
+                return Err(format!(
+                    "{field}: unknown parameter; round_robin takes consensus_threshold, \
+                     min_turns_per_agent, max_rounds"
+                ))
+            }
+        }
+    }
+    p.validate().map_err(|e| format!("config.{e}"))?;
+    Ok(p)
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
