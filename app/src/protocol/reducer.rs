@@ -3,7 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::event::{Event, EventBody};
+use super::collapse::{
+    CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
+    PanelEvaluated, PanelScored, ReflexionStarted, WcParams,
+};
+use super::event::{Config, Event, EventBody};
+use super::round_robin::{ConsensusCheck, RrParams, TriggerCheck};
 use super::types::{display_name, AgentSpec, Decision};
 use super::Outcome;
 
@@ -28,6 +33,9 @@ pub struct Card {
     pub tone: Tone,
     pub title: String,
     pub decision: Option<Decision>,
+    /// A label that is not an S4 decision: an RR stance, a WC approval or score.
+    #[serde(default)]
+    pub label: Option<String>,
     pub confidence: Option<u8>,
     pub risk: Option<u8>,
     pub body: String,
@@ -77,6 +85,50 @@ pub struct DebateView {
     pub failures: u32,
     pub decision: Option<Outcome>,
     pub interrupted: Option<String>,
+    /// Round-robin only (RR-2, RR-5).
+    pub rr: RrState,
+    /// Weighted collapse only (WC-1…WC-6).
+    pub wc: WcState,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RrState {
+    pub params: Option<RrParams>,
+    pub trigger: Option<TriggerCheck>,
+    /// One per finished round: the consensus meter.
+    pub checks: Vec<ConsensusCheck>,
+    /// Turns taken so far, per agent, in agent order.
+    pub participation: Vec<(String, u32)>,
+}
+
+/// One position as it stands: its latest card, score, verification and gates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PositionState {
+    pub latest: CardSubmitted,
+    /// S after each revision, oldest first.
+    pub history: Vec<f64>,
+    pub verified: Option<CardVerified>,
+    pub gates: Option<GatesChecked>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WcState {
+    pub params: Option<WcParams>,
+    pub positions: Vec<PositionState>,
+    pub convergences: Vec<Converged>,
+    pub critiques: Vec<Critiqued>,
+    pub reflexions: Vec<ReflexionStarted>,
+    /// The first panel's evaluations, then (if any) the hybrid's re-score.
+    pub panel: Vec<PanelEvaluated>,
+    pub hybrid_panel: Vec<PanelEvaluated>,
+    pub panel_scores: Vec<PanelScored>,
+    pub hybrid: Option<HybridSynthesized>,
+}
+
+impl WcState {
+    fn position(&mut self, id: &str) -> Option<&mut PositionState> {
+        self.positions.iter_mut().find(|p| p.latest.position == id)
+    }
 }
 
 impl DebateView {
@@ -137,8 +189,14 @@ impl DebateView {
                 seed,
                 agents,
                 rounds,
-                ..
+                config,
             } => {
+                match config {
+                    Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
+                    Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),
+                    None => {}
+                }
+                self.rr.participation = agents.iter().map(|a| (a.id.clone(), 0)).collect();
                 self.protocol.clone_from(protocol);
                 self.query.clone_from(query);
                 self.seed = *seed;
@@ -155,10 +213,27 @@ impl DebateView {
                     })
                     .collect();
             }
-            EventBody::RoundStarted { round, .. } => {
+            EventBody::RoundStarted {
+                round,
+                name,
+                expected,
+            } => {
                 self.current_round = *round;
-                if let Some(r) = self.round_mut(*round) {
-                    r.started = true;
+                // RR and WC decide their rounds as they go: a round may be new, or smaller.
+                match self.round_mut(*round) {
+                    Some(r) => {
+                        r.started = true;
+                        r.name.clone_from(name);
+                        r.expected = *expected;
+                    }
+                    None => self.rounds.push(RoundView {
+                        round: *round,
+                        name: name.clone(),
+                        expected: *expected,
+                        received: 0,
+                        started: true,
+                        cards: Vec::new(),
+                    }),
                 }
             }
             EventBody::Thinking { agent, .. } => {
@@ -178,6 +253,7 @@ impl DebateView {
                     tone: Tone::Neutral,
                     title: format!("Initial analysis: {}", position.decision),
                     decision: Some(position.decision),
+                    label: None,
                     confidence: Some(position.confidence),
                     risk: Some(position.risk),
                     body: position.reasoning.clone(),
@@ -198,6 +274,7 @@ impl DebateView {
                     tone: Tone::Challenge,
                     title: format!("Challenges {} (argues {argues_for})", display_name(to)),
                     decision: None,
+                    label: None,
                     confidence: None,
                     risk: None,
                     body: text.clone(),
@@ -229,6 +306,7 @@ impl DebateView {
                     },
                     title,
                     decision: Some(after.decision),
+                    label: None,
                     confidence: Some(after.confidence),
                     risk: Some(after.risk),
                     body: after.reasoning.clone(),
@@ -242,6 +320,7 @@ impl DebateView {
                     tone: Tone::Neutral,
                     title: format!("Final vote: {}", vote.decision),
                     decision: Some(vote.decision),
+                    label: None,
                     confidence: Some(vote.confidence),
                     risk: Some(vote.risk),
                     body: String::new(),
@@ -263,6 +342,7 @@ impl DebateView {
                         tone: Tone::Failure,
                         title: format!("Agent failed ({substitute})"),
                         decision: None,
+                        label: None,
                         confidence: None,
                         risk: None,
                         body: error.clone(),
@@ -270,14 +350,33 @@ impl DebateView {
                 }
             }
             EventBody::Decision(outcome) => {
-                // Votes that match the outcome are agreements (green).
-                for round in &mut self.rounds {
-                    for card in round.cards.iter_mut().filter(|c| c.round == 4) {
-                        let verdict = outcome.as_s4().map(|o| o.decision);
-                        if verdict.is_some() && card.decision.map(|d| d.verdict()) == verdict {
-                            card.tone = Tone::Agreement;
+                // Final positions that match the outcome are agreements (green): S4 votes, and
+                // each agent's last RR turn.
+                match outcome {
+                    Outcome::S4(o) => {
+                        for round in &mut self.rounds {
+                            for card in round.cards.iter_mut().filter(|c| c.round == 4) {
+                                if card.decision.map(|d| d.verdict()) == Some(o.decision) {
+                                    card.tone = Tone::Agreement;
+                                }
+                            }
                         }
                     }
+                    Outcome::RoundRobin(o) => {
+                        let stance = o.stance.as_str();
+                        for agent in self.agents.iter().map(|a| a.id.clone()).collect::<Vec<_>>() {
+                            let last = self
+                                .rounds
+                                .iter_mut()
+                                .rev()
+                                .flat_map(|r| r.cards.iter_mut().rev())
+                                .find(|c| c.agent == agent && c.label.is_some());
+                            if let Some(card) = last.filter(|c| c.label.as_deref() == Some(stance)) {
+                                card.tone = Tone::Agreement;
+                            }
+                        }
+                    }
+                    Outcome::Collapse(_) => {}
                 }
                 self.thinking.clear();
                 self.decision = Some(outcome.clone());
@@ -286,9 +385,126 @@ impl DebateView {
                 self.thinking.clear();
                 self.interrupted = Some(reason.clone());
             }
-            _ => {}
+            other => self.apply_rr_wc(seq, other),
         }
         true
+    }
+
+    /// The RR and WC events: protocol state, plus a card in the speaker's column.
+    fn apply_rr_wc(&mut self, seq: u64, body: &EventBody) {
+        let card = |round: u8, agent: &str, tone: Tone, title: String, label: Option<String>, body: String| Card {
+            seq,
+            round,
+            agent: agent.to_owned(),
+            tone,
+            title,
+            decision: None,
+            label,
+            confidence: None,
+            risk: None,
+            body,
+        };
+        match body {
+            EventBody::TriggerChecked(t) => self.rr.trigger = Some(t.clone()),
+            EventBody::Turn {
+                agent,
+                round,
+                turn,
+                position,
+            } => {
+                if let Some((_, n)) = self.rr.participation.iter_mut().find(|(a, _)| a == agent) {
+                    *n = (*n).max(*turn);
+                }
+                let mut c = card(
+                    *round,
+                    agent,
+                    Tone::Neutral,
+                    format!("Turn {turn}: {}", position.stance),
+                    Some(position.stance.as_str().to_owned()),
+                    position.reasoning.clone(),
+                );
+                c.confidence = Some(position.confidence);
+                self.push_card(c);
+            }
+            EventBody::ConsensusChecked(c) => self.rr.checks.push(c.clone()),
+            EventBody::CardSubmitted(c) => {
+                let title = if c.revision == 0 {
+                    format!("Position card: S = {:.2}", c.score.total)
+                } else {
+                    format!("Revision {}: S = {:.2}", c.revision, c.score.total)
+                };
+                let plan = c.card.plan.first().map(|p| p.action.clone()).unwrap_or_default();
+                self.push_card(card(c.round, &c.position, Tone::Neutral, title, None, plan));
+                match self.wc.position(&c.position) {
+                    Some(p) => {
+                        p.history.push(c.score.total);
+                        p.latest = c.clone();
+                        p.verified = None;
+                        p.gates = None;
+                    }
+                    None => self.wc.positions.push(PositionState {
+                        latest: c.clone(),
+                        history: vec![c.score.total],
+                        verified: None,
+                        gates: None,
+                    }),
+                }
+            }
+            EventBody::CardVerified(v) => {
+                let (tone, label) = if v.approve {
+                    (Tone::Agreement, "approved")
+                } else {
+                    (Tone::Challenge, "rejected")
+                };
+                self.push_card(card(
+                    v.round,
+                    &v.agent,
+                    tone,
+                    format!("Verifies {}", v.position),
+                    Some(label.to_owned()),
+                    v.notes.clone(),
+                ));
+                if let Some(p) = self.wc.position(&v.position) {
+                    p.verified = Some(v.clone());
+                }
+            }
+            EventBody::GatesChecked(g) => {
+                if let Some(p) = self.wc.position(&g.position) {
+                    p.gates = Some(g.clone());
+                }
+            }
+            EventBody::Converged(c) => self.wc.convergences.push(c.clone()),
+            EventBody::Critiqued(c) => {
+                self.push_card(card(
+                    c.round,
+                    &c.agent,
+                    Tone::Challenge,
+                    format!("Critiques {}: {:.1}/10", c.position, c.score),
+                    None,
+                    c.concerns.join(" · "),
+                ));
+                self.wc.critiques.push(c.clone());
+            }
+            EventBody::ReflexionStarted(r) => self.wc.reflexions.push(r.clone()),
+            EventBody::PanelEvaluated(p) => {
+                self.push_card(card(
+                    p.round,
+                    &p.agent,
+                    Tone::Neutral,
+                    format!("Recommends {}", p.evaluation.recommendation),
+                    None,
+                    p.evaluation.concerns.join(" · "),
+                ));
+                if self.wc.hybrid.is_some() {
+                    self.wc.hybrid_panel.push(p.clone());
+                } else {
+                    self.wc.panel.push(p.clone());
+                }
+            }
+            EventBody::PanelScored(p) => self.wc.panel_scores.push(p.clone()),
+            EventBody::HybridSynthesized(h) => self.wc.hybrid = Some(h.clone()),
+            _ => {}
+        }
     }
 
     fn round_mut(&mut self, round: u8) -> Option<&mut RoundView> {

@@ -12,7 +12,7 @@ use super::widgets::{DecisionChip, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
 use crate::audit::{Audit, Check, Journey};
 use crate::protocol::types::display_name;
-use crate::protocol::{Event, Position};
+use crate::protocol::{DebateView, Event, Position};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
@@ -48,7 +48,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
         <Title text=super::page_title("audit", &query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
-                <span class="proto">{detail.protocol.to_uppercase()}</span>
+                <span class="proto">{crate::api::Protocol::short(&detail.protocol).to_owned()}</span>
                 <span class="muted">{format!("seed {}", detail.seed)}</span>
                 <StatusPill status=detail.status.clone()/>
                 <span class="muted">{format!("debate {}", detail.id)}</span>
@@ -75,7 +75,7 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
     let tampered_at =
         Signal::derive(move || result.with(|r| r.as_ref().and_then(|(c, _)| c.tampered_at())));
     view! {
-        <Verification events result/>
+        <Verification events=events.clone() result/>
         {interrupted.map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
@@ -83,18 +83,31 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
             Some(outcome) => view! { <OutcomeBanner outcome/> }.into_any(),
             None => view! { <section class="panel muted">"No decision in this log yet."</section> }.into_any(),
         }}
-        <section class="panel">
-            <h2>"Before and after the challenges"</h2>
-            <p class="muted">"Each agent's independent position (round 1), what it did after being challenged (round 3) and its locked vote (round 4)."</p>
-            <div class="journeys">
-                {audit.journeys.iter().cloned().map(|j| view! { <JourneyCard journey=j/> }).collect_view()}
-            </div>
-        </section>
-        <section class="panel">
-            <h2>"Challenge matrix"</h2>
-            <p class="muted">"Round 2: who challenged whom, arguing for which decision, and on what."</p>
-            <ChallengeMatrix audit=audit.clone()/>
-        </section>
+        <super::whatif::WhatIfPanel events=events.clone()/>
+        {match audit.protocol.as_str() {
+            "round_robin" => {
+                let state = RwSignal::new(DebateView::from_events(&events));
+                view! { <super::round_robin::RrPanel state/> }.into_any()
+            }
+            "collapse" => {
+                let state = Signal::stored(DebateView::from_events(&events));
+                view! { <super::collapse::WcBoard state/> }.into_any()
+            }
+            _ => view! {
+                <section class="panel">
+                    <h2>"Before and after the challenges"</h2>
+                    <p class="muted">"Each agent's independent position (round 1), what it did after being challenged (round 3) and its locked vote (round 4)."</p>
+                    <div class="journeys">
+                        {audit.journeys.iter().cloned().map(|j| view! { <JourneyCard journey=j/> }).collect_view()}
+                    </div>
+                </section>
+                <section class="panel">
+                    <h2>"Challenge matrix"</h2>
+                    <p class="muted">"Round 2: who challenged whom, arguing for which decision, and on what."</p>
+                    <ChallengeMatrix audit=audit.clone()/>
+                </section>
+            }.into_any(),
+        }}
         <section class="panel">
             <h2>{format!("Timeline · {} events", audit.timeline.len())}</h2>
             <Timeline audit tampered_at/>

@@ -93,7 +93,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         <Title text=super::page_title("live", &detail.query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
-                <span class="proto">{detail.protocol.to_uppercase()}</span>
+                <span class="proto">{crate::api::Protocol::short(&detail.protocol).to_owned()}</span>
                 <span class="muted">{format!("seed {}", detail.seed)}</span>
                 <StatusPillLive status/>
                 <ConnectionBadge conn/>
@@ -123,7 +123,9 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         })}
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
 
-        <section class="board" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
+        {(detail.protocol == "round_robin").then(|| view! { <super::round_robin::RrPanel state/> })}
+        {(detail.protocol == "collapse").then(|| view! { <super::collapse::WcBoard state=state.into()/> })}
+        <section class="board" hidden=detail.protocol == "collapse" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">
                 {move || {
                     state

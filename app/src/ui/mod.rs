@@ -7,6 +7,7 @@ mod home;
 mod live;
 mod round_robin;
 pub mod viewer;
+mod whatif;
 mod widgets;
 
 pub use data::{get_debate, list_debates, start_debate};

@@ -45,7 +45,10 @@ pub fn CardView(card: Card) -> impl IntoView {
                 <span title="confidence">{format!("conf {c}")}</span>
                 <span title="risk">{format!("risk {r}")}</span>
             </span>
-        }),
+        }.into_any()),
+        (Some(c), None) => Some(view! {
+            <span class="numbers"><span title="confidence">{format!("conf {c}")}</span></span>
+        }.into_any()),
         _ => None,
     };
     view! {
@@ -53,6 +56,10 @@ pub fn CardView(card: Card) -> impl IntoView {
             <header>
                 <span class="card-title">{card.title}</span>
                 {card.decision.map(|d| view! { <DecisionChip decision=d/> })}
+                {card.label.map(|l| {
+                    let class = format!("badge d-{}", l.to_lowercase());
+                    view! { <span class=class>{l}</span> }
+                })}
             </header>
             {(!card.body.is_empty()).then(|| view! { <p>{card.body}</p> })}
             {numbers}

@@ -59,3 +59,25 @@ pub fn recompute(_events: &[crate::protocol::Event]) -> Result<WcOutcome, String
 pub fn default_authors() -> Vec<AgentSpec> {
     Vec::new()
 }
+
+/// Placeholder until the WC what-if lands.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WhatIf {
+    pub outcome: Option<super::WcOutcomeKind>,
+    pub chosen: Option<String>,
+    pub scores: Vec<super::Ranked>,
+    pub consensus: Vec<super::Ranked>,
+    pub steps: Vec<String>,
+    pub unknown: Option<String>,
+}
+
+pub fn what_if(_events: &[crate::protocol::Event], _params: &WcParams) -> WhatIf {
+    WhatIf {
+        outcome: None,
+        chosen: None,
+        scores: vec![],
+        consensus: vec![],
+        steps: vec![],
+        unknown: Some("not implemented".into()),
+    }
+}

@@ -16,7 +16,7 @@ pub use events::{
     GatesChecked, HybridSynthesized, PanelEvaluated, PanelScored, Ranked, ReflexionStarted,
     ScoreBreakdown, Step, WcOutcome, WcOutcomeKind,
 };
-pub use machine::{default_authors, recompute, WcDebate};
+pub use machine::{default_authors, recompute, what_if, WcDebate, WhatIf};
 pub use params::{default_panel, PanelSeat, WcParams, Weights};
 pub use validate::{parse_cards, parse_params};
 

@@ -5,6 +5,7 @@
 //! [`S4Debate::handle_failure`]) and drains the log with [`S4Debate::poll_event`].
 
 mod aggregate;
+pub mod whatif;
 #[cfg(test)]
 mod tests;
 
