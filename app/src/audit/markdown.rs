@@ -95,59 +95,10 @@ pub fn report(detail: &DebateDetail) -> String {
         (None, None) => line(w, "## Still running — no decision yet"),
     }
 
-    line(w, "");
-    line(w, "## Agents: before and after the challenges");
-    for j in &audit.journeys {
-        line(w, "");
-        line(
-            w,
-            &format!(
-                "### {} ({})",
-                j.agent.display_name(),
-                j.agent.role.question()
-            ),
-        );
-        line(w, "");
-        if let Some(p) = &j.initial {
-            line(w, &format!("- **Round 1, independent:** {}", position(p)));
-        }
-        if let Some(r) = &j.revision {
-            let head = if r.changed {
-                "changed its mind"
-            } else {
-                "kept its position"
-            };
-            line(
-                w,
-                &format!(
-                    "- **Round 3, revision — {head}:** {} → {}",
-                    short_position(&r.before),
-                    position(&r.after)
-                ),
-            );
-        }
-        if let Some(v) = &j.vote {
-            // The vote usually restates the revision; say so instead of repeating it.
-            let why = if j
-                .revision
-                .as_ref()
-                .is_some_and(|r| r.after.reasoning == v.reasoning)
-            {
-                "as stated in its revision".to_owned()
-            } else {
-                inline(&v.reasoning)
-            };
-            line(
-                w,
-                &format!(
-                    "- **Round 4, vote:** {} (confidence {}, risk {}) — {why}",
-                    v.decision, v.confidence, v.risk
-                ),
-            );
-        }
-        for f in &j.failures {
-            line(w, &format!("- **Failure:** {}", inline(f)));
-        }
+    match audit.protocol.as_str() {
+        "round_robin" => round_robin(w, &crate::protocol::DebateView::from_events(&detail.events)),
+        "collapse" => collapse(w, &crate::protocol::DebateView::from_events(&detail.events)),
+        _ => journeys(w, &audit),
     }
 
     if !audit.challenges.is_empty() {
@@ -205,6 +156,170 @@ pub fn report(detail: &DebateDetail) -> String {
         "Re-check it yourself: `consilium verify export.json`, or open the export in the offline viewer.",
     );
     md
+}
+
+fn journeys(w: &mut String, audit: &Audit) {
+    line(w, "");
+    line(w, "## Agents: before and after the challenges");
+    for j in &audit.journeys {
+        line(w, "");
+        line(
+            w,
+            &format!(
+                "### {} ({})",
+                j.agent.display_name(),
+                j.agent.role.question()
+            ),
+        );
+        line(w, "");
+        if let Some(p) = &j.initial {
+            line(w, &format!("- **Round 1, independent:** {}", position(p)));
+        }
+        if let Some(r) = &j.revision {
+            let head = if r.changed {
+                "changed its mind"
+            } else {
+                "kept its position"
+            };
+            line(
+                w,
+                &format!(
+                    "- **Round 3, revision — {head}:** {} → {}",
+                    short_position(&r.before),
+                    position(&r.after)
+                ),
+            );
+        }
+        if let Some(v) = &j.vote {
+            // The vote usually restates the revision; say so instead of repeating it.
+            let why = if j
+                .revision
+                .as_ref()
+                .is_some_and(|r| r.after.reasoning == v.reasoning)
+            {
+                "as stated in its revision".to_owned()
+            } else {
+                inline(&v.reasoning)
+            };
+            line(
+                w,
+                &format!(
+                    "- **Round 4, vote:** {} (confidence {}, risk {}) — {why}",
+                    v.decision, v.confidence, v.risk
+                ),
+            );
+        }
+        for f in &j.failures {
+            line(w, &format!("- **Failure:** {}", inline(f)));
+        }
+    }
+}
+
+/// RR: the trigger verdict, each round's consensus check and the turns per agent.
+fn round_robin(w: &mut String, view: &crate::protocol::DebateView) {
+    if let Some(t) = &view.rr.trigger {
+        line(w, "");
+        line(w, &format!("**Trigger check:** {}", inline(&t.explanation)));
+    }
+    line(w, "");
+    line(w, "## Consensus check per round");
+    line(w, "");
+    line(
+        w,
+        "| Round | BUY | SELL | HOLD | Leading | Agreement | Reached | Verdict |",
+    );
+    line(w, "|---|---|---|---|---|---|---|---|");
+    for c in &view.rr.checks {
+        line(
+            w,
+            &format!(
+                "| {} | {} | {} | {} | {} | {}% | {} | {} |",
+                c.round,
+                c.stance_counts.buy,
+                c.stance_counts.sell,
+                c.stance_counts.hold,
+                c.leading,
+                c.agreement_percentage,
+                if c.reached { "yes" } else { "no" },
+                cell(&c.verdict)
+            ),
+        );
+    }
+    line(w, "");
+    line(w, "## Turns");
+    for r in &view.rounds {
+        line(w, "");
+        line(w, &format!("### Round {}: {}", r.round, inline(&r.name)));
+        line(w, "");
+        for c in &r.cards {
+            line(
+                w,
+                &format!(
+                    "- **{}** {} — {}",
+                    display_name(&c.agent),
+                    inline(&c.title),
+                    inline(&c.body)
+                ),
+            );
+        }
+    }
+}
+
+/// WC: every card with each term of its score, its verification and gates; the panel's C.
+fn collapse(w: &mut String, view: &crate::protocol::DebateView) {
+    line(w, "");
+    line(w, "## Position cards (latest revision)");
+    line(w, "");
+    line(
+        w,
+        "| Position | Rev | E | R | v | k/100 | γ | I | S | Verifier | Gates |",
+    );
+    line(w, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for p in &view.wc.positions {
+        let s = &p.latest.score;
+        let verifier =
+            p.verified
+                .as_ref()
+                .map_or("—", |v| if v.approve { "approves" } else { "rejects" });
+        let gates = p.gates.as_ref().map_or_else(
+            || "—".to_owned(),
+            |g| format!("{:?}", g.verdict).to_lowercase(),
+        );
+        line(
+            w,
+            &format!(
+                "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {:.2} | {verifier} | {gates} |",
+                cell(&p.latest.position),
+                p.latest.revision,
+                s.e, s.r, s.v, s.k, s.gamma, s.i, s.total
+            ),
+        );
+    }
+    line(w, "");
+    line(w, "## Convergence and reflexion");
+    line(w, "");
+    for c in &view.wc.convergences {
+        line(w, &format!("- {}", inline(&c.reason)));
+    }
+    for r in &view.wc.reflexions {
+        line(
+            w,
+            &format!(
+                "- **Reflexion {}:** {}",
+                r.attempt,
+                inline(&r.triggers.join("; "))
+            ),
+        );
+    }
+    for p in &view.wc.panel_scores {
+        line(w, "");
+        line(w, "## Consensus panel");
+        line(w, "");
+        for c in &p.consensus {
+            line(w, &format!("- C({}) = {:.3}", inline(&c.position), c.score));
+        }
+        line(w, &format!("- {}", inline(&p.rule)));
+    }
 }
 
 fn line(out: &mut String, s: &str) {

@@ -371,7 +371,8 @@ impl DebateView {
                                 .rev()
                                 .flat_map(|r| r.cards.iter_mut().rev())
                                 .find(|c| c.agent == agent && c.label.is_some());
-                            if let Some(card) = last.filter(|c| c.label.as_deref() == Some(stance)) {
+                            if let Some(card) = last.filter(|c| c.label.as_deref() == Some(stance))
+                            {
                                 card.tone = Tone::Agreement;
                             }
                         }
@@ -392,7 +393,12 @@ impl DebateView {
 
     /// The RR and WC events: protocol state, plus a card in the speaker's column.
     fn apply_rr_wc(&mut self, seq: u64, body: &EventBody) {
-        let card = |round: u8, agent: &str, tone: Tone, title: String, label: Option<String>, body: String| Card {
+        let card = |round: u8,
+                    agent: &str,
+                    tone: Tone,
+                    title: String,
+                    label: Option<String>,
+                    body: String| Card {
             seq,
             round,
             agent: agent.to_owned(),
@@ -433,7 +439,12 @@ impl DebateView {
                 } else {
                     format!("Revision {}: S = {:.2}", c.revision, c.score.total)
                 };
-                let plan = c.card.plan.first().map(|p| p.action.clone()).unwrap_or_default();
+                let plan = c
+                    .card
+                    .plan
+                    .first()
+                    .map(|p| p.action.clone())
+                    .unwrap_or_default();
                 self.push_card(card(c.round, &c.position, Tone::Neutral, title, None, plan));
                 match self.wc.position(&c.position) {
                     Some(p) => {

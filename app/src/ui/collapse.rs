@@ -112,7 +112,11 @@ fn Position(p: PositionState) -> impl IntoView {
     let history = (p.history.len() > 1).then(|| {
         format!(
             "S by revision: {}",
-            p.history.iter().map(|s| format!("{s:.2}")).collect::<Vec<_>>().join(" → ")
+            p.history
+                .iter()
+                .map(|s| format!("{s:.2}"))
+                .collect::<Vec<_>>()
+                .join(" → ")
         )
     });
     view! {
@@ -134,7 +138,14 @@ fn Position(p: PositionState) -> impl IntoView {
 /// WC-2: every term of S.
 #[component]
 pub fn Breakdown(score: ScoreBreakdown) -> impl IntoView {
-    let names = ["E evidence", "R risk", "v reversibility", "k cost", "γ confidence", "I violations"];
+    let names = [
+        "E evidence",
+        "R risk",
+        "v reversibility",
+        "k cost",
+        "γ confidence",
+        "I violations",
+    ];
     let raw = [
         format!("{:.2}", score.e),
         format!("{:.2}", score.r),

@@ -123,8 +123,11 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         })}
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
 
-        {(detail.protocol == "round_robin").then(|| view! { <super::round_robin::RrPanel state/> })}
-        {(detail.protocol == "collapse").then(|| view! { <super::collapse::WcBoard state=state.into()/> })}
+        {match detail.protocol.as_str() {
+            "round_robin" => view! { <super::round_robin::RrPanel state/> }.into_any(),
+            "collapse" => view! { <super::collapse::WcBoard state=state.into()/> }.into_any(),
+            _ => ().into_any(),
+        }}
         <section class="board" hidden=detail.protocol == "collapse" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">
                 {move || {

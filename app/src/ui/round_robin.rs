@@ -73,9 +73,8 @@ fn StanceBars(counts: [u32; 3], threshold: Option<f64>) -> impl IntoView {
 pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
     let trigger = move || state.with(|v| v.rr.trigger.clone());
     let checks = move || state.with(|v| v.rr.checks.clone());
-    let min_turns = move || {
-        state.with(|v| v.rr.params.as_ref().map_or(2, |p| p.min_turns_per_agent))
-    };
+    let min_turns =
+        move || state.with(|v| v.rr.params.as_ref().map_or(2, |p| p.min_turns_per_agent));
     let timeline = move || {
         state.with(|v| {
             let mut turns: Vec<Card> = v
@@ -151,7 +150,11 @@ pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
 #[component]
 fn Meter(check: ConsensusCheck) -> impl IntoView {
     let c = check.stance_counts;
-    let class = if check.reached { "meter reached" } else { "meter" };
+    let class = if check.reached {
+        "meter reached"
+    } else {
+        "meter"
+    };
     view! {
         <li class=class data-round=check.round data-reached=check.reached.to_string()>
             <div class="meter-head">

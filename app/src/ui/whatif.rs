@@ -68,7 +68,12 @@ fn Knob(
 }
 
 #[component]
-fn Verdict(logged: &'static str, now: String, detail: String, unknown: Option<String>) -> impl IntoView {
+fn Verdict(
+    logged: &'static str,
+    now: String,
+    detail: String,
+    unknown: Option<String>,
+) -> impl IntoView {
     let changed = now != logged;
     view! {
         <div class=if changed { "whatif-result changed" } else { "whatif-result" } data-testid="what-if-result" data-decision=now.clone() data-changed=changed.to_string()>
@@ -126,12 +131,36 @@ fn WcWhatIf(events: Vec<Event>, params: WcParams, logged: &'static str) -> impl 
         ("w_k", "w_k cost", RwSignal::new(w.w_k)),
         ("w_gamma", "w_γ confidence", RwSignal::new(w.w_gamma)),
         ("w_i", "w_i violations", RwSignal::new(w.w_i)),
-        ("accept_threshold", "accept when S >", RwSignal::new(params.accept_threshold)),
-        ("gap_threshold", "panel when gap <", RwSignal::new(params.gap_threshold)),
-        ("consensus_threshold", "consensus C ≥", RwSignal::new(params.consensus_threshold)),
-        ("fallback_threshold", "fallback C <", RwSignal::new(params.fallback_threshold)),
-        ("escalate_threshold", "escalate C <", RwSignal::new(params.escalate_threshold)),
-        ("hybrid_gap", "hybrid gap <", RwSignal::new(params.hybrid_gap)),
+        (
+            "accept_threshold",
+            "accept when S >",
+            RwSignal::new(params.accept_threshold),
+        ),
+        (
+            "gap_threshold",
+            "panel when gap <",
+            RwSignal::new(params.gap_threshold),
+        ),
+        (
+            "consensus_threshold",
+            "consensus C ≥",
+            RwSignal::new(params.consensus_threshold),
+        ),
+        (
+            "fallback_threshold",
+            "fallback C <",
+            RwSignal::new(params.fallback_threshold),
+        ),
+        (
+            "escalate_threshold",
+            "escalate C <",
+            RwSignal::new(params.escalate_threshold),
+        ),
+        (
+            "hybrid_gap",
+            "hybrid gap <",
+            RwSignal::new(params.hybrid_gap),
+        ),
     ];
     let current = {
         let knobs = knobs.clone();

@@ -40,15 +40,21 @@ pub fn CardView(card: Card) -> impl IntoView {
         Tone::Failure => "failure",
     };
     let numbers = match (card.confidence, card.risk) {
-        (Some(c), Some(r)) => Some(view! {
-            <span class="numbers">
-                <span title="confidence">{format!("conf {c}")}</span>
-                <span title="risk">{format!("risk {r}")}</span>
-            </span>
-        }.into_any()),
-        (Some(c), None) => Some(view! {
-            <span class="numbers"><span title="confidence">{format!("conf {c}")}</span></span>
-        }.into_any()),
+        (Some(c), Some(r)) => Some(
+            view! {
+                <span class="numbers">
+                    <span title="confidence">{format!("conf {c}")}</span>
+                    <span title="risk">{format!("risk {r}")}</span>
+                </span>
+            }
+            .into_any(),
+        ),
+        (Some(c), None) => Some(
+            view! {
+                <span class="numbers"><span title="confidence">{format!("conf {c}")}</span></span>
+            }
+            .into_any(),
+        ),
         _ => None,
     };
     view! {

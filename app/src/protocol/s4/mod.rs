@@ -5,9 +5,9 @@
 //! [`S4Debate::handle_failure`]) and drains the log with [`S4Debate::poll_event`].
 
 mod aggregate;
-pub mod whatif;
 #[cfg(test)]
 mod tests;
+pub mod whatif;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -90,12 +90,19 @@ pub fn what_if(votes: &[Vote], knobs: &S4Knobs) -> S4WhatIf {
             format!("{} vetoes: risk {} ≥ {}", v.agent, v.risk, knobs.veto_risk),
         )
     } else if total > 0.0 && top == total {
-        (majority, Consensus::Unanimous, format!("All weight on {majority}."))
+        (
+            majority,
+            Consensus::Unanimous,
+            format!("All weight on {majority}."),
+        )
     } else if total > 0.0 && top * 100.0 >= f64::from(knobs.strong_majority) * total {
         (
             majority,
             Consensus::StrongMajority,
-            format!("{majority} holds {agreement_percentage}% ≥ {}%: {split}.", knobs.strong_majority),
+            format!(
+                "{majority} holds {agreement_percentage}% ≥ {}%: {split}.",
+                knobs.strong_majority
+            ),
         )
     } else {
         (
@@ -145,12 +152,24 @@ mod tests {
             let votes = vec![
                 vote("utility", Role::Utility, t[0], 10),
                 vote("accuracy", Role::Accuracy, t[1], 20),
-                vote("safety", Role::Safety, t[2], if t[2] == V { 80 } else { 30 }),
+                vote(
+                    "safety",
+                    Role::Safety,
+                    t[2],
+                    if t[2] == V { 80 } else { 30 },
+                ),
             ];
             let logged = aggregate(&votes, vec![]);
             let again = what_if(&votes, &S4Knobs::defaults(&votes));
-            assert_eq!((again.decision, again.consensus), (logged.decision, logged.consensus), "{t:?}");
-            assert_eq!(again.agreement_percentage, logged.agreement_percentage, "{t:?}");
+            assert_eq!(
+                (again.decision, again.consensus),
+                (logged.decision, logged.consensus),
+                "{t:?}"
+            );
+            assert_eq!(
+                again.agreement_percentage, logged.agreement_percentage,
+                "{t:?}"
+            );
         }
     }
 
@@ -162,17 +181,37 @@ mod tests {
             vote("safety", Role::Safety, Decision::Veto, 55),
         ];
         let mut k = S4Knobs::defaults(&votes);
-        assert_eq!(what_if(&votes, &k).decision, Verdict::Refuse, "veto at 55 ≥ 50");
+        assert_eq!(
+            what_if(&votes, &k).decision,
+            Verdict::Refuse,
+            "veto at 55 ≥ 50"
+        );
         k.veto_risk = 60;
         let w = what_if(&votes, &k);
-        assert_eq!((w.decision, w.consensus), (Verdict::Warn, Consensus::Split), "1 ACT, 1 WARN, 1 REFUSE");
-        k.weights = vec![("utility".into(), 3.0), ("accuracy".into(), 1.0), ("safety".into(), 1.0)];
+        assert_eq!(
+            (w.decision, w.consensus),
+            (Verdict::Warn, Consensus::Split),
+            "1 ACT, 1 WARN, 1 REFUSE"
+        );
+        k.weights = vec![
+            ("utility".into(), 3.0),
+            ("accuracy".into(), 1.0),
+            ("safety".into(), 1.0),
+        ];
         let w = what_if(&votes, &k);
-        assert_eq!((w.decision, w.agreement_percentage), (Verdict::Warn, 60.0), "ACT holds 3 of 5 < 66 %");
+        assert_eq!(
+            (w.decision, w.agreement_percentage),
+            (Verdict::Warn, 60.0),
+            "ACT holds 3 of 5 < 66 %"
+        );
         assert_eq!(w.consensus, Consensus::Split);
         k.strong_majority = 60;
         let w = what_if(&votes, &k);
-        assert_eq!((w.decision, w.consensus), (Verdict::Act, Consensus::StrongMajority), "exactly 60 % ≥ 60 %");
+        assert_eq!(
+            (w.decision, w.consensus),
+            (Verdict::Act, Consensus::StrongMajority),
+            "exactly 60 % ≥ 60 %"
+        );
         k.weights[2].1 = 0.0;
         assert_eq!(what_if(&votes, &k).weighted, [3.0, 1.0, 0.0]);
     }

@@ -1,0 +1,176 @@
+//! RR and WC over the real HTTP/SSE surface of the real binary: start, stream to the decision,
+//! verify the log, and bad parameters refused by name (issue 4).
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+async fn post(server: &Server, body: Value) -> (u16, Value) {
+    let resp = client()
+        .post(server.url("/api/debates"))
+        .json(&body)
+        .send()
+        .await
+        .expect("POST");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Streams a debate to its end, checks the stream is the log and `consilium verify` accepts it;
+/// returns the events.
+async fn run_to_end(server: &Server, body: Value) -> (String, Vec<Value>) {
+    let id = create(server, body).await;
+    let frames = read_sse(server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(
+        seqs(&frames),
+        (1..=events.len() as u64).collect::<Vec<_>>(),
+        "gap-free"
+    );
+    let detail: Value = get_json(server, &format!("/api/debates/{id}")).await;
+    assert_eq!(
+        detail["events"].as_array().expect("events"),
+        &events,
+        "the stream is the log"
+    );
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "verify: {out}");
+    assert!(out.contains("verified:"), "{out}");
+    (id, events)
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[tokio::test]
+async fn round_robin_runs_live_and_verifies() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Should I buy Tesla stock after the recent rally?", "protocol": "round_robin",
+               "seed": 3, "config": {"max_rounds": 4, "consensus_threshold": 0.75}}),
+    )
+    .await;
+    // RR-5 runs first and says why.
+    assert_eq!(events[1]["type"], "trigger_checked");
+    assert_eq!(events[1]["triggered"], true);
+    assert!(events[1]["explanation"]
+        .as_str()
+        .expect("text")
+        .contains("should i buy"));
+    // RR-1: strict order, one agent at a time.
+    let speakers: Vec<&str> = of_type(&events, "turn")
+        .iter()
+        .map(|t| t["agent"].as_str().expect("agent"))
+        .collect();
+    for (i, s) in speakers.iter().take(3).enumerate() {
+        assert_eq!(*s, ["valuation", "sentiment", "fundamental"][i]);
+    }
+    // RR-2: one consensus check per round; RR-4 metadata on the decision.
+    let decision = events.last().expect("events");
+    assert_eq!(decision["type"], "decision");
+    let rounds = decision["total_rounds"].as_u64().expect("rounds");
+    assert!((2..=4).contains(&rounds), "{decision}");
+    assert_eq!(of_type(&events, "consensus_checked").len() as u64, rounds);
+    assert_eq!(
+        decision["total_turns"].as_u64(),
+        Some(speakers.len() as u64)
+    );
+    let participation = decision["agent_participation"].as_object().expect("object");
+    assert_eq!(participation.len(), 3);
+    for (agent, turns) in participation {
+        assert!(turns.as_u64().expect("turns") >= 2, "{agent}: RR-3 minimum");
+    }
+    let stance = decision["stance"].as_str().expect("stance");
+    assert!(["BUY", "SELL", "HOLD"].contains(&stance));
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(
+        (detail["protocol"].as_str(), detail["decision"].as_str()),
+        (Some("round_robin"), Some(stance))
+    );
+
+    // The audit page is server-rendered for this protocol too.
+    let html = client()
+        .get(server.url(&format!("/debates/{id}/audit")))
+        .send()
+        .await
+        .expect("audit")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        html.contains("consensus-meter"),
+        "RR view on the audit page"
+    );
+    let md = client()
+        .get(server.url(&format!("/api/debates/{id}/export.md")))
+        .send()
+        .await
+        .expect("md")
+        .text()
+        .await
+        .expect("text");
+    assert!(md.contains(&format!("## Decision: {stance}")), "{md}");
+    assert!(md.contains("Consensus check"), "{md}");
+}
+
+#[tokio::test]
+async fn bad_parameters_are_refused_by_name() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let q = "Should I buy Tesla stock?";
+    let cases = [
+        (
+            json!({"query": q, "protocol": "round_robin", "config": {"max_rounds": 0}}),
+            "config.max_rounds",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "config": {"max_rounds": "5"}}),
+            "config.max_rounds",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "config": {"consensus_threshold": 1.5}}),
+            "config.consensus_threshold",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "config": {"min_turns_per_agent": 9, "max_rounds": 3}}),
+            "config.min_turns_per_agent",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "config": {"rounds": 3}}),
+            "config.rounds",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "config": [1]}),
+            "config",
+        ),
+        (
+            json!({"query": q, "protocol": "round_robin", "cards": []}),
+            "cards",
+        ),
+        (
+            json!({"query": q, "protocol": "s4", "config": {"max_rounds": 3}}),
+            "config",
+        ),
+        (json!({"query": q, "protocol": "debate"}), "round_robin"),
+        (
+            json!({"query": q, "protocol": "collapse", "config": {"hybrid_gap": -2}}),
+            "config.hybrid_gap",
+        ),
+        (
+            json!({"query": q, "protocol": "collapse", "cards": {"agent": "x"}}),
+            "cards",
+        ),
+    ];
+    for (body, names) in cases {
+        let (status, err) = post(&server, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        let msg = err["error"].as_str().unwrap_or_default();
+        assert!(msg.contains(names), "{body}: {msg}");
+    }
+    let list: Vec<Value> = get_json(&server, "/api/debates").await;
+    assert!(list.is_empty(), "nothing half-written: {list:?}");
+}
