@@ -118,6 +118,105 @@ async fn round_robin_runs_live_and_verifies() {
 }
 
 #[tokio::test]
+async fn collapse_runs_live_and_verifies() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    // Builtin authors write the cards.
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Migrate the orders database from MySQL to PostgreSQL", "protocol": "collapse", "seed": 5}),
+    )
+    .await;
+    let cards = of_type(&events, "card_submitted");
+    assert!(cards.len() >= 3, "three authors");
+    for c in &cards {
+        let s = &c["score"];
+        let terms: f64 = s["terms"]
+            .as_array()
+            .expect("terms")
+            .iter()
+            .map(|t| t.as_f64().expect("f64"))
+            .sum();
+        assert!(
+            (terms - s["total"].as_f64().expect("total")).abs() < 1e-9,
+            "S is the sum of its terms"
+        );
+    }
+    assert_eq!(
+        of_type(&events, "gates_checked").len(),
+        of_type(&events, "card_verified").len()
+    );
+    assert!(!of_type(&events, "converged").is_empty());
+    let decision = events.last().expect("events");
+    let outcome = decision["outcome"].as_str().expect("outcome");
+    assert!(
+        [
+            "ACCEPTED",
+            "CONSENSUS_REACHED",
+            "HYBRID_SYNTHESIZED",
+            "SAFE_FALLBACK",
+            "ESCALATED_TO_HUMAN"
+        ]
+        .contains(&outcome),
+        "{decision}"
+    );
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["decision"].as_str(), Some(outcome));
+
+    // User-supplied cards are logged as submitted, not rewritten by an agent.
+    let user_cards = json!([
+        {"agent": "postgres", "claims": ["RLS isolates tenants"],
+         "plan": [{"action": "Add RLS policies", "rationale": "isolation"}],
+         "evidence": [{"type": "document", "pointer": "docs/adr.md", "quality": 0.9}],
+         "risks": [{"severity": "low", "description": "policy drift", "mitigation": "tests", "residual_risk": 0.1}],
+         "confidence": 0.9, "cost": 20, "reversibility": 0.9, "invariant_violations": []},
+        {"agent": "mongodb", "claims": ["Schema-less catalogue"],
+         "plan": [{"action": "Move the catalogue", "rationale": "flexibility"}],
+         "evidence": [{"type": "measurement", "pointer": "bench.csv", "quality": 0.5}],
+         "risks": [{"severity": "high", "description": "two databases", "mitigation": "managed", "residual_risk": 0.5}],
+         "confidence": 0.6, "cost": 70, "reversibility": 0.4, "invariant_violations": []}
+    ]);
+    let (_, events) = run_to_end(
+        &server,
+        json!({"query": "Pick the tenancy store", "protocol": "collapse", "seed": 1, "cards": user_cards}),
+    )
+    .await;
+    let first: Vec<&Value> = of_type(&events, "card_submitted")
+        .into_iter()
+        .filter(|c| c["revision"] == 0)
+        .collect();
+    assert_eq!(first.len(), 2);
+    assert_eq!(
+        (first[0]["source"].as_str(), first[0]["position"].as_str()),
+        (Some("user"), Some("postgres"))
+    );
+    assert_eq!(first[0]["card"]["evidence"][0]["quality"], 0.9);
+    // S = 10·0.9 − 8·(0.1·0.1) + 3·0.9 − 2·0.2 + 0.9 − 0 = 12.12
+    assert!(
+        (first[0]["score"]["total"].as_f64().expect("S") - 12.12).abs() < 1e-9,
+        "{}",
+        first[0]["score"]
+    );
+
+    // A bad card is refused with its field named, and nothing is stored.
+    let mut bad = user_cards.clone();
+    bad[1]["risks"][0]["residual_risk"] = json!(1.5);
+    let (status, err) = post(
+        &server,
+        json!({"query": "q", "protocol": "collapse", "cards": bad}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        err["error"]
+            .as_str()
+            .expect("error")
+            .contains("cards[1].risks[0].residual_risk"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
 async fn bad_parameters_are_refused_by_name() {
     let (_dir, db) = temp_db();
     let server = Server::start(&db, 0);

@@ -363,6 +363,8 @@ impl DebateView {
                         }
                     }
                     Outcome::RoundRobin(o) => {
+                        // Planned rounds that consensus made unnecessary are not shown.
+                        self.rounds.retain(|r| r.started);
                         let stance = o.stance.as_str();
                         for agent in self.agents.iter().map(|a| a.id.clone()).collect::<Vec<_>>() {
                             let last = self

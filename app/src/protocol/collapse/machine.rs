@@ -1,83 +1,564 @@
-//! Placeholder until the WC machine lands.
+//! WC as a sans-IO machine: cards → verification → gates → convergence, then reflexion loops,
+//! the consensus panel and a hybrid's re-score as the rules send it (WC-1…WC-8).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
+use super::events::{
+    CardSource, CardVerified, Critiqued, HybridSynthesized, PanelEvaluated, ReflexionStarted, Step,
+    WcOutcomeKind,
+};
+use super::rules::{self, PanelVerdict};
+use super::tally::Tally;
+use super::validate::{check_card, check_evaluation};
 use super::{PositionCard, WcOutcome, WcParams};
-use crate::protocol::event::EventBody;
-use crate::protocol::request::{AgentReply, AgentRequest};
-use crate::protocol::types::AgentSpec;
-use crate::protocol::ProtocolError;
+use crate::protocol::event::{Config, EventBody, RoundInfo};
+use crate::protocol::request::{AgentReply, AgentRequest, Task};
+use crate::protocol::types::{AgentSpec, Role};
+use crate::protocol::{Outcome, ProtocolError};
+
+pub const MAX_AUTHORS: usize = 8;
+
+/// Three builtin authors with different temperaments (WC-1).
+pub fn default_authors() -> Vec<AgentSpec> {
+    ["cautious", "pragmatic", "ambitious"]
+        .into_iter()
+        .map(|id| AgentSpec::new(id, Role::Author))
+        .collect()
+}
+
+/// The seven panel seats as agents, ids = role names; the verifier and skeptic also verify and
+/// critique (WC-5).
+pub fn panel_agents(params: &WcParams) -> Vec<AgentSpec> {
+    params
+        .panel
+        .iter()
+        .map(|s| AgentSpec::new(s.role.as_str(), s.role))
+        .collect()
+}
+
+#[derive(Clone, Debug)]
+enum Pending {
+    Write(String),
+    Revise(String),
+    Verify(String),
+    Critique(String),
+    Evaluate { seat: usize, hybrid: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Writing,
+    Verifying,
+    Critiquing,
+    Revising,
+    Panel,
+    Hybrid,
+    Done,
+}
 
 #[derive(Debug)]
 pub struct WcDebate {
+    query: Arc<str>,
     agents: Vec<AgentSpec>,
+    authors: Vec<String>,
+    tally: Tally,
+    phase: Phase,
+    round: u8,
+    queue: VecDeque<(AgentRequest, Pending)>,
+    outstanding: Vec<(u32, Pending)>,
+    next_id: u32,
+    critique: Option<(f64, Vec<String>)>,
     events: VecDeque<EventBody>,
     outcome: Option<WcOutcome>,
 }
 
 impl WcDebate {
     pub fn new(
-        _query: &str,
-        _authors: Vec<AgentSpec>,
-        _user_cards: Vec<PositionCard>,
-        _params: WcParams,
-        _seed: u64,
+        query: &str,
+        authors: Vec<AgentSpec>,
+        user_cards: Vec<PositionCard>,
+        params: WcParams,
+        seed: u64,
     ) -> Result<Self, ProtocolError> {
-        Err(ProtocolError::BadParameter {
-            field: "protocol",
-            problem: "collapse is not implemented yet".into(),
-        })
+        crate::protocol::check_agents(&authors, MAX_AUTHORS)?;
+        let seats = panel_agents(&params);
+        if let Some(a) = authors
+            .iter()
+            .find(|a| seats.iter().any(|s| s.id == a.id) || a.id == "hybrid")
+        {
+            return Err(ProtocolError::DuplicateAgent(a.id.clone()));
+        }
+        let mut agents = authors.clone();
+        agents.extend(seats);
+        let n = authors.len() as u32;
+        let mut d = WcDebate {
+            query: Arc::from(query),
+            authors: authors.iter().map(|a| a.id.clone()).collect(),
+            tally: Tally::new(params.clone()),
+            phase: Phase::Writing,
+            round: 1,
+            queue: VecDeque::new(),
+            outstanding: Vec::new(),
+            next_id: 0,
+            critique: None,
+            events: VecDeque::new(),
+            outcome: None,
+            agents,
+        };
+        d.events.push_back(EventBody::DebateStarted {
+            protocol: "collapse".into(),
+            query: query.to_owned(),
+            seed,
+            agents: d.agents.clone(),
+            rounds: vec![
+                RoundInfo {
+                    round: 1,
+                    name: "Position Cards".into(),
+                    expected: n,
+                },
+                RoundInfo {
+                    round: 2,
+                    name: "Verification".into(),
+                    expected: n,
+                },
+            ],
+            config: Some(Config::Collapse(params)),
+        });
+        d.start_round("Position Cards", n);
+        if user_cards.is_empty() {
+            for a in d.authors.clone() {
+                let task = Task::WriteCard {
+                    query: d.query.clone(),
+                };
+                d.enqueue(&a, Role::Author, task, Pending::Write(a.clone()));
+            }
+        } else {
+            // WC-1: the user's cards enter as submitted; nobody is asked.
+            for card in user_cards {
+                let id = card.agent.clone();
+                let e = d.tally.submit(1, &id, card, CardSource::User);
+                d.events.push_back(EventBody::CardSubmitted(e));
+            }
+            d.advance();
+        }
+        Ok(d)
     }
+
     pub fn agents(&self) -> &[AgentSpec] {
         &self.agents
     }
+
     pub fn outcome(&self) -> Option<&WcOutcome> {
         self.outcome.as_ref()
     }
+
     pub fn is_finished(&self) -> bool {
         self.outcome.is_some()
     }
+
     pub fn poll_event(&mut self) -> Option<EventBody> {
         self.events.pop_front()
     }
+
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
-        None
+        let (req, pending) = self.queue.pop_front()?;
+        self.outstanding.push((req.id, pending));
+        self.events.push_back(EventBody::Thinking {
+            agent: req.agent.clone(),
+            round: req.round,
+        });
+        Some(req)
     }
-    pub fn handle_reply(&mut self, id: u32, _reply: AgentReply) -> Result<(), ProtocolError> {
-        Err(ProtocolError::UnknownRequest(id))
+
+    pub fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+        let slot = self
+            .outstanding
+            .iter()
+            .position(|(rid, _)| *rid == id)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
+        let pending = self.outstanding[slot].1.clone();
+        let wrong = |got: &AgentReply| ProtocolError::WrongReply {
+            round: self.round,
+            got: got.kind(),
+        };
+        match (&pending, reply) {
+            (Pending::Write(a) | Pending::Revise(a), AgentReply::Card(mut card)) => {
+                card.agent.clone_from(a);
+                check_card(&card, "card").map_err(ProtocolError::InvalidCard)?;
+                self.outstanding.swap_remove(slot);
+                let source = CardSource::Agent;
+                let e = self.tally.submit(self.round, a, card, source);
+                self.events.push_back(EventBody::CardSubmitted(e));
+            }
+            (Pending::Verify(pos), AgentReply::Verification(v)) => {
+                self.outstanding.swap_remove(slot);
+                self.record_verification(pos, v.approve, v.notes);
+            }
+            (Pending::Critique(pos), AgentReply::Critique(c)) => {
+                if !(c.score.is_finite() && (0.0..=10.0).contains(&c.score)) {
+                    return Err(ProtocolError::InvalidCard(format!(
+                        "critique.score: must be 0–10, got {}",
+                        c.score
+                    )));
+                }
+                self.outstanding.swap_remove(slot);
+                self.record_critique(pos, c.score, c.concerns);
+            }
+            (Pending::Evaluate { seat, hybrid }, AgentReply::Evaluation(e)) => {
+                let positions = self.panel_positions(*hybrid);
+                check_evaluation(&e, &positions).map_err(ProtocolError::InvalidCard)?;
+                let (seat, hybrid) = (*seat, *hybrid);
+                self.outstanding.swap_remove(slot);
+                self.record_evaluation(seat, hybrid, e);
+            }
+            (_, other) => return Err(wrong(&other)),
+        }
+        self.advance_if_step_done();
+        Ok(())
     }
-    pub fn handle_failure(&mut self, id: u32, _error: &str) -> Result<(), ProtocolError> {
-        Err(ProtocolError::UnknownRequest(id))
+
+    /// Never a crash, never a silent approval: a failed author keeps its previous card (or has
+    /// none), a failed verifier is no receipt, a failed skeptic scores 0, a failed seat is left
+    /// out of C.
+    pub fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
+        let slot = self
+            .outstanding
+            .iter()
+            .position(|(rid, _)| *rid == id)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
+        let (_, pending) = self.outstanding.swap_remove(slot);
+        let (agent, substitute) = match &pending {
+            Pending::Write(a) => (a.clone(), "no card from this author"),
+            Pending::Revise(a) => (a.clone(), "its previous card stands"),
+            Pending::Verify(_) => ("verifier".into(), "not approved: no verifier receipt"),
+            Pending::Critique(_) => ("skeptic".into(), "skeptic score 0"),
+            Pending::Evaluate { seat, .. } => {
+                (self.seat_agent(*seat), "left out of the panel's consensus")
+            }
+        };
+        self.events.push_back(EventBody::AgentFailed {
+            agent,
+            round: self.round,
+            error: error.to_owned(),
+            substitute: substitute.to_owned(),
+        });
+        match pending {
+            Pending::Verify(pos) => {
+                self.record_verification(&pos, false, format!("no verifier receipt: {error}"))
+            }
+            Pending::Critique(pos) => {
+                self.record_critique(&pos, 0.0, vec![format!("the skeptic failed: {error}")])
+            }
+            _ => {}
+        }
+        self.advance_if_step_done();
+        Ok(())
     }
-}
 
-/// Placeholder until the WC rules land.
-pub fn recompute(_events: &[crate::protocol::Event]) -> Result<WcOutcome, String> {
-    Err("collapse logs cannot be recomputed yet".into())
-}
+    fn seat_agent(&self, seat: usize) -> String {
+        self.tally
+            .params
+            .panel
+            .get(seat)
+            .map(|s| s.role.as_str().to_owned())
+            .unwrap_or_default()
+    }
 
-pub fn default_authors() -> Vec<AgentSpec> {
-    Vec::new()
-}
+    fn panel_positions(&self, hybrid: bool) -> Vec<String> {
+        if hybrid {
+            vec!["hybrid".to_owned()]
+        } else {
+            self.tally.candidates.clone()
+        }
+    }
 
-/// Placeholder until the WC what-if lands.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct WhatIf {
-    pub outcome: Option<super::WcOutcomeKind>,
-    pub chosen: Option<String>,
-    pub scores: Vec<super::Ranked>,
-    pub consensus: Vec<super::Ranked>,
-    pub steps: Vec<String>,
-    pub unknown: Option<String>,
-}
+    fn record_verification(&mut self, pos: &str, approve: bool, notes: String) {
+        self.tally.verify(pos, approve);
+        self.events.push_back(EventBody::CardVerified(CardVerified {
+            round: self.round,
+            agent: "verifier".into(),
+            position: pos.to_owned(),
+            approve,
+            notes,
+        }));
+    }
 
-pub fn what_if(_events: &[crate::protocol::Event], _params: &WcParams) -> WhatIf {
-    WhatIf {
-        outcome: None,
-        chosen: None,
-        scores: vec![],
-        consensus: vec![],
-        steps: vec![],
-        unknown: Some("not implemented".into()),
+    fn record_critique(&mut self, pos: &str, score: f64, concerns: Vec<String>) {
+        self.events.push_back(EventBody::Critiqued(Critiqued {
+            round: self.round,
+            agent: "skeptic".into(),
+            position: pos.to_owned(),
+            score,
+            concerns: concerns.clone(),
+        }));
+        self.critique = Some((score, concerns));
+    }
+
+    fn record_evaluation(&mut self, seat: usize, hybrid: bool, evaluation: super::PanelEvaluation) {
+        let Some(s) = self.tally.params.panel.get(seat).cloned() else {
+            return;
+        };
+        if hybrid {
+            self.tally.hybrid_panel.push((s.weight, evaluation.clone()));
+        } else {
+            self.tally.panel.push((s.weight, evaluation.clone()));
+        }
+        self.events
+            .push_back(EventBody::PanelEvaluated(PanelEvaluated {
+                round: self.round,
+                agent: s.role.as_str().to_owned(),
+                role: s.role,
+                weight: s.weight,
+                evaluation,
+            }));
+    }
+
+    fn enqueue(&mut self, agent: &str, role: Role, task: Task, pending: Pending) {
+        let req = AgentRequest {
+            id: self.next_id,
+            agent: agent.to_owned(),
+            role,
+            round: self.round,
+            task,
+        };
+        self.next_id += 1;
+        self.queue.push_back((req, pending));
+    }
+
+    fn start_round(&mut self, name: &str, expected: u32) {
+        self.events.push_back(EventBody::RoundStarted {
+            round: self.round,
+            name: name.to_owned(),
+            expected,
+        });
+    }
+
+    fn next_round(&mut self, name: &str, expected: u32) {
+        self.round += 1;
+        self.start_round(name, expected);
+    }
+
+    fn advance_if_step_done(&mut self) {
+        if self.queue.is_empty() && self.outstanding.is_empty() {
+            self.advance();
+        }
+    }
+
+    /// The step just finished; start the next one.
+    fn advance(&mut self) {
+        match self.phase {
+            Phase::Writing => {
+                self.next_round("Verification", self.tally.held.len() as u32);
+                self.verify_all();
+            }
+            Phase::Revising => self.verify_all(),
+            Phase::Verifying => self.converge(),
+            Phase::Critiquing => self.revise_all(),
+            Phase::Panel => self.after_panel(),
+            Phase::Hybrid => self.after_hybrid(),
+            Phase::Done => {}
+        }
+    }
+
+    fn verify_all(&mut self) {
+        self.phase = Phase::Verifying;
+        let held: Vec<(String, PositionCard)> = self
+            .tally
+            .held
+            .iter()
+            .map(|h| (h.id.clone(), h.card.clone()))
+            .collect();
+        if held.is_empty() {
+            return self.finish(
+                WcOutcomeKind::EscalatedToHuman,
+                None,
+                "no author produced a card".into(),
+            );
+        }
+        for (id, card) in held {
+            let task = Task::VerifyCard {
+                query: self.query.clone(),
+                card,
+            };
+            self.enqueue("verifier", Role::Verifier, task, Pending::Verify(id));
+        }
+    }
+
+    fn converge(&mut self) {
+        for g in self.tally.gate_all(self.round) {
+            self.events.push_back(EventBody::GatesChecked(g));
+        }
+        let c = self.tally.converge(self.round);
+        let (step, reason) = (c.step, c.reason.clone());
+        let top = c.ranking.first().map(|r| r.position.clone());
+        self.events.push_back(EventBody::Converged(c));
+        match step {
+            Step::Accept => self.finish(WcOutcomeKind::Accepted, top, reason),
+            Step::Human => self.finish(WcOutcomeKind::EscalatedToHuman, None, reason),
+            Step::Panel => self.start_panel(),
+            Step::Reflexion => self.start_reflexion(),
+        }
+    }
+
+    fn start_reflexion(&mut self) {
+        self.tally.reflexions += 1;
+        let n = self.tally.reflexions;
+        self.phase = Phase::Critiquing;
+        self.next_round(
+            &format!("Reflexion {n}"),
+            1 + 2 * self.tally.held.len() as u32,
+        );
+        let Some(lead) = self.tally.leading().map(|h| (h.id.clone(), h.card.clone())) else {
+            return self.finish(
+                WcOutcomeKind::EscalatedToHuman,
+                None,
+                "nothing to reflect on".into(),
+            );
+        };
+        let task = Task::Critique {
+            query: self.query.clone(),
+            card: lead.1,
+        };
+        self.enqueue("skeptic", Role::Skeptic, task, Pending::Critique(lead.0));
+    }
+
+    /// WC-7: the triggers that fired, then every author revises.
+    fn revise_all(&mut self) {
+        let (score, concerns) = self.critique.take().unwrap_or((0.0, vec![]));
+        let cards: Vec<&PositionCard> = self.tally.held.iter().map(|h| &h.card).collect();
+        let estimate = rules::cost_estimate(&cards, &self.tally.params);
+        let mut triggers = match self.tally.leading() {
+            Some(h) => rules::reflexion_triggers(
+                &h.card,
+                h.approved,
+                Some(score),
+                &[],
+                estimate,
+                &self.tally.params,
+            ),
+            None => vec![],
+        };
+        if triggers.is_empty() {
+            triggers.push(format!(
+                "no position above S {} without a close second",
+                self.tally.params.accept_threshold
+            ));
+        }
+        self.events
+            .push_back(EventBody::ReflexionStarted(ReflexionStarted {
+                round: self.round,
+                attempt: self.tally.reflexions,
+                triggers: triggers.clone(),
+                concerns: concerns.clone(),
+            }));
+        self.phase = Phase::Revising;
+        let held: Vec<(String, PositionCard)> = self
+            .tally
+            .held
+            .iter()
+            .map(|h| (h.id.clone(), h.card.clone()))
+            .collect();
+        for (id, card) in held {
+            let task = Task::ReviseCard {
+                query: self.query.clone(),
+                card,
+                concerns: concerns.clone(),
+                triggers: triggers.clone(),
+            };
+            self.enqueue(&id, Role::Author, task, Pending::Revise(id.clone()));
+        }
+    }
+
+    fn start_panel(&mut self) {
+        self.phase = Phase::Panel;
+        let seats = self.tally.params.panel.len() as u32;
+        self.next_round("Consensus Panel", seats);
+        self.ask_panel(false);
+    }
+
+    fn ask_panel(&mut self, hybrid: bool) {
+        let positions: Vec<(String, PositionCard)> = if hybrid {
+            self.tally
+                .hybrid
+                .iter()
+                .map(|(c, ..)| ("hybrid".to_owned(), c.clone()))
+                .collect()
+        } else {
+            self.tally
+                .candidates
+                .iter()
+                .filter_map(|id| self.tally.held(id).map(|h| (id.clone(), h.card.clone())))
+                .collect()
+        };
+        for (seat, s) in self.tally.params.panel.clone().into_iter().enumerate() {
+            let task = Task::Evaluate {
+                query: self.query.clone(),
+                positions: positions.clone(),
+            };
+            self.enqueue(
+                s.role.as_str(),
+                s.role,
+                task,
+                Pending::Evaluate { seat, hybrid },
+            );
+        }
+    }
+
+    fn after_panel(&mut self) {
+        let (scored, verdict) = self.tally.score_panel(self.round);
+        let rule = scored.rule.clone();
+        self.events.push_back(EventBody::PanelScored(scored));
+        match verdict {
+            PanelVerdict::Consensus(id) => {
+                self.finish(WcOutcomeKind::ConsensusReached, Some(id), rule)
+            }
+            PanelVerdict::Escalate => self.finish(WcOutcomeKind::EscalatedToHuman, None, rule),
+            PanelVerdict::Fallback(id) => self.finish(WcOutcomeKind::SafeFallback, Some(id), rule),
+            PanelVerdict::Hybrid(a, b) => {
+                let Some((card, score)) = self.tally.synthesize(&a, &b) else {
+                    return self.finish(
+                        WcOutcomeKind::SafeFallback,
+                        Some(self.tally.safest()),
+                        rule,
+                    );
+                };
+                self.phase = Phase::Hybrid;
+                let seats = self.tally.params.panel.len() as u32;
+                self.next_round("Hybrid Re-score", seats);
+                self.events
+                    .push_back(EventBody::HybridSynthesized(HybridSynthesized {
+                        round: self.round,
+                        from: vec![a, b],
+                        card,
+                        score,
+                    }));
+                self.ask_panel(true);
+            }
+        }
+    }
+
+    fn after_hybrid(&mut self) {
+        let (scored, ok) = self.tally.score_hybrid(self.round);
+        let rule = scored.rule.clone();
+        self.events.push_back(EventBody::PanelScored(scored));
+        if ok {
+            self.finish(
+                WcOutcomeKind::HybridSynthesized,
+                Some("hybrid".into()),
+                rule,
+            );
+        } else {
+            let safest = self.tally.safest();
+            self.finish(WcOutcomeKind::SafeFallback, Some(safest), rule);
+        }
+    }
+
+    fn finish(&mut self, kind: WcOutcomeKind, chosen: Option<String>, why: String) {
+        self.phase = Phase::Done;
+        let outcome = self.tally.outcome(kind, chosen, why);
+        self.events
+            .push_back(EventBody::Decision(Outcome::Collapse(outcome.clone())));
+        self.outcome = Some(outcome);
     }
 }

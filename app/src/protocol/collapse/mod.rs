@@ -4,6 +4,11 @@ mod card;
 mod events;
 mod machine;
 mod params;
+mod replay;
+pub mod rules;
+mod tally;
+#[cfg(test)]
+mod tests;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -16,9 +21,10 @@ pub use events::{
     GatesChecked, HybridSynthesized, PanelEvaluated, PanelScored, Ranked, ReflexionStarted,
     ScoreBreakdown, Step, WcOutcome, WcOutcomeKind,
 };
-pub use machine::{default_authors, recompute, what_if, WcDebate, WhatIf};
+pub use machine::{default_authors, panel_agents, WcDebate};
 pub use params::{default_panel, PanelSeat, WcParams, Weights};
-pub use validate::{parse_cards, parse_params};
+pub use replay::{recompute, what_if, WhatIf};
+pub use validate::{check_card, check_evaluation, parse_cards, parse_params};
 
 /// WC-3 rule 1: the verifier's review of one card. An approval is the "verifier receipt" (WC-8).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

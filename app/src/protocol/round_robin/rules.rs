@@ -196,6 +196,15 @@ pub fn check_consensus(
             Some(RrEnding::MaxRounds),
             format!("Round limit ({}) reached with {why}.", params.max_rounds),
         )
+    } else if reached && short.len() == agents.len() {
+        (
+            None,
+            format!(
+                "Consensus {share}, but the debate may not end before every agent has spoken {} \
+                 times: another round follows.",
+                params.min_turns_per_agent
+            ),
+        )
     } else if reached {
         (
             None,
@@ -240,7 +249,7 @@ pub fn outcome(
         Stance::Hold
     };
     let reasoning = if last.reached {
-        format!("{} {}", last.leading, last.verdict)
+        last.verdict.clone()
     } else {
         format!(
             "HOLD: {} Without consensus the committee holds.",

@@ -1,0 +1,264 @@
+//! SV-2 and UI-5 for WC: replaying a log through the same rules. [`recompute`] checks every
+//! logged score, gate, ranking, panel score and the outcome; [`what_if`] re-runs the rules on the
+//! logged cards, verifications and panel scores under other parameters.
+
+use serde::{Deserialize, Serialize};
+
+use super::events::{CardSource, Ranked, Step, WcOutcomeKind};
+use super::rules::PanelVerdict;
+use super::tally::Tally;
+use super::{WcOutcome, WcParams};
+use crate::protocol::{Config, Event, EventBody, Outcome};
+
+/// Replays the log; the first logged step that the rules do not reproduce is an error naming its
+/// event.
+pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
+    let mut t: Option<Tally> = None;
+    let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
+    let mut in_hybrid = false;
+    for e in events {
+        let differs = |what: &str| {
+            format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
+        };
+        if let EventBody::DebateStarted { config, .. } = &e.body {
+            let Some(Config::Collapse(p)) = config else {
+                return Err("the log does not record collapse parameters".into());
+            };
+            t = Some(Tally::new(p.clone()));
+            continue;
+        }
+        let Some(t) = t.as_mut() else { continue };
+        match &e.body {
+            EventBody::CardSubmitted(c) => {
+                let again = t.submit(c.round, &c.position, c.card.clone(), c.source);
+                if &again != c {
+                    return Err(differs("card score (or revision number)"));
+                }
+            }
+            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
+            EventBody::GatesChecked(g) => {
+                // Gates are logged for every position in order; check this one.
+                let again = t.gate_all(g.round);
+                if !again.contains(g) {
+                    return Err(differs(&format!("gates of {}", g.position)));
+                }
+            }
+            EventBody::ReflexionStarted(_) => t.reflexions += 1,
+            EventBody::Converged(c) => {
+                // Reflexion counts are bumped when the reflexion starts; convergence sees the
+                // number done before it.
+                let again = t.converge(c.round);
+                if &again != c {
+                    return Err(differs("convergence step"));
+                }
+                pending = match c.step {
+                    Step::Accept => Some((
+                        WcOutcomeKind::Accepted,
+                        c.ranking.first().map(|r| r.position.clone()),
+                        c.reason.clone(),
+                    )),
+                    Step::Human => Some((WcOutcomeKind::EscalatedToHuman, None, c.reason.clone())),
+                    _ => None,
+                };
+            }
+            EventBody::PanelEvaluated(p) => {
+                let entry = (p.weight, p.evaluation.clone());
+                if in_hybrid {
+                    t.hybrid_panel.push(entry);
+                } else {
+                    t.panel.push(entry);
+                }
+            }
+            EventBody::PanelScored(p) if in_hybrid => {
+                let (again, ok) = t.score_hybrid(p.round);
+                if &again != p {
+                    return Err(differs("hybrid re-score"));
+                }
+                pending = Some(if ok {
+                    (
+                        WcOutcomeKind::HybridSynthesized,
+                        Some("hybrid".into()),
+                        p.rule.clone(),
+                    )
+                } else {
+                    (
+                        WcOutcomeKind::SafeFallback,
+                        Some(t.safest()),
+                        p.rule.clone(),
+                    )
+                });
+            }
+            EventBody::PanelScored(p) => {
+                let (again, verdict) = t.score_panel(p.round);
+                if &again != p {
+                    return Err(differs("panel consensus scores"));
+                }
+                pending = match verdict {
+                    PanelVerdict::Consensus(id) => {
+                        Some((WcOutcomeKind::ConsensusReached, Some(id), p.rule.clone()))
+                    }
+                    PanelVerdict::Escalate => {
+                        Some((WcOutcomeKind::EscalatedToHuman, None, p.rule.clone()))
+                    }
+                    PanelVerdict::Fallback(id) => {
+                        Some((WcOutcomeKind::SafeFallback, Some(id), p.rule.clone()))
+                    }
+                    PanelVerdict::Hybrid(..) => None,
+                };
+            }
+            EventBody::HybridSynthesized(h) => {
+                let (a, b) = match h.from.as_slice() {
+                    [a, b] => (a.clone(), b.clone()),
+                    _ => return Err(differs("hybrid")),
+                };
+                match t.synthesize(&a, &b) {
+                    Some((card, score)) if card == h.card && score == h.score => {}
+                    _ => return Err(differs("hybrid card")),
+                }
+                in_hybrid = true;
+            }
+            EventBody::Decision(Outcome::Collapse(logged)) => {
+                let (kind, chosen, why) = pending
+                    .take()
+                    .ok_or_else(|| differs("decision (no rule led to one)"))?;
+                let again = t.outcome(kind, chosen, why);
+                if &again != logged {
+                    return Err(format!(
+                        "the logged decision {} differs from the one recomputed from the cards and panel: {} ({})",
+                        logged.outcome.as_str(),
+                        again.outcome.as_str(),
+                        again.chosen.as_deref().unwrap_or("none")
+                    ));
+                }
+                return Ok(again);
+            }
+            _ => {}
+        }
+    }
+    Err("the log has no decision event (the debate did not finish)".into())
+}
+
+/// What the judge's changed parameters would decide, from what the log holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// `None` when the new parameters need agents that were not called in this debate.
+    pub outcome: Option<WcOutcomeKind>,
+    pub chosen: Option<String>,
+    /// S of every final card under the new weights, highest first.
+    pub scores: Vec<Ranked>,
+    pub consensus: Vec<Ranked>,
+    pub steps: Vec<String>,
+    pub unknown: Option<String>,
+}
+
+/// UI-5: re-scores the final cards, re-runs the gates and the convergence (with the reflexions
+/// the log already holds), and — when the panel ran on the same positions — C and WC-6.
+pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
+    let mut t = Tally::new(params.clone());
+    let mut logged_panel = Vec::new();
+    let mut logged_candidates: Vec<String> = Vec::new();
+    let mut reflexions = 0;
+    for e in events {
+        match &e.body {
+            EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
+                t.submit(c.round, &c.position, c.card.clone(), c.source);
+            }
+            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
+            EventBody::ReflexionStarted(_) => reflexions += 1,
+            EventBody::PanelEvaluated(p)
+                if logged_panel.len() < params.panel.len() && logged_candidates.is_empty() =>
+            {
+                logged_panel.push((p.weight, p.evaluation.clone()));
+            }
+            EventBody::PanelScored(p) if logged_candidates.is_empty() => {
+                logged_candidates = p.consensus.iter().map(|r| r.position.clone()).collect();
+            }
+            _ => {}
+        }
+    }
+    let mut scores: Vec<Ranked> = t
+        .held
+        .iter()
+        .map(|h| Ranked {
+            position: h.id.clone(),
+            score: h.total,
+        })
+        .collect();
+    scores.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut out = WhatIf {
+        outcome: None,
+        chosen: None,
+        scores,
+        consensus: vec![],
+        steps: vec![],
+        unknown: None,
+    };
+    t.gate_all(0);
+    t.reflexions = reflexions;
+    let c = t.converge(0);
+    out.steps.push(c.reason.clone());
+    match c.step {
+        Step::Accept => {
+            out.outcome = Some(WcOutcomeKind::Accepted);
+            out.chosen = c.ranking.first().map(|r| r.position.clone());
+        }
+        Step::Human => out.outcome = Some(WcOutcomeKind::EscalatedToHuman),
+        Step::Reflexion => {
+            out.unknown = Some("these parameters call for another reflexion loop, which would re-ask the authors; it did not run in this debate".into());
+        }
+        Step::Panel => {
+            let mut wanted = t.candidates.clone();
+            wanted.sort();
+            let mut had = logged_candidates.clone();
+            had.sort();
+            if logged_panel.is_empty() || wanted != had {
+                out.unknown = Some(format!(
+                    "these parameters send {} to the consensus panel, which did not score exactly these positions in this debate",
+                    t.candidates.join(", ")
+                ));
+                return out;
+            }
+            // The panel's seat weights may have changed: re-weight the logged evaluations.
+            t.panel = logged_panel
+                .into_iter()
+                .zip(&params.panel)
+                .map(|((_, e), seat)| (seat.weight, e))
+                .collect();
+            let (scored, verdict) = t.score_panel(0);
+            out.consensus = scored.consensus;
+            out.steps.push(scored.rule);
+            match verdict {
+                PanelVerdict::Consensus(id) => {
+                    out.outcome = Some(WcOutcomeKind::ConsensusReached);
+                    out.chosen = Some(id);
+                }
+                PanelVerdict::Escalate => out.outcome = Some(WcOutcomeKind::EscalatedToHuman),
+                PanelVerdict::Fallback(id) => {
+                    out.outcome = Some(WcOutcomeKind::SafeFallback);
+                    out.chosen = Some(id);
+                }
+                PanelVerdict::Hybrid(a, b) => {
+                    let logged_pair = events.iter().find_map(|e| match &e.body {
+                        EventBody::HybridSynthesized(h) => Some(h.from.clone()),
+                        _ => None,
+                    });
+                    if logged_pair == Some(vec![a.clone(), b.clone()]) {
+                        let logged = events.iter().rev().find_map(|e| match &e.body {
+                            EventBody::Decision(Outcome::Collapse(o)) => Some(o.outcome),
+                            _ => None,
+                        });
+                        out.outcome = logged;
+                        out.chosen = Some("hybrid".into());
+                        out.steps.push(
+                            "the hybrid of the same two positions was re-scored in this debate"
+                                .into(),
+                        );
+                    } else {
+                        out.unknown = Some(format!("a hybrid of {a} and {b} would need the panel to re-score it; that did not run in this debate"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
