@@ -181,8 +181,15 @@ impl Reading {
     }
 }
 
+/// "Sentiment", "Risk Desk": the agent's id as a name, without the "Agent" suffix.
 fn name(agent: &str) -> String {
-    display_name(agent)
+    let n = display_name(agent);
+    let n = n.strip_suffix(" Agent").unwrap_or(&n).trim().to_owned();
+    if n.is_empty() {
+        "An analyst".to_owned()
+    } else {
+        n
+    }
 }
 
 pub(super) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {

@@ -30,7 +30,7 @@ fn run(query: &str, seed: u64) -> (Vec<EventBody>, RrOutcome) {
 const SURVEY: &[&str] = &[
     "Should I buy Tesla stock?",
     "Should I buy this cheap, undervalued stock now that the rally has momentum and revenue growth is strong?",
-    "Is NVIDIA overvalued after the AI hype rally, given its revenue growth?",
+    "Is NVIDIA stock overvalued after the AI hype rally, given its revenue growth?",
     "Should I sell my shares in a company with huge debt, losses and a crash in the news?",
     "Give me an investment recommendation on Apple.",
     "Evaluate Peloton stock: cheap after the crash, but debt and losses keep growing.",
@@ -68,7 +68,61 @@ fn survey() {
 }
 
 /// (query, seed, ending) — found with `survey`; each ending holds for most seeds of its query.
-const FIXTURES: &[(&str, u64, RrEnding)] = &[];
+const FIXTURES: &[(&str, u64, RrEnding)] = &[
+    (ONE_SIDED, 0, RrEnding::Consensus),
+    (ONE_SIDED, 1, RrEnding::Consensus),
+    (
+        "Should I buy shares of a bankrupt airline after the crash?",
+        0,
+        RrEnding::Consensus,
+    ),
+    (
+        "What is your opinion on buying bitcoin?",
+        0,
+        RrEnding::Consensus,
+    ),
+    (PELOTON, 2, RrEnding::Consensus),
+    (PELOTON, 1, RrEnding::MaxRounds),
+    (CONTESTED[0], 0, RrEnding::MaxRounds),
+    (CONTESTED[0], 1, RrEnding::MaxRounds),
+    (CONTESTED[1], 0, RrEnding::MaxRounds),
+];
+
+/// Every analyst reads the same direction: agreement after the minimum two rounds.
+const ONE_SIDED: &str = "Should I buy this cheap, undervalued stock now that the rally has \
+                         momentum and revenue growth is strong?";
+/// Cues pull each analyst its own way, strongly enough that none yields.
+const CONTESTED: [&str; 2] = [
+    "Is this bubble stock with popular hype and rising losses a buy?",
+    "Assess GameStop shares: meme hype and momentum, but losses and an expensive valuation.",
+];
+/// Mixed cues: the seed decides whether the analysts come together.
+const PELOTON: &str =
+    "Evaluate Peloton stock: cheap after the crash, but debt and losses keep growing.";
+
+#[test]
+fn one_sided_queries_agree_in_two_rounds_and_contested_ones_never_agree() {
+    for seed in 0..16 {
+        let (_, o) = run(ONE_SIDED, seed);
+        assert_eq!(
+            (o.ending, o.total_rounds, o.stance),
+            (
+                RrEnding::Consensus,
+                2,
+                app::protocol::round_robin::Stance::Buy
+            ),
+            "seed {seed}"
+        );
+        for q in CONTESTED {
+            let (_, o) = run(q, seed);
+            assert_eq!(
+                (o.ending, o.total_rounds),
+                (RrEnding::MaxRounds, 5),
+                "{q} seed {seed}"
+            );
+        }
+    }
+}
 
 #[test]
 fn fixtures_reach_both_endings_rr_2_rr_3() {
@@ -76,7 +130,7 @@ fn fixtures_reach_both_endings_rr_2_rr_3() {
         let (_, o) = run(q, seed);
         assert_eq!(o.ending, ending, "{q} (seed {seed}): {}", o.reasoning);
         match ending {
-            RrEnding::Consensus => assert!(o.consensus_reached && o.total_rounds < 5),
+            RrEnding::Consensus => assert!(o.consensus_reached),
             RrEnding::MaxRounds => assert_eq!(o.total_rounds, 5),
             RrEnding::NoDebate => {}
         }
@@ -127,6 +181,7 @@ fn replies_are_never_empty_and_engage_peers_from_turn_two_rr_1() {
                 assert!(position.confidence <= 100);
                 if *turn >= 2 {
                     let peers = ["valuation", "sentiment", "fundamental"];
+                    // Names are capitalised ids: "Sentiment says BUY on the "rally"".
                     assert!(
                         peers
                             .iter()
@@ -143,7 +198,7 @@ fn replies_are_never_empty_and_engage_peers_from_turn_two_rr_1() {
 
 #[test]
 fn reasoning_quotes_the_query() {
-    let q = "Is NVIDIA overvalued after the AI hype rally, given its revenue growth?";
+    let q = "Is NVIDIA stock overvalued after the AI hype rally, given its revenue growth?";
     let (events, _) = run(q, 0);
     let first: Vec<String> = events
         .iter()

@@ -313,7 +313,7 @@ fn evidence(st: Style, kn: &Knobs, s: &Situation, stakes: f64, rng: &mut Rng) ->
             kind,
             pointer,
             quality: r2(
-                (kn.quality - 0.4 * stakes - 0.03 * i as f64 + rng.spread(0.05)).clamp(0.1, 0.95),
+                (kn.quality - 0.5 * stakes - 0.03 * i as f64 + rng.spread(0.05)).clamp(0.1, 0.95),
             ),
         })
         .collect()

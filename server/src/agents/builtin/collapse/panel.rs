@@ -8,6 +8,10 @@ use app::protocol::Role;
 use super::situation::Situation;
 use super::{Metrics, Rng};
 
+/// Panels are kinder than S to middling cards: a card the score leaves at 4–6 (so the panel
+/// sees it) still earns C ≈ 0.6–0.75 when its evidence and risks are fair.
+const LIFT: f64 = 0.05;
+
 /// One seat's score and rationale for one card.
 fn seat(role: Role, m: &Metrics, s: &Situation) -> (f64, String) {
     let cheap = (1.0 - f64::from(m.k.min(1000)) / 120.0).clamp(0.0, 1.0);
@@ -161,7 +165,7 @@ pub(super) fn evaluate(
     let mut scores = Vec::with_capacity(positions.len());
     for ((id, _), m) in positions.iter().zip(&ms) {
         let (x, why) = seat(role, m, s);
-        let x = super::unit(x + rng.spread(0.02));
+        let x = super::unit(x + LIFT + rng.spread(0.02));
         let x = (x * 1000.0).round() / 1000.0;
         scores.push(PositionScore {
             position: id.clone(),

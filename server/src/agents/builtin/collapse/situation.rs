@@ -185,7 +185,7 @@ impl Situation {
         s += on(&self.production, 0.15);
         s += on(&self.irreversible, 0.2);
         s += on(&self.sensitive, 0.12);
-        s += on(&self.change, 0.15);
+        s += on(&self.change, 0.3);
         s += on(&self.urgent, 0.06);
         if !self.routine.is_empty() {
             s -= 0.2;
