@@ -53,7 +53,7 @@ fn knobs(s: Style) -> Knobs {
         Style::Cautious => Knobs {
             cost: (12.0, 30.0),
             rev: (0.95, 0.35),
-            quality: 0.80,
+            quality: 0.84,
             conf: (0.62, 0.12),
             residual: 0.18,
             evidence: 3,
@@ -62,9 +62,9 @@ fn knobs(s: Style) -> Knobs {
         Style::Pragmatic => Knobs {
             cost: (25.0, 50.0),
             rev: (0.88, 0.5),
-            quality: 0.78,
+            quality: 0.80,
             conf: (0.74, 0.10),
-            residual: 0.28,
+            residual: 0.24,
             evidence: 2,
             steps: 3,
         },
@@ -313,7 +313,7 @@ fn evidence(st: Style, kn: &Knobs, s: &Situation, stakes: f64, rng: &mut Rng) ->
             kind,
             pointer,
             quality: r2(
-                (kn.quality - 0.5 * stakes - 0.03 * i as f64 + rng.spread(0.05)).clamp(0.1, 0.95),
+                (kn.quality - 0.45 * stakes - 0.03 * i as f64 + rng.spread(0.05)).clamp(0.1, 0.95),
             ),
         })
         .collect()

@@ -98,12 +98,32 @@ pub(super) fn risks(st: Style, kn: &Knobs, s: &Situation, stakes: f64, rng: &mut
         );
     }
     if !s.change.is_empty() {
+        let w = word(&s.change, "change");
+        // Moving data or rewriting a system can break things; swapping a tool mostly costs time.
+        let big = [
+            "migrat",
+            "rewrit",
+            "from scratch",
+            "redesign",
+            "microservice",
+            "schema",
+        ]
+        .iter()
+        .any(|b| w.starts_with(b));
+        let (sev, desc) = if big {
+            (
+                Severity::High,
+                format!("The \"{w}\" breaks something that worked"),
+            )
+        } else {
+            (
+                Severity::Medium,
+                format!("The \"{w}\" takes longer than planned"),
+            )
+        };
         add(
-            Severity::Medium,
-            format!(
-                "The \"{}\" takes longer than planned",
-                word(&s.change, "change")
-            ),
+            sev,
+            desc,
             mitig("small milestones with a stop point", "none planned"),
             0.0,
             rng,

@@ -8,6 +8,9 @@ use super::author::{step, style, timestamp, Style};
 use super::situation::Situation;
 use super::{has_mitigation, r2, unit, Metrics, Rng};
 
+/// How a revision's claim line starts; counted to find how often a card was revised.
+const REVISED: &str = "Revised";
+
 /// WC-4 reflexion: answer the concerns. Each improvement happens with a seeded probability and
 /// is bounded, so some revisions cross the acceptance line and others do not.
 pub(super) fn revise(
@@ -34,7 +37,9 @@ pub(super) fn revise(
         Style::Cautious => 1.0,
         Style::Pragmatic => 0.85,
         Style::Ambitious => 0.6,
-    } * (0.6 + 0.4 * rng.unit());
+    } * (0.6 + 0.4 * rng.unit())
+        // Diminishing returns: each earlier revision (its claim line) halves, thirds, … the next.
+        / (1.0 + card.claims.iter().filter(|c| c.starts_with(REVISED)).count() as f64);
     let cap_q = match st {
         Style::Cautious => 0.9,
         Style::Pragmatic => 0.86,
@@ -122,7 +127,7 @@ pub(super) fn revise(
             .map(|x| format!(" (first: \"{}\")", clip(x, 80)))
             .unwrap_or_default();
         c.claims.push(format!(
-            "Revised to answer {} concern(s){first}: worked on {}.",
+            "{REVISED} to answer {} concern(s){first}: worked on {}.",
             concerns.len(),
             answered.join(", ")
         ));

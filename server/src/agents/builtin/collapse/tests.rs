@@ -360,6 +360,67 @@ fn panel_consensus_spreads_and_near_twins_tie() {
     }
 }
 
+fn revise(seed: u64, author: &str, query: &str, card: &PositionCard, round: u8) -> PositionCard {
+    let b = BuiltinAgents::new(seed);
+    let AgentReply::Critique(cr) = b.reply(&req(
+        "skeptic",
+        Role::Skeptic,
+        round,
+        Task::Critique {
+            query: Arc::from(query),
+            card: card.clone(),
+        },
+    )) else {
+        panic!("critique")
+    };
+    let AgentReply::Card(c) = b.reply(&req(
+        author,
+        Role::Author,
+        round,
+        Task::ReviseCard {
+            query: Arc::from(query),
+            card: card.clone(),
+            concerns: cr.concerns,
+            triggers: vec!["skeptic score < 3.0".into()],
+        },
+    )) else {
+        panic!("card")
+    };
+    c
+}
+
+#[test]
+fn reflexion_helps_with_diminishing_returns_and_sometimes_falls_short() {
+    let mut crossed = 0;
+    let mut short = 0;
+    for q in &QUERIES[5..11] {
+        for seed in 0..6 {
+            for author in AUTHORS {
+                let mut card = write(seed, author, q);
+                let start = Metrics::of(&card).s;
+                let mut gains = Vec::new();
+                let mut last = start;
+                for round in 2..5 {
+                    card = revise(seed, author, q, &card, round);
+                    let s = Metrics::of(&card).s;
+                    assert!(s >= last - 1e-9, "{author} {q}: {last} -> {s}");
+                    gains.push(s - last);
+                    last = s;
+                }
+                assert!(gains[2] <= gains[0] + 0.5, "{author} {q}: {gains:?}");
+                if start <= 6.0 {
+                    if last > 6.0 {
+                        crossed += 1;
+                    } else {
+                        short += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(crossed > 0 && short > 0, "crossed {crossed}, short {short}");
+}
+
 #[test]
 #[ignore = "prints S and C per query and style; run by hand to calibrate"]
 fn survey() {
