@@ -1,16 +1,20 @@
-//! AG-1 builtin agents: the offline, deterministic default for S4. Each reply is a pure function
-//! of (seed, agent, round, task): phrase features of the query read from each role's perspective
-//! (S4-1), plus a small seeded jitter so borderline queries can go either way across seeds.
+//! AG-1 builtin agents: the offline, deterministic default for S4, RR and WC. Each reply is a
+//! pure function of (seed, agent, round, task): phrase features of the query read from each
+//! role's perspective (S4-1), plus a small seeded jitter so borderline queries can go either way
+//! across seeds.
 
 mod analyse;
 mod challenge;
 mod collapse;
 mod features;
+mod lexicon;
 mod patterns;
 mod revise;
 mod round_robin;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rr;
 mod text;
 
 use std::sync::{Arc, Mutex};
