@@ -165,9 +165,11 @@ fn card(v: &Value, path: &str) -> R<PositionCard> {
                 Some("test") => EvidenceKind::Test,
                 Some("measurement") => EvidenceKind::Measurement,
                 Some("expert_review") => EvidenceKind::ExpertReview,
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "{p}.type: must be one of document, test, measurement, expert_review, got {t}"
-                )),
+                ))
+                }
             };
             Ok(Evidence {
                 kind,

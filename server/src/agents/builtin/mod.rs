@@ -15,6 +15,8 @@ mod round_robin;
 mod tests;
 #[cfg(test)]
 mod tests_rr;
+#[cfg(test)]
+mod tests_wc;
 mod text;
 
 use std::sync::{Arc, Mutex};

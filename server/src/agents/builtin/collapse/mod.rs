@@ -78,9 +78,12 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
     }
 }
 
-/// A short, stable digest of a card's content, to salt the seeded stream.
+/// A short, stable digest of a card's content, to salt the seeded stream. The timestamp is left
+/// out: it is the time the card arrived, and the same seed must give the same debate.
 fn fingerprint(card: &PositionCard) -> String {
-    let json = serde_json::to_string(card).unwrap_or_default();
+    let mut card = card.clone();
+    card.timestamp.clear();
+    let json = serde_json::to_string(&card).unwrap_or_default();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in json.as_bytes() {
         h ^= u64::from(*b);
