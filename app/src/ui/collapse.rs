@@ -96,7 +96,7 @@ fn Position(p: PositionState) -> impl IntoView {
                     GateVerdict::Reject => ("gate reject", "✗"),
                     GateVerdict::Human => ("gate human", "⚑"),
                 };
-                view! { <li class=class title=check.detail.clone()>{mark}" "{format!("{:?}", check.gate).to_lowercase()}<span class="muted">{format!(" — {}", check.detail)}</span></li> }
+                view! { <li class=class title=check.detail.clone()>{mark}" "{gate_name(check.gate)}<span class="muted">{format!(" — {}", check.detail)}</span></li> }
             })
             .collect_view()
     });
@@ -135,6 +135,16 @@ fn Position(p: PositionState) -> impl IntoView {
     }
 }
 
+fn gate_name(g: crate::protocol::collapse::Gate) -> &'static str {
+    use crate::protocol::collapse::Gate;
+    match g {
+        Gate::VerifierVeto => "verifier veto",
+        Gate::Invariants => "invariants",
+        Gate::CriticalRisk => "critical risk",
+        Gate::Irreversibility => "irreversibility",
+    }
+}
+
 /// WC-2: every term of S.
 #[component]
 pub fn Breakdown(score: ScoreBreakdown) -> impl IntoView {
@@ -158,7 +168,7 @@ pub fn Breakdown(score: ScoreBreakdown) -> impl IntoView {
         <table class="breakdown">
             <tbody>
                 {names.into_iter().zip(raw).zip(score.terms).map(|((n, r), t)| view! {
-                    <tr><td>{n}</td><td class="num">{r}</td><td class=if t < 0.0 { "num neg" } else { "num" }>{format!("{t:+.2}")}</td></tr>
+                    <tr><td>{n}</td><td class="num">{r}</td><td class=if t < 0.0 { "num neg" } else { "num" }>{format!("{:+.2}", t + 0.0)}</td></tr>
                 }).collect_view()}
                 <tr class="total"><td>"S"</td><td></td><td class="num" data-testid="score">{format!("{:.2}", score.total)}</td></tr>
             </tbody>
