@@ -6,17 +6,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-async fn post(server: &Server, body: Value) -> (u16, Value) {
-    let resp = client()
-        .post(server.url("/api/debates"))
-        .json(&body)
-        .send()
-        .await
-        .expect("POST");
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
-
 /// Streams a debate to its end, checks the stream is the log and `consilium verify` accepts it;
 /// returns the events.
 async fn run_to_end(server: &Server, body: Value) -> (String, Vec<Value>) {
@@ -201,11 +190,8 @@ async fn collapse_runs_live_and_verifies() {
     // A bad card is refused with its field named, and nothing is stored.
     let mut bad = user_cards.clone();
     bad[1]["risks"][0]["residual_risk"] = json!(1.5);
-    let (status, err) = post(
-        &server,
-        json!({"query": "q", "protocol": "collapse", "cards": bad}),
-    )
-    .await;
+    let bad_request = json!({"query": "q", "protocol": "collapse", "cards": bad});
+    let (status, err) = post_debate(&server, &bad_request).await;
     assert_eq!(status, 400);
     assert!(
         err["error"]
@@ -265,7 +251,7 @@ async fn bad_parameters_are_refused_by_name() {
         ),
     ];
     for (body, names) in cases {
-        let (status, err) = post(&server, body.clone()).await;
+        let (status, err) = post_debate(&server, &body).await;
         assert_eq!(status, 400, "{body}: {err}");
         let msg = err["error"].as_str().unwrap_or_default();
         assert!(msg.contains(names), "{body}: {msg}");

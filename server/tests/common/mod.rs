@@ -233,15 +233,21 @@ pub fn client() -> reqwest::Client {
         .expect("client")
 }
 
-pub async fn create(server: &Server, body: Value) -> String {
+/// `POST /api/debates`: the status and the JSON body (null when it is not JSON).
+pub async fn post_debate(server: &Server, body: &Value) -> (u16, Value) {
     let resp = client()
         .post(server.url("/api/debates"))
-        .json(&body)
+        .json(body)
         .send()
         .await
         .expect("POST");
-    assert_eq!(resp.status(), 201, "create: {:?}", resp.text().await);
-    let v: Value = resp.json().await.expect("json");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+pub async fn create(server: &Server, body: Value) -> String {
+    let (status, v) = post_debate(server, &body).await;
+    assert_eq!(status, 201, "create: {v}");
     v["id"].as_str().expect("id").to_owned()
 }
 

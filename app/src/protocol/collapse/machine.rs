@@ -363,12 +363,7 @@ impl WcDebate {
 
     fn verify_all(&mut self) {
         self.phase = Phase::Verifying;
-        let held: Vec<(String, PositionCard)> = self
-            .tally
-            .held
-            .iter()
-            .map(|h| (h.id.clone(), h.card.clone()))
-            .collect();
+        let held = self.tally.cards();
         if held.is_empty() {
             return self.finish(
                 WcOutcomeKind::EscalatedToHuman,
@@ -453,12 +448,7 @@ impl WcDebate {
                 concerns: concerns.clone(),
             }));
         self.phase = Phase::Revising;
-        let held: Vec<(String, PositionCard)> = self
-            .tally
-            .held
-            .iter()
-            .map(|h| (h.id.clone(), h.card.clone()))
-            .collect();
+        let held = self.tally.cards();
         for (id, card) in held {
             let task = Task::ReviseCard {
                 query: self.query.clone(),

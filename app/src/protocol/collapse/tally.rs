@@ -143,6 +143,14 @@ impl Tally {
         best(true).or_else(|| best(false))
     }
 
+    /// Every position's id and current card, in order.
+    pub fn cards(&self) -> Vec<(String, PositionCard)> {
+        self.held
+            .iter()
+            .map(|h| (h.id.clone(), h.card.clone()))
+            .collect()
+    }
+
     pub fn held(&self, id: &str) -> Option<&Held> {
         self.held.iter().find(|h| h.id == id)
     }

@@ -101,6 +101,31 @@ impl BuiltinAgents {
     }
 }
 
+/// Test support: runs a whole debate synchronously with the builtin agents (every reply must be
+/// accepted); returns every event and the outcome from the final `decision` event.
+#[cfg(test)]
+pub(super) fn run_debate(
+    mut d: app::protocol::Debate,
+    seed: u64,
+) -> (Vec<app::protocol::EventBody>, app::protocol::Outcome) {
+    let builtin = BuiltinAgents::new(seed);
+    let mut events = Vec::new();
+    loop {
+        while let Some(e) = d.poll_event() {
+            events.push(e);
+        }
+        let Some(req) = d.poll_request() else { break };
+        let reply = builtin.reply(&req);
+        d.handle_reply(req.id, reply)
+            .expect("builtin reply has the right shape");
+    }
+    assert!(d.is_finished(), "the debate finished");
+    let Some(app::protocol::EventBody::Decision(outcome)) = events.last().cloned() else {
+        panic!("a finished debate ends with its decision")
+    };
+    (events, outcome)
+}
+
 /// FNV-1a over the inputs seeds a splitmix64 stream: no `rand`, no clock, same bytes every run.
 pub(super) struct Rng(u64);
 

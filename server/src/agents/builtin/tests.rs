@@ -8,21 +8,11 @@ use super::BuiltinAgents;
 const SEEDS: std::ops::Range<u64> = 0..16;
 
 fn debate_with(query: &str, seed: u64, agents: Vec<AgentSpec>) -> (Vec<EventBody>, S4Outcome) {
-    let builtin = BuiltinAgents::new(seed);
-    let mut d = S4Debate::new(query, agents, seed).expect("valid debate");
-    let mut events = Vec::new();
-    loop {
-        while let Some(e) = d.poll_event() {
-            events.push(e);
-        }
-        let Some(req) = d.poll_request() else { break };
-        let reply = builtin.reply(&req);
-        d.handle_reply(req.id, reply)
-            .expect("builtin reply has the right shape");
+    let d = S4Debate::new(query, agents, seed).expect("valid debate");
+    match super::run_debate(app::protocol::Debate::S4(d), seed) {
+        (events, app::protocol::Outcome::S4(outcome)) => (events, outcome),
+        (_, other) => panic!("{query}: not an S4 outcome: {other:?}"),
     }
-    assert!(d.is_finished(), "{query}");
-    let outcome = d.outcome().expect("finished debate has an outcome").clone();
-    (events, outcome)
 }
 
 fn debate(query: &str, seed: u64) -> (Vec<EventBody>, S4Outcome) {

@@ -3,28 +3,14 @@
 use app::protocol::round_robin::{default_agents, RrDebate, RrEnding, RrOutcome, RrParams};
 use app::protocol::{AgentReply, EventBody, Task};
 
-use super::BuiltinAgents;
-
 /// Runs a whole debate synchronously; returns every event and the outcome.
 fn run(query: &str, seed: u64) -> (Vec<EventBody>, RrOutcome) {
-    let builtin = BuiltinAgents::new(seed);
-    let mut d =
+    let d =
         RrDebate::new(query, default_agents(), RrParams::default(), seed).expect("valid debate");
-    let mut events = Vec::new();
-    loop {
-        while let Some(e) = d.poll_event() {
-            events.push(e);
-        }
-        let Some(req) = d.poll_request() else { break };
-        let reply = builtin.reply(&req);
-        d.handle_reply(req.id, reply)
-            .expect("builtin reply has the right shape");
+    match super::run_debate(app::protocol::Debate::RoundRobin(d), seed) {
+        (events, app::protocol::Outcome::RoundRobin(outcome)) => (events, outcome),
+        (_, other) => panic!("{query}: not an RR outcome: {other:?}"),
     }
-    while let Some(e) = d.poll_event() {
-        events.push(e);
-    }
-    assert!(d.is_finished(), "{query}");
-    (events, d.outcome().expect("finished").clone())
 }
 
 const SURVEY: &[&str] = &[

@@ -5,25 +5,13 @@ use app::protocol::collapse::{
 };
 use app::protocol::{Event, EventBody};
 
-use super::BuiltinAgents;
-
 pub(super) fn run_wc(query: &str, seed: u64) -> (Vec<EventBody>, WcOutcome) {
-    let mut d =
+    let d =
         WcDebate::new(query, default_authors(), vec![], WcParams::default(), seed).expect("debate");
-    let agents = BuiltinAgents::new(seed);
-    let mut events = vec![];
-    loop {
-        while let Some(e) = d.poll_event() {
-            events.push(e);
-        }
-        let Some(req) = d.poll_request() else { break };
-        let reply = agents.reply(&req);
-        if let Err(e) = d.handle_reply(req.id, reply) {
-            d.handle_failure(req.id, &e.to_string()).expect("failure");
-        }
+    match super::run_debate(app::protocol::Debate::Collapse(Box::new(d)), seed) {
+        (events, app::protocol::Outcome::Collapse(outcome)) => (events, outcome),
+        (_, other) => panic!("{query}: not a WC outcome: {other:?}"),
     }
-    let out = d.outcome().cloned().expect("finished");
-    (events, out)
 }
 
 const QUERIES: [&str; 12] = [
