@@ -24,6 +24,7 @@ test('round-robin: trigger verdict, turns in strict order, a consensus meter per
   await page.getByLabel('Protocol').selectOption('round_robin');
   // RR parameters are shown for this protocol and validated before anything is sent.
   await expect(page.getByTestId('rr-params')).toBeVisible();
+  await expect(page.getByTestId('wc-params')).toBeHidden();
   await page.getByLabel('Max rounds').fill('0');
   await page.getByLabel('Question for the agents').fill('Should I buy Tesla stock after the recent rally?');
   await page.getByRole('button', { name: 'Start debate' }).click();
@@ -64,6 +65,12 @@ test('round-robin: trigger verdict, turns in strict order, a consensus meter per
 test('weighted collapse: cards with their score, gates, outcome; what-if recomputed in the browser', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/');
+  await hydrated(page);
+  await page.getByLabel('Protocol').selectOption('collapse');
+  // Only the chosen protocol's parameters are shown.
+  await expect(page.getByTestId('wc-params')).toBeVisible();
+  await expect(page.getByTestId('rr-params')).toBeHidden();
   await start(page, 'collapse', 'Migrate the orders database from MySQL to PostgreSQL', '5');
 
   const board = page.getByTestId('wc-board');
