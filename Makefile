@@ -10,7 +10,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
-	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), Playwright"
+	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), a real small model (SmolLM2 via llama.cpp), Playwright"
 	@echo "make bench  orchestration overhead per agent turn, in memory and with SQLite"
 
 setup:
@@ -32,6 +32,9 @@ test: site
 		cargo test --workspace --exclude frontend 2>&1 | tee $(CARGO_TEST_LOG)
 	set -o pipefail; CONSILIUM_TEST_DB=$(PG_TEST_URL) CONSILIUM_TEST_PG=$(PG_TEST_URL) \
 		cargo test -p server --tests 2>&1 | tee -a $(CARGO_TEST_LOG)
+	scripts/llm.sh start
+	set -o pipefail; CONSILIUM_TEST_LLM_URL=http://127.0.0.1:$${LLM_PORT:-8091}/v1 \
+		cargo test -p server --test real_model -- --ignored --nocapture 2>&1 | tee -a $(CARGO_TEST_LOG)
 	cd end2end && npx playwright test
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 

@@ -7,6 +7,8 @@ import * as path from 'path';
 const port = Number(process.env.E2E_PORT ?? 3210);
 const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../target/debug/consilium');
 const db = path.join(os.tmpdir(), `consilium-e2e-${process.pid}.db`);
+// The real small model that `make test` starts (scripts/llm.sh) answers the `openai` backend.
+const llm = process.env.CONSILIUM_TEST_LLM_URL ?? `http://127.0.0.1:${process.env.LLM_PORT ?? 8091}/v1`;
 
 export default defineConfig({
   testDir: './tests',
@@ -33,6 +35,7 @@ export default defineConfig({
   webServer: {
     command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 200`,
     url: `http://127.0.0.1:${port}/api/debates`,
+    env: { OPENAI_BASE_URL: llm, OPENAI_MODEL: 'smollm2-135m', CONSILIUM_OPENAI_MAX_TOKENS: '200' },
     reuseExistingServer: false,
     timeout: 60_000,
     stdout: 'pipe',

@@ -28,6 +28,40 @@ pub struct CreateDebate {
     /// WC only: position cards supplied by the user instead of the builtin authors (WC-1).
     #[serde(default)]
     pub cards: Option<serde_json::Value>,
+    /// AG-1: `builtin` (default), `openai` or `http`.
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// The most tokens the debate's agents may use; the server's default when absent.
+    #[serde(default)]
+    pub token_budget: Option<u64>,
+}
+
+/// The largest token budget a request may set.
+pub const MAX_TOKEN_BUDGET: u64 = 100_000_000;
+
+/// AG-1: which kind of agent answers a debate's requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// Offline, deterministic per seed.
+    #[default]
+    Builtin,
+    /// An OpenAI-compatible chat endpoint.
+    Openai,
+    /// A remote agent service.
+    Http,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Builtin, Backend::Openai, Backend::Http];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Builtin => "builtin",
+            Backend::Openai => "openai",
+            Backend::Http => "http",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +121,9 @@ pub struct ValidDebate {
     pub protocol: Protocol,
     pub seed: Option<u64>,
     pub setup: Setup,
+    pub backend: Backend,
+    /// `None`: the server's default.
+    pub token_budget: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -103,6 +140,10 @@ pub enum RequestError {
     /// A bad position card, naming the field: "cards[1].risks[0].residual_risk: …".
     #[error("{0}")]
     BadCards(String),
+    #[error("unknown backend '{0}': expected one of: builtin, openai, http")]
+    UnknownBackend(String),
+    #[error("token_budget must be from 1 to {MAX_TOKEN_BUDGET}, got {0}")]
+    BadBudget(u64),
     #[error(
         "query contains the control character U+{code:04X} at character {at}; only tabs and line breaks are allowed"
     )]
@@ -143,6 +184,8 @@ impl CreateDebate {
             seed,
             config: json("config", config)?,
             cards: json("cards", cards)?,
+            backend: None,
+            token_budget: None,
         })
     }
 
@@ -176,11 +219,25 @@ impl CreateDebate {
                 .ok_or_else(|| RequestError::UnknownProtocol(p.to_owned()))?,
         };
         let setup = self.setup(protocol)?;
+        let backend = match self.backend.as_deref().map(str::trim) {
+            None | Some("") => Backend::Builtin,
+            Some(b) => Backend::ALL
+                .into_iter()
+                .find(|known| known.as_str().eq_ignore_ascii_case(b))
+                .ok_or_else(|| RequestError::UnknownBackend(b.to_owned()))?,
+        };
+        if let Some(b) = self.token_budget {
+            if b == 0 || b > MAX_TOKEN_BUDGET {
+                return Err(RequestError::BadBudget(b));
+            }
+        }
         Ok(ValidDebate {
             query: query.to_owned(),
             protocol,
             seed: self.seed,
             setup,
+            backend,
+            token_budget: self.token_budget,
         })
     }
 

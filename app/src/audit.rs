@@ -318,7 +318,7 @@ impl Audit {
                 } => {
                     if let Some(j) = a.journey(agent) {
                         j.failures
-                            .push(format!("round {round}: {error} — counted as {substitute}"));
+                            .push(format!("round {round}: {error} — {substitute}"));
                     }
                 }
                 EventBody::Challenge {
@@ -424,10 +424,7 @@ pub fn summarise(body: &EventBody) -> String {
             error,
             substitute,
             ..
-        } => format!(
-            "{} failed: {error} — counted as {substitute}",
-            display_name(agent)
-        ),
+        } => format!("{} failed: {error} — {substitute}", display_name(agent)),
         EventBody::Decision(Outcome::S4(o)) => format!(
             "Decision {} ({}, {}% agreement) — {}",
             o.decision,
@@ -512,6 +509,43 @@ fn summarise_more(body: &EventBody) -> String {
             h.from.join(" + "),
             h.score.total
         ),
+        EventBody::AgentCall(c) => format!(
+            "{} called ({}): {} ms, {} attempt(s), {} + {} tokens{}{}",
+            display_name(&c.agent),
+            c.backend,
+            c.latency_ms,
+            c.attempts,
+            c.prompt_tokens,
+            c.completion_tokens,
+            if c.estimated { " (estimated)" } else { "" },
+            if c.ok { "" } else { ", no usable reply" }
+        ),
+        EventBody::InjectionDetected {
+            source,
+            pattern,
+            excerpt,
+            ..
+        } => format!(
+            "Injection pattern ({}) in {}: “{excerpt}”",
+            pattern.replace('_', " "),
+            if source == "query" {
+                "the query".to_owned()
+            } else {
+                display_name(source)
+            }
+        ),
+        EventBody::ConfidenceClamped {
+            agent,
+            claimed,
+            clamped_to,
+            ..
+        } => format!(
+            "{} claimed {claimed}% confidence on a complex query: clamped to {clamped_to}%",
+            display_name(agent)
+        ),
+        EventBody::BudgetExhausted {
+            round, used, budget, ..
+        } => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
         other => other.kind().to_owned(),
     }
 }

@@ -12,7 +12,7 @@ use app::protocol::{AgentSpec, Decision, Position};
 use clap::Args;
 use futures::future::BoxFuture;
 
-use crate::agents::{builtin::BuiltinAgents, Agent, AgentError};
+use crate::agents::{builtin::BuiltinAgents, Agent, Answer};
 use crate::cli::CliError;
 use crate::db::{NewDebate, Store};
 use crate::runner::{drive, Hub, Sequencer, Settings, StoredJournal};
@@ -45,6 +45,7 @@ fn settings() -> Settings {
     Settings {
         pace: Duration::ZERO,
         agent_timeout: Duration::from_secs(30),
+        ..Settings::default()
     }
 }
 
@@ -53,10 +54,7 @@ fn settings() -> Settings {
 struct Instant0;
 
 impl Agent for Instant0 {
-    fn respond<'a>(
-        &'a self,
-        req: &'a AgentRequest,
-    ) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
+    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         let reply = match req.round {
             2 => AgentReply::Challenge {
                 text: "What evidence supports that?".into(),
@@ -69,7 +67,14 @@ impl Agent for Instant0 {
                 reasoning: "Plain factual question with a verifiable answer.".into(),
             }),
         };
-        Box::pin(std::future::ready(Ok(reply)))
+        Box::pin(std::future::ready(Answer {
+            reply: Ok(reply),
+            usage: None,
+        }))
+    }
+
+    fn backend(&self) -> &'static str {
+        "builtin"
     }
 }
 
@@ -151,6 +156,7 @@ async fn run_memory<A: Agent>(
             &mut log,
             &mut Sequencer::new(),
             &settings,
+            None,
         )
         .await?;
         events += black_box(log).len();
@@ -185,6 +191,14 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
         store: store.clone(),
         hub: hub.clone(),
     };
-    drive(&mut machine, &Instant0, &mut journal, &mut seq, &settings()).await?;
+    drive(
+        &mut machine,
+        &Instant0,
+        &mut journal,
+        &mut seq,
+        &settings(),
+        None,
+    )
+    .await?;
     Ok(store.events_after(&id, 0).await?.len())
 }

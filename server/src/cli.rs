@@ -2,14 +2,18 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use leptos::prelude::LeptosOptions;
 
+use crate::agents::http::HttpConfig;
+use crate::agents::openai::OpenAiConfig;
+use crate::agents::remote::CallPolicy;
 use crate::db::Store;
 use crate::routes::{router, AppState};
-use crate::runner::{Engine, Settings};
+use crate::runner::{Engine, Remote, Settings};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -57,10 +61,84 @@ pub struct ServeArgs {
     /// another server process that stopped, and marks them interrupted.
     #[arg(long, env = "CONSILIUM_ORPHAN_SWEEP_MS", default_value_t = 5000)]
     pub orphan_sweep_ms: u64,
+    /// AG-1 `openai`: the OpenAI-compatible API's base URL, up to `/v1` (Ollama:
+    /// http://127.0.0.1:11434/v1, vLLM: http://HOST:8000/v1, llama.cpp: http://HOST:8080/v1).
+    #[arg(
+        long,
+        env = "OPENAI_BASE_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
+    pub openai_base_url: String,
+    /// The model to ask; the `openai` backend is available only when this is set.
+    #[arg(long, env = "OPENAI_MODEL")]
+    pub openai_model: Option<String>,
+    /// Sent as a bearer token; local servers need none.
+    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
+    pub openai_api_key: Option<String>,
+    /// The most tokens one model reply may use.
+    #[arg(long, env = "CONSILIUM_OPENAI_MAX_TOKENS", default_value_t = 400)]
+    pub openai_max_tokens: u32,
+    #[arg(long, env = "CONSILIUM_OPENAI_TEMPERATURE", default_value_t = 0.2)]
+    pub openai_temperature: f32,
+    /// Ask the endpoint for a JSON object (`response_format: json_object`); `false` for an
+    /// endpoint that refuses the field.
+    #[arg(long, env = "CONSILIUM_OPENAI_JSON_MODE", default_value_t = true, action = clap::ArgAction::Set)]
+    pub openai_json_mode: bool,
+    /// AG-1 `http`: the URL a remote agent service takes one JSON request per turn at.
+    #[arg(long, env = "CONSILIUM_HTTP_AGENT_URL")]
+    pub http_agent_url: Option<String>,
+    /// Sent to the agent service as a bearer token.
+    #[arg(long, env = "CONSILIUM_HTTP_AGENT_TOKEN", hide_env_values = true)]
+    pub http_agent_token: Option<String>,
+    /// AG-2: seconds one attempt of a remote agent call may take.
+    #[arg(long, env = "CONSILIUM_REMOTE_TIMEOUT_S", default_value_t = 60)]
+    pub remote_timeout_s: u64,
+    /// AG-2: extra attempts after a connection error, a timeout, HTTP 429 or 5xx.
+    #[arg(long, env = "CONSILIUM_REMOTE_RETRIES", default_value_t = 2)]
+    pub remote_retries: u32,
+    /// AG-2: the wait before the first retry, doubled for each next one.
+    #[arg(long, env = "CONSILIUM_REMOTE_BACKOFF_MS", default_value_t = 500)]
+    pub remote_backoff_ms: u64,
+    /// A debate's token budget when its request sets none; once used up, the debate stops and
+    /// decides from what exists, the most cautious way.
+    #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = crate::runner::DEFAULT_TOKEN_BUDGET)]
+    pub token_budget: u64,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
+}
+
+fn remote(args: &ServeArgs) -> Remote {
+    let nonempty = |s: &Option<String>| {
+        s.as_ref()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    Remote {
+        openai: nonempty(&args.openai_model).map(|model| {
+            Arc::new(OpenAiConfig {
+                base_url: args.openai_base_url.trim().to_owned(),
+                model,
+                api_key: nonempty(&args.openai_api_key),
+                max_tokens: args.openai_max_tokens.max(16),
+                temperature: args.openai_temperature.clamp(0.0, 2.0),
+                json_mode: args.openai_json_mode,
+            })
+        }),
+        http: nonempty(&args.http_agent_url).map(|url| HttpConfig {
+            url,
+            token: nonempty(&args.http_agent_token),
+        }),
+        policy: CallPolicy {
+            timeout: Duration::from_secs(args.remote_timeout_s.max(1)),
+            retries: args.remote_retries.min(10),
+            backoff: Duration::from_millis(args.remote_backoff_ms),
+            ..CallPolicy::default()
+        },
+        client: reqwest::Client::new(),
+        token_budget: args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET),
+    }
 }
 
 fn default_site_root() -> PathBuf {
@@ -106,8 +184,15 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         Settings {
             pace: Duration::from_millis(args.pace_ms),
             agent_timeout: Duration::from_secs(args.agent_timeout_s.max(1)),
+            remote: remote(&args),
         },
     );
+    if let Some(o) = &engine.settings.remote.openai {
+        tracing::info!("openai backend: model {} at {}", o.model, o.base_url);
+    }
+    if let Some(h) = &engine.settings.remote.http {
+        tracing::info!("http backend: agent service at {}", h.url);
+    }
     let interrupted = engine.recover().await?;
     if interrupted > 0 {
         tracing::warn!(

@@ -188,6 +188,9 @@ impl Store {
         };
         let bodies = encode_all(debate, events)?;
         let status = match &last.body {
+            EventBody::Decision(outcome) if outcome.budget_exhausted() => {
+                Some(("budget_exhausted", Some(outcome.label())))
+            }
             EventBody::Decision(outcome) => Some(("finished", Some(outcome.label()))),
             EventBody::Interrupted { .. } => Some(("interrupted", None)),
             _ => None,

@@ -59,6 +59,7 @@ impl From<crate::runner::StartError> for AppError {
         match e {
             crate::runner::StartError::Protocol(p) => AppError::BadRequest(p.to_string()),
             crate::runner::StartError::Store(s) => s.into(),
+            crate::runner::StartError::Backend(b) => AppError::BadRequest(b),
         }
     }
 }

@@ -5,13 +5,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use app::api::{Setup, ValidDebate};
+use app::api::{Backend, Setup, ValidDebate};
 use app::protocol::collapse::WcDebate;
 use app::protocol::round_robin::{self, RrDebate};
 use app::protocol::s4::S4Debate;
-use app::protocol::{chain, AgentReply, AgentSpec, Debate, Event, EventBody, Role};
+use app::protocol::{
+    chain, defence, AgentCall, AgentReply, AgentSpec, Debate, Event, EventBody, Role,
+};
 use tokio::sync::broadcast;
 
+use crate::agents::http::{HttpAgents, HttpConfig};
+use crate::agents::openai::{OpenAiAgents, OpenAiConfig};
+use crate::agents::remote::CallPolicy;
 use crate::agents::{builtin::BuiltinAgents, Agent};
 use crate::db::{NewDebate, Store, StoreError};
 
@@ -88,8 +93,47 @@ impl Journal for StoredJournal {
 pub struct Settings {
     /// Delay before each agent message, so humans can watch (0 in tests).
     pub pace: Duration,
-    /// AG-2: an agent call that takes longer fails and counts as REFUSE.
+    /// AG-2: a builtin agent call that takes longer fails and counts as REFUSE. Remote calls are
+    /// bounded by their [`CallPolicy`] instead.
     pub agent_timeout: Duration,
+    pub remote: Remote,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            pace: Duration::ZERO,
+            agent_timeout: Duration::from_secs(30),
+            remote: Remote::default(),
+        }
+    }
+}
+
+/// The remote agent kinds this server can use, and how it calls them (AG-1, AG-2).
+#[derive(Clone, Debug)]
+pub struct Remote {
+    /// `None`: `"backend": "openai"` is refused with what to configure.
+    pub openai: Option<Arc<OpenAiConfig>>,
+    pub http: Option<HttpConfig>,
+    pub policy: CallPolicy,
+    pub client: reqwest::Client,
+    /// Tokens a debate may use when its request sets no `token_budget`.
+    pub token_budget: u64,
+}
+
+/// The server's default per-debate token budget.
+pub const DEFAULT_TOKEN_BUDGET: u64 = 200_000;
+
+impl Default for Remote {
+    fn default() -> Self {
+        Remote {
+            openai: None,
+            http: None,
+            policy: CallPolicy::default(),
+            client: reqwest::Client::new(),
+            token_budget: DEFAULT_TOKEN_BUDGET,
+        }
+    }
 }
 
 /// Stamps sequence numbers and timestamps onto machine events.
@@ -164,19 +208,33 @@ pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
     out
 }
 
-/// Runs a debate to its end: ask, wait (bounded), feed back, append every event in order.
+/// Runs a debate to its end: ask, wait (bounded), feed back, append every event in order. With a
+/// `budget`, the debate stops asking once its agents have used that many tokens, and decides
+/// from what exists (status `budget_exhausted`).
 pub async fn drive<A: Agent + ?Sized, J: Journal>(
     machine: &mut Debate,
     agent: &A,
     journal: &mut J,
     seq: &mut Sequencer,
     settings: &Settings,
+    budget: Option<u64>,
 ) -> Result<(), StoreError> {
+    let limit = if agent.backend() == "builtin" {
+        settings.agent_timeout
+    } else {
+        settings.remote.policy.worst_case()
+    };
+    let mut used: u64 = 0;
+    // Events of the last call (its cost, injection findings), stored with the machine's events.
+    let mut pending: Vec<Event> = Vec::new();
     loop {
+        if let Some(b) = budget.filter(|b| used >= *b) {
+            machine.exhaust(used, b);
+        }
         // Everything the machine emitted since the last reply — the reply's own event, a new
         // round, and the `thinking` of the next request — is stored in one batch.
         let next = machine.poll_request();
-        let mut batch = Vec::new();
+        let mut batch = std::mem::take(&mut pending);
         while let Some(body) = machine.poll_event() {
             batch.push(seq.stamp(body));
         }
@@ -189,9 +247,38 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if !settings.pace.is_zero() {
             tokio::time::sleep(settings.pace).await;
         }
-        let result = tokio::time::timeout(settings.agent_timeout, agent.respond(&req)).await;
-        let failure = match result {
-            Ok(Ok(mut reply)) => {
+        let (reply, usage) = match tokio::time::timeout(limit, agent.respond(&req)).await {
+            Ok(answer) => (answer.reply.map_err(|e| e.to_string()), answer.usage),
+            Err(_) => (
+                Err(format!("no reply within {} s", limit.as_secs_f32())),
+                None,
+            ),
+        };
+        if let Some(u) = usage {
+            used = used.saturating_add(u.tokens());
+            pending.push(seq.stamp(EventBody::AgentCall(AgentCall {
+                agent: req.agent.clone(),
+                round: req.round,
+                backend: agent.backend().to_owned(),
+                attempts: u.attempts,
+                latency_ms: u.latency_ms,
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+                ok: reply.is_ok(),
+                estimated: u.estimated,
+            })));
+        }
+        let failure = match reply {
+            Ok(mut reply) => {
+                // S4-8: what an agent says to the others is checked for injection attempts.
+                for f in defence::scan_reply(&reply) {
+                    pending.push(seq.stamp(EventBody::InjectionDetected {
+                        source: req.agent.clone(),
+                        round: req.round,
+                        pattern: f.pattern,
+                        excerpt: f.excerpt,
+                    }));
+                }
                 // A card without a timestamp is stamped when it arrives (WC-1).
                 if let AgentReply::Card(card) = &mut reply {
                     if card.timestamp.is_empty() {
@@ -203,11 +290,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                     .err()
                     .map(|e| e.to_string())
             }
-            Ok(Err(e)) => Some(e.to_string()),
-            Err(_) => Some(format!(
-                "no reply within {} s",
-                settings.agent_timeout.as_secs_f32()
-            )),
+            Err(e) => Some(e),
         };
         if let Some(error) = failure {
             // S4-8: the machine substitutes a cautious answer; this cannot fail for an open request.
@@ -224,6 +307,9 @@ pub enum StartError {
     Protocol(#[from] app::protocol::ProtocolError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The request asks for an agent kind this server is not configured for.
+    #[error("{0}")]
+    Backend(String),
 }
 
 /// Owns everything a running server needs to start and stream debates.
@@ -247,11 +333,24 @@ impl Engine {
     pub async fn start(&self, req: ValidDebate) -> Result<String, StartError> {
         let seed = req.seed.unwrap_or_else(random_seed);
         let mut machine = build(&req, seed)?;
+        let agents = self.agents(&req, seed)?;
+        let budget = req
+            .token_budget
+            .unwrap_or(self.settings.remote.token_budget);
         let id = new_id();
         let mut seq = Sequencer::new();
         let mut first = Vec::new();
         while let Some(body) = machine.poll_event() {
             first.push(seq.stamp(body));
+        }
+        // S4-8: injection attempts in the query are on record before any agent reads it.
+        for f in defence::scan(&req.query) {
+            first.push(seq.stamp(EventBody::InjectionDetected {
+                source: "query".into(),
+                round: 0,
+                pattern: f.pattern,
+                excerpt: f.excerpt,
+            }));
         }
         let created_at = first
             .first()
@@ -269,7 +368,6 @@ impl Engine {
         let engine = self.clone();
         let debate = id.clone();
         tokio::spawn(async move {
-            let agents = BuiltinAgents::new(seed);
             let mut journal = StoredJournal {
                 id: debate.clone(),
                 store: engine.store.clone(),
@@ -277,10 +375,11 @@ impl Engine {
             };
             let result = drive(
                 &mut machine,
-                &agents,
+                &*agents,
                 &mut journal,
                 &mut seq,
                 &engine.settings,
+                Some(budget),
             )
             .await;
             if let Err(e) = result {
@@ -294,6 +393,46 @@ impl Engine {
             engine.hub.close(&debate);
         });
         Ok(id)
+    }
+
+    /// The agents a request asks for (AG-1), or what the server lacks to provide them.
+    fn agents(&self, req: &ValidDebate, seed: u64) -> Result<Box<dyn Agent>, StartError> {
+        let remote = &self.settings.remote;
+        Ok(match req.backend {
+            Backend::Builtin => Box::new(BuiltinAgents::new(seed)),
+            Backend::Openai => {
+                let config = remote.openai.clone().ok_or_else(|| {
+                    StartError::Backend(
+                        "backend 'openai' is not configured on this server: start it with \
+                         OPENAI_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as needed) or \
+                         --openai-model"
+                            .into(),
+                    )
+                })?;
+                Box::new(OpenAiAgents {
+                    config,
+                    policy: remote.policy.clone(),
+                    client: remote.client.clone(),
+                    seed,
+                })
+            }
+            Backend::Http => {
+                let config = remote.http.clone().ok_or_else(|| {
+                    StartError::Backend(
+                        "backend 'http' is not configured on this server: start it with \
+                         CONSILIUM_HTTP_AGENT_URL or --http-agent-url"
+                            .into(),
+                    )
+                })?;
+                Box::new(HttpAgents {
+                    config,
+                    policy: remote.policy.clone(),
+                    client: remote.client.clone(),
+                    protocol: req.protocol.as_str(),
+                    seed,
+                })
+            }
+        })
     }
 
     /// SV-5: debates that were running when their server stopped are marked `interrupted`, with
@@ -414,8 +553,8 @@ mod tests {
     async fn interrupt_chains_to_the_last_stored_event_once() {
         let store = Store::connect("sqlite::memory:").await.expect("store");
         let settings = Settings {
-            pace: Duration::ZERO,
             agent_timeout: Duration::from_secs(1),
+            ..Settings::default()
         };
         let engine = Engine::new(store.clone(), settings);
         let mut seq = Sequencer::new();

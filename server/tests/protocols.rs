@@ -6,33 +6,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-/// Streams a debate to its end, checks the stream is the log and `consilium verify` accepts it;
-/// returns the events.
-async fn run_to_end(server: &Server, body: Value) -> (String, Vec<Value>) {
-    let id = create(server, body).await;
-    let frames = read_sse(server, &id, None, "", usize::MAX).await;
-    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
-    assert_eq!(
-        seqs(&frames),
-        (1..=events.len() as u64).collect::<Vec<_>>(),
-        "gap-free"
-    );
-    let detail: Value = get_json(server, &format!("/api/debates/{id}")).await;
-    assert_eq!(
-        detail["events"].as_array().expect("events"),
-        &events,
-        "the stream is the log"
-    );
-    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
-    assert!(ok, "verify: {out}");
-    assert!(out.contains("verified:"), "{out}");
-    (id, events)
-}
-
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == kind).collect()
-}
-
 #[tokio::test]
 async fn round_robin_runs_live_and_verifies() {
     let (_dir, db) = temp_db();

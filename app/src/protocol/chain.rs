@@ -8,7 +8,7 @@
 use sha2::{Digest, Sha256};
 
 use super::event::{Event, EventBody};
-use super::s4::{aggregate, S4Outcome, Vote};
+use super::s4::{aggregate, cut_short, S4Outcome, Vote};
 use super::Outcome;
 
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -136,8 +136,10 @@ fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
     let mut votes: Vec<Vote> = Vec::new();
     let mut initial: Vec<(&str, super::Decision)> = Vec::new();
     let mut logged = None;
+    let mut cut_in = None;
     for e in events {
         match &e.body {
+            EventBody::BudgetExhausted { round, .. } => cut_in = Some(*round),
             EventBody::Position {
                 agent, position, ..
             } => initial.push((agent, position.decision)),
@@ -154,7 +156,10 @@ fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
         })
         .map(|v| v.agent.clone())
         .collect();
-    let recomputed = aggregate(&votes, changed);
+    let recomputed = match cut_in {
+        None => aggregate(&votes, changed),
+        Some(round) => cut_short(&votes, changed, round),
+    };
     if &recomputed != logged {
         return Err(RecomputeError::Mismatch {
             logged: summary(logged),

@@ -132,6 +132,27 @@ pub enum EventBody {
     PanelScored(PanelScored),
     /// WC-6: the hybrid of the top two.
     HybridSynthesized(HybridSynthesized),
+    /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
+    /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
+    InjectionDetected {
+        source: String,
+        round: u8,
+        pattern: String,
+        excerpt: String,
+    },
+    /// S4-8: an agent claimed more than 95 % confidence on a complex query; the logged position
+    /// carries `clamped_to`.
+    ConfidenceClamped {
+        agent: String,
+        round: u8,
+        claimed: u8,
+        clamped_to: u8,
+    },
+    /// AG-2: what one call to a remote agent (openai, http) cost. Logged before its reply.
+    AgentCall(AgentCall),
+    /// The debate's token budget ran out before the next call; the decision that follows is
+    /// made from the positions that exist, the most cautious way.
+    BudgetExhausted { round: u8, used: u64, budget: u64 },
     /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
     Decision(Outcome),
     /// The server stopped before the debate finished; the log ends here (SV-5).
@@ -162,6 +183,10 @@ impl EventBody {
             EventBody::PanelEvaluated(_) => "panel_evaluated",
             EventBody::PanelScored(_) => "panel_scored",
             EventBody::HybridSynthesized(_) => "hybrid_synthesized",
+            EventBody::InjectionDetected { .. } => "injection_detected",
+            EventBody::ConfidenceClamped { .. } => "confidence_clamped",
+            EventBody::AgentCall(_) => "agent_call",
+            EventBody::BudgetExhausted { .. } => "budget_exhausted",
             EventBody::Decision(_) => "decision",
             EventBody::Interrupted { .. } => "interrupted",
         }
@@ -177,7 +202,11 @@ impl EventBody {
             | EventBody::Revision { round, .. }
             | EventBody::Vote { round, .. }
             | EventBody::AgentFailed { round, .. }
-            | EventBody::Turn { round, .. } => Some(*round),
+            | EventBody::Turn { round, .. }
+            | EventBody::ConfidenceClamped { round, .. }
+            | EventBody::BudgetExhausted { round, .. } => Some(*round),
+            EventBody::InjectionDetected { round, .. } => (*round > 0).then_some(*round),
+            EventBody::AgentCall(c) => Some(c.round),
             EventBody::ConsensusChecked(c) => Some(c.round),
             EventBody::CardSubmitted(c) => Some(c.round),
             EventBody::CardVerified(c) => Some(c.round),
@@ -206,6 +235,26 @@ pub struct RoundInfo {
     pub round: u8,
     pub name: String,
     pub expected: u32,
+}
+
+/// AG-2: one remote agent call: retries, wall time and the tokens the endpoint reported.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentCall {
+    pub agent: String,
+    pub round: u8,
+    /// `openai` or `http`.
+    pub backend: String,
+    /// 1 when the first try answered.
+    pub attempts: u32,
+    /// Wall time of the whole call, retries and backoff included.
+    pub latency_ms: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Whether a usable reply came back (a parse failure or error is logged as `agent_failed`).
+    pub ok: bool,
+    /// The endpoint reported no usage; the tokens are estimated (4 characters a token).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// Protocol parameters logged with `debate_started`.

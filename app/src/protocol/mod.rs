@@ -5,7 +5,9 @@ mod canonical;
 pub mod chain;
 pub mod collapse;
 mod debate;
+pub mod defence;
 pub mod event;
+pub mod parse;
 pub mod reducer;
 pub mod request;
 pub mod round_robin;
@@ -13,7 +15,7 @@ pub mod s4;
 pub mod types;
 
 pub use debate::{check_agents, Debate, Outcome};
-pub use event::{Config, Event, EventBody, RoundInfo};
+pub use event::{AgentCall, Config, Event, EventBody, RoundInfo};
 pub use reducer::DebateView;
 pub use request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use types::{AgentSpec, Decision, Position, Role, Verdict};

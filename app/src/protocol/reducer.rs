@@ -57,6 +57,8 @@ pub enum Status {
     Running,
     Finished,
     Interrupted,
+    /// Finished early: the token budget ran out, and the decision is the cautious one.
+    BudgetExhausted,
 }
 
 impl Status {
@@ -65,6 +67,7 @@ impl Status {
             Status::Running => "running",
             Status::Finished => "finished",
             Status::Interrupted => "interrupted",
+            Status::BudgetExhausted => "budget_exhausted",
         }
     }
 }
@@ -89,6 +92,40 @@ pub struct DebateView {
     pub rr: RrState,
     /// Weighted collapse only (WC-1…WC-6).
     pub wc: WcState,
+    /// AG-2: calls, wall time and tokens per agent (remote kinds only), in order of first call.
+    pub usage: Vec<AgentUsage>,
+    /// S4-8: injection patterns found and confidences clamped, in log order.
+    pub flags: Vec<Flag>,
+    /// The token budget ran out: in which round, and the tokens used against the budget.
+    pub budget_exhausted: Option<(u8, u64, u64)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentUsage {
+    pub agent: String,
+    pub backend: String,
+    pub calls: u32,
+    /// Calls that returned nothing usable.
+    pub failed: u32,
+    /// Attempts beyond the first, over all calls.
+    pub retries: u32,
+    pub latency_ms: u64,
+    pub last_latency_ms: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub estimated: bool,
+}
+
+/// One S4-8 finding, as shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    pub seq: u64,
+    /// `query` or the agent's id.
+    pub source: String,
+    pub round: u8,
+    /// `injection` or `overconfidence`.
+    pub kind: String,
+    pub detail: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -141,7 +178,13 @@ impl DebateView {
     }
 
     pub fn status(&self) -> Status {
-        if self.decision.is_some() {
+        if self
+            .decision
+            .as_ref()
+            .is_some_and(Outcome::budget_exhausted)
+        {
+            Status::BudgetExhausted
+        } else if self.decision.is_some() {
             Status::Finished
         } else if self.interrupted.is_some() {
             Status::Interrupted
@@ -169,6 +212,14 @@ impl DebateView {
         } else {
             self.messages_received() * 100 / expected
         }
+    }
+
+    /// Tokens used by every agent so far.
+    pub fn tokens_used(&self) -> u64 {
+        self.usage
+            .iter()
+            .map(|u| u.prompt_tokens + u.completion_tokens)
+            .sum()
     }
 
     pub fn is_thinking(&self, agent: &str) -> bool {
@@ -387,6 +438,62 @@ impl DebateView {
             EventBody::Interrupted { reason } => {
                 self.thinking.clear();
                 self.interrupted = Some(reason.clone());
+            }
+            EventBody::AgentCall(c) => {
+                let i = match self.usage.iter().position(|u| u.agent == c.agent) {
+                    Some(i) => i,
+                    None => {
+                        self.usage.push(AgentUsage {
+                            agent: c.agent.clone(),
+                            backend: c.backend.clone(),
+                            ..AgentUsage::default()
+                        });
+                        self.usage.len() - 1
+                    }
+                };
+                let u = &mut self.usage[i];
+                u.calls += 1;
+                u.failed += u32::from(!c.ok);
+                u.retries += c.attempts.saturating_sub(1);
+                u.latency_ms += c.latency_ms;
+                u.last_latency_ms = c.latency_ms;
+                u.prompt_tokens += c.prompt_tokens;
+                u.completion_tokens += c.completion_tokens;
+                u.estimated |= c.estimated;
+            }
+            EventBody::InjectionDetected {
+                source,
+                round,
+                pattern,
+                excerpt,
+            } => self.flags.push(Flag {
+                seq,
+                source: source.clone(),
+                round: *round,
+                kind: "injection".into(),
+                detail: format!("{}: “{excerpt}”", pattern.replace('_', " ")),
+            }),
+            EventBody::ConfidenceClamped {
+                agent,
+                round,
+                claimed,
+                clamped_to,
+            } => self.flags.push(Flag {
+                seq,
+                source: agent.clone(),
+                round: *round,
+                kind: "overconfidence".into(),
+                detail: format!(
+                    "claimed {claimed}% confidence on a complex query; clamped to {clamped_to}%"
+                ),
+            }),
+            EventBody::BudgetExhausted {
+                round,
+                used,
+                budget,
+            } => {
+                self.thinking.clear();
+                self.budget_exhausted = Some((*round, *used, *budget));
             }
             other => self.apply_rr_wc(seq, other),
         }

@@ -61,8 +61,9 @@ impl std::fmt::Display for Decision {
     }
 }
 
-/// The outcome of a whole debate: `ACT | WARN | REFUSE` (a veto resolves to `REFUSE`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The outcome of a whole debate: `ACT | WARN | REFUSE` (a veto resolves to `REFUSE`). Ordered from
+/// least to most cautious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {
     Act,

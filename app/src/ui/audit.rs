@@ -74,15 +74,19 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
     let result = RwSignal::new(None::<(Check, f64)>);
     let tampered_at =
         Signal::derive(move || result.with(|r| r.as_ref().and_then(|(c, _)| c.tampered_at())));
+    let folded = Signal::stored(DebateView::from_events(&events));
     view! {
         <Verification events=events.clone() result/>
         {interrupted.map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
+        <super::costs::BudgetBanner state=folded/>
         {match outcome {
             Some(outcome) => view! { <OutcomeBanner outcome/> }.into_any(),
             None => view! { <section class="panel muted">"No decision in this log yet."</section> }.into_any(),
         }}
+        <super::costs::DefenceFlags state=folded/>
+        <super::costs::UsageTable state=folded/>
         <super::whatif::WhatIfPanel events=events.clone()/>
         {match audit.protocol.as_str() {
             "round_robin" => {

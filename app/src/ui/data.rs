@@ -31,8 +31,12 @@ pub async fn start_debate(
     seed: Option<u64>,
     config: Option<String>,
     cards: Option<String>,
+    backend: String,
+    token_budget: Option<u64>,
 ) -> Result<String, ServerFnError> {
-    let request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
+    let mut request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
         .map_err(ServerFnError::new)?;
+    request.backend = Some(backend);
+    request.token_budget = token_budget;
     service()?.start(request).await.map_err(ServerFnError::new)
 }

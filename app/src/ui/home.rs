@@ -6,7 +6,7 @@ use leptos_router::hooks::use_navigate;
 
 use super::data::{list_debates, StartDebate};
 use super::widgets::{DecisionBadge, StatusPill};
-use crate::api::{CreateDebate, Protocol, MAX_QUERY_CHARS};
+use crate::api::{Backend, CreateDebate, Protocol, MAX_QUERY_CHARS};
 
 const S4_EXAMPLES: [&str; 4] = [
     "What is the boiling point of water at sea level?",
@@ -54,6 +54,9 @@ pub fn HomePage() -> impl IntoView {
     let query = RwSignal::new(String::new());
     let protocol = RwSignal::new(Protocol::S4.as_str().to_owned());
     let seed = RwSignal::new(String::new());
+    // AG-1: who answers, and the most tokens they may use.
+    let backend = RwSignal::new(Backend::Builtin.as_str().to_owned());
+    let budget = RwSignal::new(String::new());
     // RR parameters (RR-2, RR-3) and WC cards (WC-1), as typed.
     let threshold = RwSignal::new("0.75".to_owned());
     let min_turns = RwSignal::new("2".to_owned());
@@ -86,6 +89,18 @@ pub fn HomePage() -> impl IntoView {
                 }
             },
         };
+        let budget_value = match budget.get_untracked().trim().replace([',', '_', ' '], "") {
+            b if b.is_empty() => None,
+            b => match b.parse::<u64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    form_error.set(Some(
+                        "token budget must be a whole number of tokens (or left empty)".into(),
+                    ));
+                    return;
+                }
+            },
+        };
         let chosen = protocol.get_untracked();
         let config = (chosen == "round_robin").then(|| {
             format!(
@@ -106,6 +121,11 @@ pub fn HomePage() -> impl IntoView {
             config.clone(),
             cards_text.clone(),
         );
+        let request = request.map(|mut r| {
+            r.backend = Some(backend.get_untracked());
+            r.token_budget = budget_value;
+            r
+        });
         if let Err(e) = request.and_then(|r| r.validate()) {
             form_error.set(Some(e.to_string()));
             return;
@@ -117,6 +137,8 @@ pub fn HomePage() -> impl IntoView {
             seed: seed_value,
             config,
             cards: cards_text,
+            backend: backend.get_untracked(),
+            token_budget: budget_value,
         });
     };
 
@@ -188,6 +210,31 @@ pub fn HomePage() -> impl IntoView {
                     <button type="submit" class="primary" disabled=move || start.pending().get()>
                         {move || if start.pending().get() { "Starting…" } else { "Start debate" }}
                     </button>
+                </div>
+                <div class="form-row" data-testid="backend-row">
+                    <label>
+                        "Agents"
+                        <select
+                            name="backend"
+                            data-testid="backend"
+                            prop:value=move || backend.get()
+                            on:change=move |ev| backend.set(event_target_value(&ev))
+                        >
+                            <option value="builtin">"Builtin — offline, reproducible per seed"</option>
+                            <option value="openai">"OpenAI-compatible model (server's OPENAI_*)"</option>
+                            <option value="http">"Remote agent service (HTTP)"</option>
+                        </select>
+                    </label>
+                    <label>
+                        "Token budget (optional)"
+                        <input
+                            name="token_budget"
+                            inputmode="numeric"
+                            placeholder="server default"
+                            prop:value=move || budget.get()
+                            on:input=move |ev| budget.set(event_target_value(&ev))
+                        />
+                    </label>
                 </div>
                 <div class="form-row protocol-params" data-testid="rr-params" hidden=move || protocol.get() != "round_robin">
                     <label>

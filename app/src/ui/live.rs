@@ -121,7 +121,10 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         {move || state.with(|v| v.interrupted.clone()).map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
+        <super::costs::BudgetBanner state=state.into()/>
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
+        <super::costs::DefenceFlags state=state.into()/>
+        <super::costs::UsageTable state=state.into()/>
 
         {match detail.protocol.as_str() {
             "round_robin" => view! { <super::round_robin::RrPanel state/> }.into_any(),

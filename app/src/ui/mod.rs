@@ -2,6 +2,7 @@
 
 mod audit;
 mod collapse;
+mod costs;
 mod data;
 mod home;
 mod live;

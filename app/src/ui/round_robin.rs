@@ -16,6 +16,7 @@ pub fn RrBanner(outcome: RrOutcome) -> impl IntoView {
         crate::protocol::round_robin::RrEnding::Consensus => "consensus",
         crate::protocol::round_robin::RrEnding::MaxRounds => "round limit",
         crate::protocol::round_robin::RrEnding::NoDebate => "no debate needed",
+        crate::protocol::round_robin::RrEnding::BudgetExhausted => "budget exhausted",
     };
     let participation = outcome
         .agent_participation

@@ -1,8 +1,13 @@
-//! AG-1: one `Agent` interface, several kinds behind it. `builtin` is the offline default.
+//! AG-1: one `Agent` interface, three kinds behind it: `builtin` (the offline default), `openai`
+//! (any OpenAI-compatible chat endpoint) and `http` (a remote agent service).
 
 pub mod builtin;
+pub mod http;
+pub mod openai;
+pub mod prompt;
+pub mod remote;
 
-use app::protocol::s4::{AgentReply, AgentRequest};
+use app::protocol::{AgentReply, AgentRequest};
 use futures::future::BoxFuture;
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -11,20 +16,49 @@ pub enum AgentError {
     Failed(String),
 }
 
-/// Answers one protocol request. Implementations must not panic on any request.
+/// AG-2: what one call cost. Remote kinds report it; the builtin agents cost nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub attempts: u32,
+    pub latency_ms: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// The endpoint reported no usage; tokens were estimated from the text (4 characters each).
+    pub estimated: bool,
+}
+
+impl Usage {
+    pub fn tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+}
+
+/// An agent's answer to one request: the reply (or why there is none) and, for remote kinds,
+/// the cost of getting it.
+pub struct Answer {
+    pub reply: Result<AgentReply, AgentError>,
+    pub usage: Option<Usage>,
+}
+
+/// Answers one protocol request. Implementations must not panic on any request, and must return
+/// (with an error) rather than hang: the runner also bounds every call with a timeout.
 pub trait Agent: Send + Sync + 'static {
-    fn respond<'a>(
-        &'a self,
-        req: &'a AgentRequest,
-    ) -> BoxFuture<'a, Result<AgentReply, AgentError>>;
+    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer>;
+
+    /// `builtin`, `openai` or `http`, as logged in `agent_call` events.
+    fn backend(&self) -> &'static str;
 }
 
 impl Agent for builtin::BuiltinAgents {
-    fn respond<'a>(
-        &'a self,
-        req: &'a AgentRequest,
-    ) -> BoxFuture<'a, Result<AgentReply, AgentError>> {
+    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         let reply = self.reply(req);
-        Box::pin(std::future::ready(Ok(reply)))
+        Box::pin(std::future::ready(Answer {
+            reply: Ok(reply),
+            usage: None,
+        }))
+    }
+
+    fn backend(&self) -> &'static str {
+        "builtin"
     }
 }

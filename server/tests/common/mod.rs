@@ -156,9 +156,30 @@ impl Server {
         Server::spawn(db, pace_ms).ready()
     }
 
+    /// Starts a server with extra environment (agent backends, budgets, timeouts).
+    pub fn start_with(db: &TestDb, pace_ms: u64, env: &[(&str, &str)]) -> Server {
+        Server::spawn_with(db, pace_ms, env).ready()
+    }
+
     /// Spawns a server without waiting for it (to start several at once).
     pub fn spawn(db: &TestDb, pace_ms: u64) -> Starting {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_consilium"))
+        Server::spawn_with(db, pace_ms, &[])
+    }
+
+    fn spawn_with(db: &TestDb, pace_ms: u64, env: &[(&str, &str)]) -> Starting {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_consilium"));
+        // The developer's own model settings must not leak into a test server.
+        for var in [
+            "OPENAI_BASE_URL",
+            "OPENAI_MODEL",
+            "OPENAI_API_KEY",
+            "CONSILIUM_HTTP_AGENT_URL",
+            "CONSILIUM_TOKEN_BUDGET",
+        ] {
+            command.env_remove(var);
+        }
+        command.envs(env.iter().copied());
+        let mut child = command
             .args(["serve", "--addr", "127.0.0.1:0"])
             .env("DATABASE_URL", &db.url)
             .env("CONSILIUM_PACE_MS", pace_ms.to_string())
@@ -387,4 +408,31 @@ pub fn seqs(frames: &[Frame]) -> Vec<u64> {
         .iter()
         .map(|f| f.data["seq"].as_u64().expect("seq"))
         .collect()
+}
+
+/// Streams a debate to its end, checks the stream is the log and `consilium verify` accepts it;
+/// returns the events.
+pub async fn run_to_end(server: &Server, body: Value) -> (String, Vec<Value>) {
+    let id = create(server, body).await;
+    let frames = read_sse(server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(
+        seqs(&frames),
+        (1..=events.len() as u64).collect::<Vec<_>>(),
+        "gap-free"
+    );
+    let detail: Value = get_json(server, &format!("/api/debates/{id}")).await;
+    assert_eq!(
+        detail["events"].as_array().expect("events"),
+        &events,
+        "the stream is the log"
+    );
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "verify: {out}");
+    assert!(out.contains("verified:"), "{out}");
+    (id, events)
+}
+
+pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
 }

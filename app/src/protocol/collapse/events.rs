@@ -206,4 +206,15 @@ pub struct WcOutcome {
     pub memory_write: bool,
     pub memory_notes: Vec<String>,
     pub reasoning: String,
+    /// The token budget ran out before the debate finished: escalated to a human.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub budget_exhausted: bool,
+}
+
+/// Why a collapse debate cut short by its token budget goes to a human.
+pub fn budget_reason(round: u8) -> String {
+    format!(
+        "The token budget ran out in round {round}, before the positions could be settled: a \
+         human decides."
+    )
 }

@@ -544,6 +544,31 @@ impl WcDebate {
         }
     }
 
+    /// The token budget ran out: no more requests; a human decides (ESCALATED_TO_HUMAN).
+    pub fn exhaust(&mut self, used: u64, budget: u64) {
+        if self.phase == Phase::Done {
+            return;
+        }
+        self.queue.clear();
+        self.outstanding.clear();
+        self.events.push_back(EventBody::BudgetExhausted {
+            round: self.round,
+            used,
+            budget,
+        });
+        self.finish(
+            WcOutcomeKind::EscalatedToHuman,
+            None,
+            super::budget_reason(self.round),
+        );
+        if let Some(o) = self.outcome.as_mut() {
+            o.budget_exhausted = true;
+        }
+        if let Some(EventBody::Decision(Outcome::Collapse(o))) = self.events.back_mut() {
+            o.budget_exhausted = true;
+        }
+    }
+
     fn finish(&mut self, kind: WcOutcomeKind, chosen: Option<String>, why: String) {
         self.phase = Phase::Done;
         let outcome = self.tally.outcome(kind, chosen, why);

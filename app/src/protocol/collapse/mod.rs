@@ -17,14 +17,14 @@ pub use card::{
     Evidence, EvidenceKind, InvariantViolation, PlanStep, PositionCard, Risk, Severity,
 };
 pub use events::{
-    CardSource, CardSubmitted, CardVerified, Converged, Critiqued, Gate, GateCheck, GateVerdict,
-    GatesChecked, HybridSynthesized, PanelEvaluated, PanelScored, Ranked, ReflexionStarted,
-    ScoreBreakdown, Step, WcOutcome, WcOutcomeKind,
+    budget_reason, CardSource, CardSubmitted, CardVerified, Converged, Critiqued, Gate, GateCheck,
+    GateVerdict, GatesChecked, HybridSynthesized, PanelEvaluated, PanelScored, Ranked,
+    ReflexionStarted, ScoreBreakdown, Step, WcOutcome, WcOutcomeKind,
 };
 pub use machine::{default_authors, panel_agents, WcDebate};
 pub use params::{default_panel, PanelSeat, WcParams, Weights};
 pub use replay::{recompute, what_if, WhatIf};
-pub use validate::{check_card, check_evaluation, parse_cards, parse_params};
+pub use validate::{check_card, check_evaluation, parse_card, parse_cards, parse_params};
 
 /// WC-3 rule 1: the verifier's review of one card. An approval is the "verifier receipt" (WC-8).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

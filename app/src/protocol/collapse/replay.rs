@@ -16,6 +16,7 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
     let mut t: Option<Tally> = None;
     let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
     let mut in_hybrid = false;
+    let mut cut = false;
     for e in events {
         let differs = |what: &str| {
             format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
@@ -44,6 +45,14 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
                 }
             }
             EventBody::ReflexionStarted(_) => t.reflexions += 1,
+            EventBody::BudgetExhausted { round, .. } => {
+                cut = true;
+                pending = Some((
+                    WcOutcomeKind::EscalatedToHuman,
+                    None,
+                    super::budget_reason(*round),
+                ));
+            }
             EventBody::Converged(c) => {
                 // Reflexion counts are bumped when the reflexion starts; convergence sees the
                 // number done before it.
@@ -121,7 +130,8 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
                 let (kind, chosen, why) = pending
                     .take()
                     .ok_or_else(|| differs("decision (no rule led to one)"))?;
-                let again = t.outcome(kind, chosen, why);
+                let mut again = t.outcome(kind, chosen, why);
+                again.budget_exhausted = cut;
                 if &again != logged {
                     return Err(format!(
                         "the logged decision {} differs from the one recomputed from the cards and panel: {} ({})",

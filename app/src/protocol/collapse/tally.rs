@@ -287,6 +287,7 @@ impl Tally {
             memory_write: memory.0,
             memory_notes: memory.1,
             reasoning: why,
+            budget_exhausted: false,
         }
     }
 }

@@ -293,6 +293,11 @@ pub fn parse_cards(v: &Value) -> Result<Vec<PositionCard>, String> {
     Ok(out)
 }
 
+/// A card from JSON, every field checked by name under `path`.
+pub fn parse_card(v: &Value, path: &str) -> Result<PositionCard, String> {
+    card(v, path)
+}
+
 /// An agent's card: the same rules as a user's (ranges, lengths), naming the field.
 pub fn check_card(c: &PositionCard, path: &str) -> Result<(), String> {
     let v = serde_json::to_value(c).map_err(|e| format!("{path}: {e}"))?;
@@ -419,9 +424,4 @@ pub fn parse_params(v: &Value) -> Result<WcParams, String> {
         ));
     }
     Ok(p)
-}
-
-#[cfg(test)]
-pub(crate) fn card_for_tests(v: &Value) -> R<PositionCard> {
-    card(v, "card")
 }

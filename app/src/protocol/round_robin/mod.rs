@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use rules::{
-    check_consensus, outcome, parse_params, recompute, trigger, ConsensusCheck, StanceCounts,
-    TriggerCheck, TRIGGER_PHRASES,
+    check_consensus, cut_short, outcome, parse_params, recompute, trigger, ConsensusCheck,
+    StanceCounts, TriggerCheck, TRIGGER_PHRASES,
 };
 
 use super::event::{EventBody, RoundInfo};
@@ -137,6 +137,8 @@ pub enum RrEnding {
     MaxRounds,
     /// RR-5: the query did not call for a debate; each agent answered once.
     NoDebate,
+    /// The token budget ran out first: the committee holds.
+    BudgetExhausted,
 }
 
 /// The payload of the final `decision` event of a round-robin debate (RR-4).
@@ -338,6 +340,42 @@ impl RrDebate {
         Ok(())
     }
 
+    /// The token budget ran out: no more turns; the committee HOLDs ([`rules::cut_short`]).
+    pub fn exhaust(&mut self, used: u64, budget: u64) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.outstanding = None;
+        self.speakers.clear();
+        self.events.push_back(EventBody::BudgetExhausted {
+            round: self.round,
+            used,
+            budget,
+        });
+        let check = check_consensus(
+            self.round,
+            &self.agents,
+            &self.positions,
+            &self.turns,
+            &self.params,
+            self.triggered,
+        );
+        let outcome = cut_short(&check, self.total_turns, self.participation());
+        self.events
+            .push_back(EventBody::Decision(super::Outcome::RoundRobin(
+                outcome.clone(),
+            )));
+        self.outcome = Some(outcome);
+    }
+
+    fn participation(&self) -> BTreeMap<String, u32> {
+        self.agents
+            .iter()
+            .zip(&self.turns)
+            .map(|(a, t)| (a.id.clone(), *t))
+            .collect()
+    }
+
     fn take_outstanding(&mut self, id: u32) -> Result<usize, ProtocolError> {
         match self.outstanding {
             Some((rid, agent)) if rid == id => {
@@ -389,13 +427,7 @@ impl RrDebate {
                 self.start_round(speakers);
             }
             Some(_) => {
-                let participation = self
-                    .agents
-                    .iter()
-                    .zip(&self.turns)
-                    .map(|(a, t)| (a.id.clone(), *t))
-                    .collect();
-                let outcome = outcome(&check, self.round, self.total_turns, participation);
+                let outcome = outcome(&check, self.round, self.total_turns, self.participation());
                 self.events
                     .push_back(EventBody::Decision(super::Outcome::RoundRobin(
                         outcome.clone(),

@@ -269,6 +269,25 @@ pub fn outcome(
     }
 }
 
+/// A debate cut short by its token budget HOLDs, whatever the positions so far: the counts of
+/// the last round are kept for the record.
+pub fn cut_short(
+    last: &ConsensusCheck,
+    total_turns: u32,
+    agent_participation: BTreeMap<String, u32>,
+) -> RrOutcome {
+    let mut o = outcome(last, last.round, total_turns, agent_participation);
+    o.stance = Stance::Hold;
+    o.consensus_reached = false;
+    o.ending = RrEnding::BudgetExhausted;
+    o.reasoning = format!(
+        "HOLD: the token budget ran out in round {}, so the debate was cut short. Positions then: \
+         {} BUY, {} SELL, {} HOLD.",
+        last.round, last.stance_counts.buy, last.stance_counts.sell, last.stance_counts.hold
+    );
+    o
+}
+
 /// SV-2 for RR: replays the logged turns through the same rules and checks every logged step —
 /// the trigger verdict, each round's consensus check and the final outcome.
 pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String> {
@@ -282,8 +301,23 @@ pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String>
     let mut triggered = None;
     let mut last: Option<ConsensusCheck> = None;
     let mut rounds = 0u8;
+    let mut cut = false;
     for e in events {
         match &e.body {
+            EventBody::BudgetExhausted { round, .. } => {
+                let p = params
+                    .as_ref()
+                    .ok_or("budget event before debate_started")?;
+                last = Some(check_consensus(
+                    *round,
+                    &agents,
+                    &positions,
+                    &turns,
+                    p,
+                    triggered.unwrap_or(true),
+                ));
+                cut = true;
+            }
             EventBody::DebateStarted {
                 query: q,
                 agents: a,
@@ -348,7 +382,11 @@ pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String>
                     .zip(&turns)
                     .map(|(a, t)| (a.id.clone(), *t))
                     .collect();
-                let again = outcome(check, rounds, total_turns, participation);
+                let again = if cut {
+                    cut_short(check, total_turns, participation)
+                } else {
+                    outcome(check, rounds, total_turns, participation)
+                };
                 if &again != logged {
                     return Err(format!(
                         "the logged decision {} differs from the one recomputed from the turns: {} ({} turns, {} rounds)",

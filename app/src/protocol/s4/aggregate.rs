@@ -101,6 +101,9 @@ pub struct S4Outcome {
     /// Agents whose final vote differs from their round-1 decision.
     pub changed_minds: Vec<String>,
     pub reasoning: String,
+    /// The token budget ran out before the debate finished: the decision is [`cut_short`]'s.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub budget_exhausted: bool,
 }
 
 /// S4-6: veto first, then unanimity, then a two-thirds majority, else `WARN` with the split stated.
@@ -169,5 +172,28 @@ pub fn aggregate(votes: &[Vote], changed_minds: Vec<String>) -> S4Outcome {
         decision_counts: counts,
         changed_minds,
         reasoning,
+        budget_exhausted: false,
     }
+}
+
+/// A debate cut short by its token budget decides from the positions that exist, the most
+/// cautious way: the most cautious verdict any vote holds (a `VETO` counts as `REFUSE`), and never
+/// better than `WARN`, since the debate did not run to its end. Counts and metadata as in
+/// [`aggregate`].
+pub fn cut_short(votes: &[Vote], changed_minds: Vec<String>, round: u8) -> S4Outcome {
+    let mut out = aggregate(votes, changed_minds);
+    let most_cautious = votes
+        .iter()
+        .map(|v| v.decision.verdict())
+        .max()
+        .unwrap_or(Verdict::Refuse)
+        .max(Verdict::Warn);
+    out.reasoning = format!(
+        "Token budget exhausted in round {round}: decided from the positions that existed, the most \
+         cautious way ({} ACT, {} WARN, {} REFUSE → {most_cautious}).",
+        out.decision_counts.act, out.decision_counts.warn, out.decision_counts.refuse
+    );
+    out.decision = most_cautious;
+    out.budget_exhausted = true;
+    out
 }

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use super::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
-pub use aggregate::{aggregate, Consensus, DecisionCounts, S4Outcome, Vote};
+pub use aggregate::{aggregate, cut_short, Consensus, DecisionCounts, S4Outcome, Vote};
 
 use super::event::{EventBody, RoundInfo};
 use super::types::{AgentSpec, Decision, Position, Role};
@@ -56,6 +56,8 @@ pub struct S4Debate {
     next_id: u32,
     events: VecDeque<EventBody>,
     outcome: Option<S4Outcome>,
+    /// S4-8: on a complex query no agent may claim more than 95 % confidence.
+    complex: bool,
 }
 
 impl S4Debate {
@@ -74,6 +76,7 @@ impl S4Debate {
             next_id: 0,
             events: VecDeque::with_capacity(8),
             outcome: None,
+            complex: super::defence::is_complex(query),
             agents,
         };
         debate.events.push_back(EventBody::DebateStarted {
@@ -136,7 +139,16 @@ impl S4Debate {
         match (self.phase, reply) {
             (Phase::Analysis | Phase::Revision, AgentReply::Position(p)) => {
                 self.outstanding.swap_remove(slot);
-                let p = normalise(self.agents[agent].role, p);
+                let mut p = normalise(self.agents[agent].role, p);
+                if let Some(to) = super::defence::clamp_confidence(p.confidence, self.complex) {
+                    self.events.push_back(EventBody::ConfidenceClamped {
+                        agent: self.agents[agent].id.clone(),
+                        round: self.round(),
+                        claimed: p.confidence,
+                        clamped_to: to,
+                    });
+                    p.confidence = to;
+                }
                 self.record_position(agent, p);
             }
             (Phase::Challenge, AgentReply::Challenge { text, argues_for }) => {
@@ -187,6 +199,34 @@ impl S4Debate {
         self.record_position(agent, substitute);
         self.advance_if_round_complete();
         Ok(())
+    }
+
+    /// The token budget ran out: no more requests; every agent's latest position is locked as its
+    /// vote (an agent with none votes `REFUSE`) and [`cut_short`] decides.
+    pub fn exhaust(&mut self, used: u64, budget: u64) {
+        if self.phase == Phase::Done {
+            return;
+        }
+        let round = self.round();
+        self.queue.clear();
+        self.outstanding.clear();
+        self.events.push_back(EventBody::BudgetExhausted {
+            round,
+            used,
+            budget,
+        });
+        for i in 0..self.agents.len() {
+            if self.revised[i].is_none() && self.initial[i].is_none() {
+                self.revised[i] = Some(Position {
+                    decision: Decision::Refuse,
+                    confidence: 0,
+                    risk: 0,
+                    reasoning: "No position before the token budget ran out: counted as REFUSE."
+                        .into(),
+                });
+            }
+        }
+        self.lock_votes(round);
     }
 
     fn push_failed(&mut self, agent: &str, round: u8, error: &str, substitute: &str) {
@@ -348,6 +388,11 @@ impl S4Debate {
 
     /// S4-5 and S4-6: lock each round-3 position as the vote, then aggregate.
     fn finish(&mut self) {
+        self.lock_votes(0);
+    }
+
+    /// Locks the votes and decides; `cut_in` is the round the budget ran out in (0: it did not).
+    fn lock_votes(&mut self, cut_in: u8) {
         self.phase = Phase::Done;
         self.start_round(4);
         let mut votes = Vec::with_capacity(self.agents.len());
@@ -373,7 +418,11 @@ impl S4Debate {
             });
             votes.push(vote);
         }
-        let outcome = aggregate(&votes, changed);
+        let outcome = if cut_in == 0 {
+            aggregate(&votes, changed)
+        } else {
+            cut_short(&votes, changed, cut_in)
+        };
         self.events
             .push_back(EventBody::Decision(super::Outcome::S4(outcome.clone())));
         self.outcome = Some(outcome);

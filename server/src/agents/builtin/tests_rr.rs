@@ -41,6 +41,7 @@ fn survey() {
                 RrEnding::Consensus => char::from(b'0' + o.total_rounds),
                 RrEnding::MaxRounds => 'M',
                 RrEnding::NoDebate => 'N',
+                RrEnding::BudgetExhausted => 'B',
             });
         }
         println!("{line}  {q}");
@@ -118,7 +119,7 @@ fn fixtures_reach_both_endings_rr_2_rr_3() {
         match ending {
             RrEnding::Consensus => assert!(o.consensus_reached),
             RrEnding::MaxRounds => assert_eq!(o.total_rounds, 5),
-            RrEnding::NoDebate => {}
+            RrEnding::NoDebate | RrEnding::BudgetExhausted => {}
         }
     }
     assert!(FIXTURES.iter().any(|f| f.2 == RrEnding::Consensus));

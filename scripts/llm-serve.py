@@ -1,0 +1,25 @@
+"""llama.cpp's OpenAI-compatible chat server (via xllamacpp) on 127.0.0.1:PORT for one GGUF model.
+
+Usage: DEST/venv/bin/python scripts/llm-serve.py MODEL.gguf
+Environment: PORT (8091), THREADS (1: two threads collapsed throughput on a shared 2-core machine),
+CTX (4096 tokens), PARALLEL (1 request at a time; a debate asks one agent at a time anyway).
+"""
+import os
+import sys
+import threading
+import time
+
+import xllamacpp as xlc
+
+params = xlc.CommonParams()
+params.model.path = sys.argv[1]
+params.hostnames = ["127.0.0.1"]
+params.port = int(os.environ.get("PORT", "8091"))
+threads = int(os.environ.get("THREADS", "1"))
+params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+params.n_parallel = int(os.environ.get("PARALLEL", "1"))
+params.n_ctx = int(os.environ.get("CTX", "4096"))
+started = time.time()
+server = xlc.Server(params)
+print(f"chat model {sys.argv[1]} on {server.listening_address} (load {time.time() - started:.2f}s)", flush=True)
+threading.Event().wait()

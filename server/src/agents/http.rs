@@ -1,0 +1,101 @@
+//! AG-1 `http`: a remote agent service, one JSON request and one JSON reply per turn (as in seed
+//! 004). The request says the protocol, the round, the role, the query and exactly what the agent
+//! may see at this step; the reply is the same object a model is asked for, checked by the same
+//! strict parser. The schema is in the README ("Remote agents over HTTP").
+
+use app::protocol::parse::reply_from_object;
+use app::protocol::AgentRequest;
+use futures::future::BoxFuture;
+use serde_json::{json, Value};
+
+use super::remote::{excerpt, post_json, CallPolicy};
+use super::{Agent, AgentError, Answer, Usage};
+
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    pub url: String,
+    /// Sent as `Authorization: Bearer …` when set.
+    pub token: Option<String>,
+}
+
+pub struct HttpAgents {
+    pub config: HttpConfig,
+    pub policy: CallPolicy,
+    pub client: reqwest::Client,
+    pub protocol: &'static str,
+    pub seed: u64,
+}
+
+/// The request body for one turn.
+pub fn request_body(protocol: &str, seed: u64, req: &AgentRequest) -> Value {
+    json!({
+        "protocol": protocol,
+        "seed": seed,
+        "request_id": req.id,
+        "agent": req.agent,
+        "role": req.role,
+        "question": req.role.question(),
+        "round": req.round,
+        "query": &*req.task.query(),
+        "expects": req.task.expects(),
+        "task": req.task,
+    })
+}
+
+impl HttpAgents {
+    async fn call(&self, req: &AgentRequest) -> Answer {
+        let payload = request_body(self.protocol, self.seed, req);
+        let call = post_json(
+            &self.client,
+            &self.policy,
+            &self.config.url,
+            self.config.token.as_deref(),
+            &payload,
+        )
+        .await;
+        let mut usage = Usage {
+            attempts: call.attempts,
+            latency_ms: call.latency_ms,
+            ..Usage::default()
+        };
+        let reply = call.body.map_err(AgentError::Failed).and_then(|body| {
+            if let Some(u) = body.get("usage") {
+                usage.prompt_tokens = u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
+                usage.completion_tokens = u
+                    .get("completion_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            }
+            let obj = body
+                .get("reply")
+                .unwrap_or(&body)
+                .as_object()
+                .ok_or_else(|| {
+                    AgentError::Failed(format!(
+                        "the agent service's reply is not a JSON object: {}",
+                        excerpt(&body.to_string(), 200)
+                    ))
+                })?;
+            reply_from_object(&req.task, &req.agent, obj).map_err(|e| {
+                AgentError::Failed(format!(
+                    "unparseable reply: {e}; the service sent {}",
+                    excerpt(&body.to_string(), 240)
+                ))
+            })
+        });
+        Answer {
+            reply,
+            usage: Some(usage),
+        }
+    }
+}
+
+impl Agent for HttpAgents {
+    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
+        Box::pin(self.call(req))
+    }
+
+    fn backend(&self) -> &'static str {
+        "http"
+    }
+}

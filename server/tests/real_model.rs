@@ -1,0 +1,141 @@
+//! The real-model tier (issue 5): a full S4 debate through the `openai` kind against a real
+//! llama.cpp server on 127.0.0.1 (SmolLM2-135M-Instruct, set up by `scripts/llm.sh start`).
+//!
+//! Ignored by a plain `cargo test`; `make test` runs it with `--ignored` once the model server is
+//! up. It fails, never skips, when `CONSILIUM_TEST_LLM_URL` is unset or the server is down. A
+//! 135M model's answers are messy: the test asserts the debate completes with a valid decision,
+//! every call is costed, and every unusable reply is logged — not that the model is smart.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+#[tokio::test]
+#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
+async fn a_full_s4_debate_on_a_real_small_model() {
+    let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect(
+        "CONSILIUM_TEST_LLM_URL must name the model server's /v1 URL (scripts/llm.sh start prints it)",
+    );
+    let models: Value = client()
+        .get(format!("{}/models", base.trim_end_matches('/')))
+        .send()
+        .await
+        .expect("the model server answers")
+        .json()
+        .await
+        .expect("/v1/models is JSON");
+    let model = models["data"][0]["id"]
+        .as_str()
+        .expect("a model is loaded")
+        .to_owned();
+
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_MODEL", &model),
+            ("CONSILIUM_OPENAI_MAX_TOKENS", "200"),
+            ("CONSILIUM_REMOTE_TIMEOUT_S", "120"),
+        ],
+    );
+    let query =
+        "Should we deploy the new payment service on Friday evening without a rollback plan?";
+    let started = Instant::now();
+    let id = create(
+        &server,
+        json!({"query": query, "backend": "openai", "seed": 7}),
+    )
+    .await;
+    let detail = loop {
+        let d: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+        if d["status"] != "running" {
+            break d;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(900),
+            "the debate did not finish in 15 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let wall = started.elapsed();
+    let events = detail["events"].as_array().expect("events").clone();
+
+    // It completes with a valid S4 decision, recomputable from the log.
+    assert_eq!(detail["status"], "finished", "{detail}");
+    let decision = events.last().expect("events");
+    assert_eq!(decision["type"], "decision");
+    let label = decision["decision"].as_str().expect("decision");
+    assert!(["ACT", "WARN", "REFUSE"].contains(&label), "{label}");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "verify: {out}");
+
+    // Every one of the 12 requests was a real call with its cost on record.
+    let calls = of_type(&events, "agent_call");
+    assert_eq!(calls.len(), 12);
+    let prompt: u64 = calls
+        .iter()
+        .map(|c| c["prompt_tokens"].as_u64().unwrap_or(0))
+        .sum();
+    let completion: u64 = calls
+        .iter()
+        .map(|c| c["completion_tokens"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(prompt > 0 && completion > 0, "llama.cpp reports usage");
+    assert!(
+        calls.iter().all(|c| c["estimated"].is_null()),
+        "usage was reported, not estimated"
+    );
+
+    // Every unusable reply is a logged failure right after its call, with the reason.
+    let failures = of_type(&events, "agent_failed");
+    let failed_calls = calls.iter().filter(|c| c["ok"] == false).count();
+    assert_eq!(
+        failures.len(),
+        failed_calls,
+        "one agent_failed per failed call"
+    );
+    for f in &failures {
+        let error = f["error"].as_str().expect("error");
+        assert!(!error.is_empty());
+    }
+    // A parse failure in rounds 1/3 is a REFUSE, never a silent ACT.
+    for f in failures.iter().filter(|f| f["round"] != 2) {
+        let position = events
+            .iter()
+            .find(|e| {
+                e["seq"].as_u64() > f["seq"].as_u64()
+                    && e["agent"] == f["agent"]
+                    && matches!(e["type"].as_str(), Some("position" | "revision"))
+            })
+            .expect("a substitute position follows");
+        let decision = position
+            .get("decision")
+            .or_else(|| position["after"].get("decision"))
+            .expect("decision");
+        assert_eq!(decision, "REFUSE", "{position}");
+    }
+
+    println!("== real model: {model} ==");
+    println!(
+        "wall time {:.1} s, {} calls, {prompt} prompt + {completion} completion tokens, {} usable, {} parse/other failures",
+        wall.as_secs_f64(),
+        calls.len(),
+        calls.len() - failed_calls,
+        failures.len()
+    );
+    println!("decision {label}: {}", decision["reasoning"]);
+    for f in &failures {
+        println!("  failure r{} {}: {}", f["round"], f["agent"], f["error"]);
+    }
+    for e in of_type(&events, "injection_detected")
+        .into_iter()
+        .chain(of_type(&events, "confidence_clamped"))
+    {
+        println!("  flag: {e}");
+    }
+}
