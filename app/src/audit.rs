@@ -544,7 +544,10 @@ fn summarise_more(body: &EventBody) -> String {
             display_name(agent)
         ),
         EventBody::BudgetExhausted {
-            round, used, budget, ..
+            round,
+            used,
+            budget,
+            ..
         } => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
         other => other.kind().to_owned(),
     }

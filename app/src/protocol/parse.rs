@@ -37,7 +37,7 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
             reasoning: o.text("reasoning")?,
         }),
         Task::Challenge { .. } => AgentReply::Challenge {
-            argues_for: o.decision("argues_for")?,
+            argues_for: o.argued_decision("argues_for")?,
             text: o.text("text")?,
         },
         Task::Turn { .. } => AgentReply::Stance(RrPosition {
@@ -225,6 +225,15 @@ impl Fields<'_> {
         let w = self.word(key)?;
         Decision::parse(w)
             .ok_or_else(|| format!("{key}: must be one of ACT, WARN, REFUSE, VETO, got {w:?}"))
+    }
+
+    /// What a challenger argues its target should decide: a veto is the safety role's own call,
+    /// not something another agent can argue for.
+    fn argued_decision(&self, key: &str) -> R<Decision> {
+        let w = self.word(key)?;
+        Decision::parse(w)
+            .filter(|d| *d != Decision::Veto)
+            .ok_or_else(|| format!("{key}: must be one of ACT, WARN, REFUSE, got {w:?}"))
     }
 
     fn stance(&self, key: &str) -> R<Stance> {
@@ -461,6 +470,17 @@ mod tests {
                 },
                 r#"{"argues_for":"warn","text":"You ignore the outage risk."}"#,
                 Ok("challenge"),
+            ),
+            (
+                Task::Challenge {
+                    query: q.clone(),
+                    own: own.clone(),
+                    target: "t".into(),
+                    target_role: Role::Safety,
+                    target_reasoning: "x".into(),
+                },
+                r#"{"argues_for":"VETO","text":"Block it."}"#,
+                Err(r#"argues_for: must be one of ACT, WARN, REFUSE, got "VETO""#),
             ),
             (
                 Task::Turn {
