@@ -361,16 +361,29 @@ pub fn summarise(body: &EventBody) -> String {
             protocol,
             agents,
             seed,
+            backend,
             ..
-        } => format!(
-            "{} debate started with {} (seed {seed})",
-            protocol.to_uppercase(),
-            agents
-                .iter()
-                .map(AgentSpec::display_name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        } => {
+            let remote = backend.as_ref().map_or(String::new(), |b| {
+                let model = b
+                    .model
+                    .as_deref()
+                    .map_or(String::new(), |m| format!(" {m}"));
+                format!(
+                    ", answered by {}{model}, token budget {}",
+                    b.kind, b.token_budget
+                )
+            });
+            format!(
+                "{} debate started with {} (seed {seed}){remote}",
+                protocol.to_uppercase(),
+                agents
+                    .iter()
+                    .map(AgentSpec::display_name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
         EventBody::RoundStarted {
             round,
             name,

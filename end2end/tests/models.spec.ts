@@ -30,7 +30,8 @@ test('openai backend: a real model debates; calls, latency and tokens per agent;
 
   // AG-2: each agent's calls, latency and tokens appear as the model answers.
   const usage = page.getByTestId('agent-usage');
-  await expect(usage).toContainText('Model calls (openai)');
+  // Who answers and the budget are declared in the log's first event, so shown from the start.
+  await expect(usage).toContainText('Model calls (openai · smollm2-135m)');
   await expect(page.getByTestId('decision')).toBeVisible({ timeout: 200_000 });
   await expect(usage.locator('tbody tr')).toHaveCount(3);
   for (const agent of ['utility', 'accuracy', 'safety']) {
@@ -39,7 +40,7 @@ test('openai backend: a real model debates; calls, latency and tokens per agent;
     await expect(row.getByTestId('latency')).toContainText(' ms');
     expect(Number((await row.getByTestId('prompt-tokens').innerText()).replace(/,/g, ''))).toBeGreaterThan(0);
   }
-  await expect(page.getByTestId('tokens-total')).toContainText('tokens in all');
+  await expect(page.getByTestId('tokens-total')).toContainText('tokens in all of a 100,000 budget');
   // Whatever the small model got wrong is on the board: one failure card per failed call.
   const failedCalls = (await usage.locator('tbody tr td:nth-child(3)').allInnerTexts())
     .map(Number).reduce((a, b) => a + b, 0);

@@ -10,7 +10,7 @@ use app::protocol::collapse::WcDebate;
 use app::protocol::round_robin::{self, RrDebate};
 use app::protocol::s4::S4Debate;
 use app::protocol::{
-    chain, defence, AgentCall, AgentReply, AgentSpec, Debate, Event, EventBody, Role,
+    chain, defence, AgentCall, AgentReply, AgentSpec, BackendInfo, Debate, Event, EventBody, Role,
 };
 use tokio::sync::broadcast;
 
@@ -340,7 +340,11 @@ impl Engine {
         let id = new_id();
         let mut seq = Sequencer::new();
         let mut first = Vec::new();
-        while let Some(body) = machine.poll_event() {
+        while let Some(mut body) = machine.poll_event() {
+            // AG-2: who answers and the budget are on record, so a judge can check a budget stop.
+            if let EventBody::DebateStarted { backend, .. } = &mut body {
+                *backend = self.backend_info(&req, budget);
+            }
             first.push(seq.stamp(body));
         }
         // S4-8: injection attempts in the query are on record before any agent reads it.
@@ -393,6 +397,25 @@ impl Engine {
             engine.hub.close(&debate);
         });
         Ok(id)
+    }
+
+    /// What `debate_started` records of a remote backend; nothing for the builtin agents.
+    fn backend_info(&self, req: &ValidDebate, budget: u64) -> Option<BackendInfo> {
+        let model = match req.backend {
+            Backend::Builtin => return None,
+            Backend::Openai => self
+                .settings
+                .remote
+                .openai
+                .as_ref()
+                .map(|c| c.model.clone()),
+            Backend::Http => None,
+        };
+        Some(BackendInfo {
+            kind: req.backend.as_str().to_owned(),
+            model,
+            token_budget: budget,
+        })
     }
 
     /// The agents a request asks for (AG-1), or what the server lacks to provide them.

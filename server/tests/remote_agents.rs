@@ -321,6 +321,20 @@ async fn a_spent_token_budget_stops_the_debate_cautiously() {
     assert_eq!(stop.len(), 1, "one budget stop");
     assert_eq!(stop[0]["budget"], 1200);
     assert!(stop[0]["used"].as_u64().expect("used") >= 1200);
+    // AG-2: the budget and who answered are declared up front, and the stop adds up.
+    assert_eq!(
+        events[0]["backend"],
+        json!({"kind": "openai", "model": "fake-model", "token_budget": 1200})
+    );
+    let spent: u64 = of_type(&events, "agent_call")
+        .iter()
+        .map(|c| {
+            c["prompt_tokens"].as_u64().expect("p") + c["completion_tokens"].as_u64().expect("c")
+        })
+        .sum();
+    assert_eq!(stop[0]["used"], spent);
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
     let decision = events.last().expect("decision");
     assert_eq!(decision["budget_exhausted"], true);
     assert_ne!(decision["decision"], "ACT", "a debate cut short never ACTs");

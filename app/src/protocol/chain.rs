@@ -108,6 +108,9 @@ pub enum RecomputeError {
     /// RR and WC: a logged step differs from what the protocol's rules give for the logged inputs.
     #[error("{0}")]
     Step(String),
+    /// AG-2: a `budget_exhausted` claim the logged calls do not bear out.
+    #[error("token budget: {0}")]
+    Budget(String),
 }
 
 /// SV-2: recomputes the decision from the logged inputs with the protocol's own code (S4 votes,
@@ -121,6 +124,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
             _ => None,
         })
         .ok_or(RecomputeError::NoDecision)?;
+    check_budget(events).map_err(RecomputeError::Budget)?;
     match logged {
         Outcome::S4(_) => recompute_s4(events).map(Outcome::S4),
         Outcome::RoundRobin(_) => super::round_robin::recompute(events)
@@ -130,6 +134,56 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
             .map(Outcome::Collapse)
             .map_err(RecomputeError::Step),
     }
+}
+
+/// AG-2: a budget stop must be what the runner would have done with the logged calls. Its `used`
+/// is the sum of every `agent_call`'s tokens before it, at least its `budget`, which is the one
+/// `debate_started` declared (when it declared one); and no call follows it.
+pub fn check_budget(events: &[Event]) -> Result<(), String> {
+    let mut declared = None;
+    let mut spent: u64 = 0;
+    let mut stopped_at = None;
+    for e in events {
+        match &e.body {
+            EventBody::DebateStarted { backend, .. } => {
+                declared = backend.as_ref().map(|b| b.token_budget);
+            }
+            EventBody::AgentCall(c) => {
+                if let Some(at) = stopped_at {
+                    return Err(format!(
+                        "event {} is a call made after the budget ran out at event {at}",
+                        e.seq
+                    ));
+                }
+                spent = spent
+                    .saturating_add(c.prompt_tokens)
+                    .saturating_add(c.completion_tokens);
+            }
+            EventBody::BudgetExhausted { used, budget, .. } => {
+                if *used != spent {
+                    return Err(format!(
+                        "event {} says {used} tokens were used, the logged calls add up to {spent}",
+                        e.seq
+                    ));
+                }
+                if used < budget {
+                    return Err(format!(
+                        "event {} stops the debate at {used} tokens, under its budget of {budget}",
+                        e.seq
+                    ));
+                }
+                if let Some(d) = declared.filter(|d| d != budget) {
+                    return Err(format!(
+                        "event {} names a budget of {budget}, the debate declared {d}",
+                        e.seq
+                    ));
+                }
+                stopped_at = Some(e.seq);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
@@ -336,6 +390,89 @@ mod tests {
                 Err(ChainError::Tampered { seq: at, .. }) => assert_eq!(at, seq, "{name}"),
                 other => panic!("{name}: {other:?}"),
             }
+        }
+    }
+
+    /// AG-2: a budget stop must follow from the logged calls and the declared budget.
+    #[test]
+    fn budget_claims_are_checked_against_the_logged_calls_ag_2() {
+        use crate::protocol::{AgentCall, BackendInfo};
+        let start = |budget: Option<u64>| EventBody::DebateStarted {
+            protocol: "s4".into(),
+            query: "q".into(),
+            seed: 1,
+            agents: AgentSpec::default_s4(),
+            rounds: vec![],
+            config: None,
+            backend: budget.map(|token_budget| BackendInfo {
+                kind: "openai".into(),
+                model: Some("m".into()),
+                token_budget,
+            }),
+        };
+        let call = |tokens: u64| {
+            EventBody::AgentCall(AgentCall {
+                agent: "utility".into(),
+                round: 1,
+                backend: "openai".into(),
+                attempts: 1,
+                latency_ms: 3,
+                prompt_tokens: tokens - 1,
+                completion_tokens: 1,
+                ok: true,
+                estimated: false,
+            })
+        };
+        let stop = |used: u64, budget: u64| EventBody::BudgetExhausted {
+            round: 1,
+            used,
+            budget,
+        };
+        let cases: Vec<(&str, Vec<EventBody>, Result<(), &str>)> = vec![
+            (
+                "honest stop",
+                vec![start(Some(100)), call(60), call(50), stop(110, 100)],
+                Ok(()),
+            ),
+            (
+                "stop exactly at the budget",
+                vec![start(Some(100)), call(100), stop(100, 100)],
+                Ok(()),
+            ),
+            (
+                "no stop, nothing to check",
+                vec![start(Some(10)), call(60)],
+                Ok(()),
+            ),
+            (
+                "builtin log, no budget declared",
+                vec![start(None), call(30), stop(30, 20)],
+                Ok(()),
+            ),
+            (
+                "used does not add up",
+                vec![start(Some(100)), call(60), call(50), stop(150, 100)],
+                Err("event 4 says 150 tokens were used, the logged calls add up to 110"),
+            ),
+            (
+                "stopped under budget",
+                vec![start(Some(100)), call(60), stop(60, 100)],
+                Err("event 3 stops the debate at 60 tokens, under its budget of 100"),
+            ),
+            (
+                "budget differs from the declared one",
+                vec![start(Some(100)), call(60), stop(60, 50)],
+                Err("event 3 names a budget of 50, the debate declared 100"),
+            ),
+            (
+                "a call after the stop",
+                vec![start(Some(50)), call(60), stop(60, 50), call(5)],
+                Err("event 4 is a call made after the budget ran out at event 3"),
+            ),
+        ];
+        for (name, bodies, want) in cases {
+            let log = seal_all(bodies);
+            assert_eq!(check_budget(&log), want.map_err(str::to_owned), "{name}");
         }
     }
 

@@ -139,6 +139,18 @@ mod tests {
                 bodies.push(e);
             }
             if n == answered {
+                // As the runner does: the calls so far are logged, then the stop.
+                bodies.push(EventBody::AgentCall(crate::protocol::AgentCall {
+                    agent: "utility".into(),
+                    round: 1,
+                    backend: "openai".into(),
+                    attempts: 1,
+                    latency_ms: 5,
+                    prompt_tokens: 1000,
+                    completion_tokens: 200,
+                    ok: true,
+                    estimated: false,
+                }));
                 d.exhaust(1200, 1000);
                 break;
             }

@@ -42,6 +42,18 @@ impl Event {
     }
 }
 
+/// The remote agents of a debate, as recorded in `debate_started`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendInfo {
+    /// `openai` or `http`.
+    pub kind: String,
+    /// The model asked (`openai`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Tokens the debate may use before it stops (`budget_exhausted`).
+    pub token_budget: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
@@ -55,6 +67,10 @@ pub enum EventBody {
         /// which keeps S4 logs written before it byte-identical.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         config: Option<Config>,
+        /// AG-1/AG-2: who answers (a remote backend) and the token budget the runner enforces,
+        /// so a judge can check a `budget_exhausted` claim. Absent for the builtin agents.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        backend: Option<BackendInfo>,
     },
     RoundStarted {
         round: u8,

@@ -15,7 +15,7 @@ pub mod s4;
 pub mod types;
 
 pub use debate::{check_agents, Debate, Outcome};
-pub use event::{AgentCall, Config, Event, EventBody, RoundInfo};
+pub use event::{AgentCall, BackendInfo, Config, Event, EventBody, RoundInfo};
 pub use reducer::DebateView;
 pub use request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use types::{AgentSpec, Decision, Position, Role, Verdict};

@@ -7,7 +7,7 @@ use super::collapse::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
     PanelEvaluated, PanelScored, ReflexionStarted, WcParams,
 };
-use super::event::{Config, Event, EventBody};
+use super::event::{BackendInfo, Config, Event, EventBody};
 use super::round_robin::{ConsensusCheck, RrParams, TriggerCheck};
 use super::types::{display_name, AgentSpec, Decision};
 use super::Outcome;
@@ -98,6 +98,8 @@ pub struct DebateView {
     pub flags: Vec<Flag>,
     /// The token budget ran out: in which round, and the tokens used against the budget.
     pub budget_exhausted: Option<(u8, u64, u64)>,
+    /// Remote agents: which backend and model, and the debate's token budget.
+    pub backend: Option<BackendInfo>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -241,7 +243,9 @@ impl DebateView {
                 agents,
                 rounds,
                 config,
+                backend,
             } => {
+                self.backend.clone_from(backend);
                 match config {
                     Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
                     Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),

@@ -74,8 +74,18 @@ pub fn UsageTable(state: Signal<DebateView>) -> impl IntoView {
     move || {
         let usage = state.with(|v| v.usage.clone());
         let total = state.with(DebateView::tokens_used);
-        (!usage.is_empty()).then(|| {
-            let backend = usage.first().map(|u| u.backend.clone()).unwrap_or_default();
+        let declared = state.with(|v| v.backend.clone());
+        (!usage.is_empty() || declared.is_some()).then(|| {
+            let backend = match &declared {
+                Some(b) => match &b.model {
+                    Some(m) => format!("{} · {m}", b.kind),
+                    None => b.kind.clone(),
+                },
+                None => usage.first().map(|u| u.backend.clone()).unwrap_or_default(),
+            };
+            let budget = declared
+                .as_ref()
+                .map(|b| format!(" of a {} budget", thousands(b.token_budget)));
             let estimated = usage.iter().any(|u| u.estimated);
             view! {
                 <section class="panel usage" data-testid="agent-usage">
@@ -114,6 +124,7 @@ pub fn UsageTable(state: Signal<DebateView>) -> impl IntoView {
                     </table>
                     <p class="muted" data-testid="tokens-total">
                         {format!("{} tokens in all", thousands(total))}
+                        {budget}
                         {estimated.then_some(" (some estimated: the endpoint reported no usage)")}
                     </p>
                 </section>

@@ -124,6 +124,7 @@ impl WcDebate {
                 },
             ],
             config: Some(Config::Collapse(params)),
+            backend: None,
         });
         d.start_round("Position Cards", n);
         if user_cards.is_empty() {

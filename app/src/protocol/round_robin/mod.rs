@@ -233,6 +233,7 @@ impl RrDebate {
                 })
                 .collect(),
             config: Some(super::event::Config::RoundRobin(debate.params.clone())),
+            backend: None,
         });
         debate.events.push_back(EventBody::TriggerChecked(check));
         debate.start_round((0..n).collect());
