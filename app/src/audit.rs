@@ -6,7 +6,9 @@ pub mod markdown;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::chain::{recompute_decision, verify_chain, ChainError};
+use crate::protocol::chain::{
+    check_budget, recompute_decision, verify_chain, BudgetStop, ChainError, RecomputeError,
+};
 use crate::protocol::s4::Vote;
 use crate::protocol::types::display_name;
 use crate::protocol::{AgentSpec, Decision, Event, EventBody, Outcome, Position};
@@ -21,6 +23,9 @@ pub enum Check {
         /// verifications and panel evaluations.
         votes: usize,
         outcome: Outcome,
+        /// AG-2: the token budget stop, checked against the logged calls.
+        #[serde(default)]
+        budget: Option<BudgetStop>,
     },
     /// Chain intact, but the debate has no decision to recompute (running or interrupted).
     Unfinished { events: usize },
@@ -86,6 +91,16 @@ impl Check {
                 ),
             });
         }
+        if let Check::Verified {
+            budget: Some(b), ..
+        } = self
+        {
+            lines.push(format!(
+                "budget: stopped at {} of {} tokens — the sum of the {} logged model calls before \
+                 the stop, and the budget the debate declared",
+                b.used, b.budget, b.calls
+            ));
+        }
         lines.push(self.headline());
         lines
     }
@@ -129,6 +144,13 @@ pub fn check(events: &[Event]) -> Check {
                 })
                 .count(),
             outcome,
+            // recompute_decision has checked it; this only reports it.
+            budget: check_budget(events).ok().flatten(),
+        },
+        // A budget stop the calls do not bear out: that event is what is wrong.
+        Err(RecomputeError::Budget { seq, reason }) => Check::Failed {
+            reason: format!("token budget: {reason}"),
+            seq: Some(seq),
         },
         // The votes do not produce the logged decision: the decision event is what is wrong.
         Err(e) => Check::Failed {

@@ -40,7 +40,7 @@ test('openai backend: a real model debates; calls, latency and tokens per agent;
     await expect(row.getByTestId('latency')).toContainText(' ms');
     expect(Number((await row.getByTestId('prompt-tokens').innerText()).replace(/,/g, ''))).toBeGreaterThan(0);
   }
-  await expect(page.getByTestId('tokens-total')).toContainText('tokens in all of a 100,000 budget');
+  await expect(page.getByTestId('tokens-total')).toContainText('tokens in all, of a 100,000 budget');
   // Whatever the small model got wrong is on the board: one failure card per failed call.
   const failedCalls = (await usage.locator('tbody tr td:nth-child(3)').allInnerTexts())
     .map(Number).reduce((a, b) => a + b, 0);

@@ -272,3 +272,82 @@ fn the_markdown_report_has_every_section_and_escapes_agent_text() {
         .count();
     assert_eq!(rows, events.len());
 }
+
+/// AG-2 / SV-2: a budget stop is reported when the calls bear it out, and a re-sealed log whose
+/// stop claims other numbers fails at that event.
+#[test]
+fn a_budget_stop_is_checked_against_the_logged_calls() {
+    use crate::protocol::s4::S4Debate;
+    use crate::protocol::{AgentCall, BackendInfo, Debate};
+    let mut d = Debate::S4(S4Debate::new("Ship it?", AgentSpec::default_s4(), 1).expect("s4"));
+    let mut bodies = Vec::new();
+    for n in 0..=2 {
+        while let Some(mut e) = d.poll_event() {
+            if let EventBody::DebateStarted { backend, .. } = &mut e {
+                *backend = Some(BackendInfo {
+                    kind: "openai".into(),
+                    model: None,
+                    token_budget: 1000,
+                });
+            }
+            bodies.push(e);
+        }
+        let req = d.poll_request().expect("a request");
+        bodies.push(EventBody::AgentCall(AgentCall {
+            agent: req.agent.clone(),
+            round: req.round,
+            backend: "openai".into(),
+            attempts: 1,
+            latency_ms: 9,
+            prompt_tokens: 300,
+            completion_tokens: 100,
+            ok: true,
+            estimated: false,
+        }));
+        let reply = AgentReply::Position(Position {
+            decision: Decision::Act,
+            confidence: 70,
+            risk: 10,
+            reasoning: format!("answer {n}"),
+        });
+        d.handle_reply(req.id, reply).expect("accepted");
+    }
+    d.exhaust(1200, 1000);
+    while let Some(e) = d.poll_event() {
+        bodies.push(e);
+    }
+    let log = seal_all(bodies.clone());
+    let c = check(&log);
+    match &c {
+        Check::Verified {
+            budget: Some(b), ..
+        } => assert_eq!((b.used, b.budget, b.calls), (1200, 1000, 3)),
+        other => panic!("expected a verified budget stop, got {other:?}"),
+    }
+    assert!(
+        c.details()
+            .iter()
+            .any(|l| l.starts_with("budget: stopped at 1200 of 1000 tokens")),
+        "{:?}",
+        c.details()
+    );
+    // A forger lowers the tokens used and re-seals every hash: the calls still add up to 1200.
+    let at = bodies
+        .iter()
+        .position(|b| matches!(b, EventBody::BudgetExhausted { .. }))
+        .expect("a stop");
+    if let EventBody::BudgetExhausted { used, .. } = &mut bodies[at] {
+        *used = 1000;
+    }
+    let forged = seal_all(bodies);
+    match check(&forged) {
+        Check::Failed { reason, seq } => {
+            assert_eq!(seq, Some(at as u64 + 1));
+            assert!(
+                reason.contains("says 1000 tokens were used, the logged calls add up to 1200"),
+                "{reason}"
+            );
+        }
+        other => panic!("expected the forged stop to fail, got {other:?}"),
+    }
+}

@@ -5,6 +5,7 @@
 //! (`"`, `\`, control characters; everything else verbatim UTF-8), numbers as serde_json prints
 //! them (integers in decimal, floats in shortest round-trip form).
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::event::{Event, EventBody};
@@ -108,9 +109,9 @@ pub enum RecomputeError {
     /// RR and WC: a logged step differs from what the protocol's rules give for the logged inputs.
     #[error("{0}")]
     Step(String),
-    /// AG-2: a `budget_exhausted` claim the logged calls do not bear out.
-    #[error("token budget: {0}")]
-    Budget(String),
+    /// AG-2: a `budget_exhausted` claim the logged calls do not bear out, at event `seq`.
+    #[error("token budget: {reason}")]
+    Budget { seq: u64, reason: String },
 }
 
 /// SV-2: recomputes the decision from the logged inputs with the protocol's own code (S4 votes,
@@ -124,7 +125,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
             _ => None,
         })
         .ok_or(RecomputeError::NoDecision)?;
-    check_budget(events).map_err(RecomputeError::Budget)?;
+    check_budget(events).map_err(|(seq, reason)| RecomputeError::Budget { seq, reason })?;
     match logged {
         Outcome::S4(_) => recompute_s4(events).map(Outcome::S4),
         Outcome::RoundRobin(_) => super::round_robin::recompute(events)
@@ -136,54 +137,77 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
     }
 }
 
+/// A budget stop that the logged calls bear out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetStop {
+    pub used: u64,
+    pub budget: u64,
+    /// The `agent_call` events whose tokens add up to `used`.
+    pub calls: usize,
+}
+
 /// AG-2: a budget stop must be what the runner would have done with the logged calls. Its `used`
 /// is the sum of every `agent_call`'s tokens before it, at least its `budget`, which is the one
-/// `debate_started` declared (when it declared one); and no call follows it.
-pub fn check_budget(events: &[Event]) -> Result<(), String> {
+/// `debate_started` declared (when it declared one); and no call follows it. Returns the stop, if
+/// any, or the event that is wrong and why.
+pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String)> {
     let mut declared = None;
     let mut spent: u64 = 0;
-    let mut stopped_at = None;
+    let mut calls = 0;
+    let mut stop: Option<(u64, BudgetStop)> = None;
     for e in events {
+        let fail = |reason: String| Err((e.seq, reason));
         match &e.body {
             EventBody::DebateStarted { backend, .. } => {
                 declared = backend.as_ref().map(|b| b.token_budget);
             }
             EventBody::AgentCall(c) => {
-                if let Some(at) = stopped_at {
-                    return Err(format!(
+                if let Some((at, _)) = stop {
+                    return fail(format!(
                         "event {} is a call made after the budget ran out at event {at}",
                         e.seq
                     ));
                 }
+                calls += 1;
                 spent = spent
                     .saturating_add(c.prompt_tokens)
                     .saturating_add(c.completion_tokens);
             }
             EventBody::BudgetExhausted { used, budget, .. } => {
                 if *used != spent {
-                    return Err(format!(
+                    return fail(format!(
                         "event {} says {used} tokens were used, the logged calls add up to {spent}",
                         e.seq
                     ));
                 }
                 if used < budget {
-                    return Err(format!(
+                    return fail(format!(
                         "event {} stops the debate at {used} tokens, under its budget of {budget}",
                         e.seq
                     ));
                 }
                 if let Some(d) = declared.filter(|d| d != budget) {
-                    return Err(format!(
+                    return fail(format!(
                         "event {} names a budget of {budget}, the debate declared {d}",
                         e.seq
                     ));
                 }
-                stopped_at = Some(e.seq);
+                if stop.is_some() {
+                    return fail(format!("event {} is a second budget stop", e.seq));
+                }
+                stop = Some((
+                    e.seq,
+                    BudgetStop {
+                        used: *used,
+                        budget: *budget,
+                        calls,
+                    },
+                ));
             }
             _ => {}
         }
     }
-    Ok(())
+    Ok(stop.map(|(_, s)| s))
 }
 
 fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
@@ -428,26 +452,33 @@ mod tests {
             used,
             budget,
         };
-        let cases: Vec<(&str, Vec<EventBody>, Result<(), &str>)> = vec![
+        let ok = |used, budget, calls| {
+            Ok(Some(BudgetStop {
+                used,
+                budget,
+                calls,
+            }))
+        };
+        let cases: Vec<(&str, Vec<EventBody>, Result<Option<BudgetStop>, &str>)> = vec![
             (
                 "honest stop",
                 vec![start(Some(100)), call(60), call(50), stop(110, 100)],
-                Ok(()),
+                ok(110, 100, 2),
             ),
             (
                 "stop exactly at the budget",
                 vec![start(Some(100)), call(100), stop(100, 100)],
-                Ok(()),
+                ok(100, 100, 1),
             ),
             (
                 "no stop, nothing to check",
                 vec![start(Some(10)), call(60)],
-                Ok(()),
+                Ok(None),
             ),
             (
-                "builtin log, no budget declared",
+                "no budget declared",
                 vec![start(None), call(30), stop(30, 20)],
-                Ok(()),
+                ok(30, 20, 1),
             ),
             (
                 "used does not add up",
@@ -469,10 +500,24 @@ mod tests {
                 vec![start(Some(50)), call(60), stop(60, 50), call(5)],
                 Err("event 4 is a call made after the budget ran out at event 3"),
             ),
+            (
+                "two stops",
+                vec![start(Some(50)), call(60), stop(60, 50), stop(60, 50)],
+                Err("event 4 is a second budget stop"),
+            ),
+            (
+                "two stops",
+                vec![start(Some(50)), call(60), stop(60, 50), stop(60, 50)],
+                Err("event 4 is a second budget stop"),
+            ),
         ];
         for (name, bodies, want) in cases {
             let log = seal_all(bodies);
-            assert_eq!(check_budget(&log), want.map_err(str::to_owned), "{name}");
+            let got = check_budget(&log).map_err(|(seq, reason)| {
+                assert!(reason.starts_with(&format!("event {seq} ")), "{reason}");
+                reason
+            });
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
         }
     }
 

@@ -100,6 +100,10 @@ pub struct DebateView {
     pub budget_exhausted: Option<(u8, u64, u64)>,
     /// Remote agents: which backend and model, and the debate's token budget.
     pub backend: Option<BackendInfo>,
+    /// The last `agent_failed` (seq, agent, round, error): the substitute card that follows
+    /// points to it instead of repeating the error.
+    #[serde(default)]
+    last_failure: Option<(u64, String, u8, String)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -388,6 +392,7 @@ impl DebateView {
                 substitute,
             } => {
                 self.failures += 1;
+                self.last_failure = Some((seq, agent.clone(), *round, error.clone()));
                 // The substitute position or challenge follows as its own card; this one explains it.
                 if let Some(r) = self.round_mut(*round) {
                     r.cards.push(Card {
@@ -636,8 +641,16 @@ impl DebateView {
     }
 
     /// A message arrived: the agent is no longer thinking, and the round counts it.
-    fn push_card(&mut self, card: Card) {
+    fn push_card(&mut self, mut card: Card) {
         self.thinking.retain(|a| *a != card.agent);
+        // A substitute for a failed reply carries the error again; the failure card above has it.
+        if let Some((seq, agent, round, error)) = self.last_failure.take() {
+            if agent == card.agent && round == card.round && !error.is_empty() {
+                card.body = card
+                    .body
+                    .replace(&error, &format!("see the failure above (event {seq})"));
+            }
+        }
         if let Some(r) = self.round_mut(card.round) {
             r.received += 1;
             r.cards.push(card);
@@ -695,6 +708,56 @@ mod tests {
         let outcome = view.decision.as_ref().expect("decision");
         let outcome = outcome.as_s4().expect("S4");
         assert_eq!(outcome.changed_minds, vec!["utility".to_string()]);
+    }
+
+    /// S4-8: a failed reply shows once, on its failure card; the substitute that follows points
+    /// to it instead of repeating the error.
+    #[test]
+    fn a_substitute_points_to_its_failure_instead_of_repeating_it() {
+        let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| match &req.task {
+            Task::Challenge { .. } if req.agent == "safety" => Err("garbled reply".into()),
+            Task::Revise { .. } if req.agent == "accuracy" => Err("no reply within 30 s".into()),
+            Task::Challenge { .. } => Ok(AgentReply::Challenge {
+                text: "why?".into(),
+                argues_for: Decision::Warn,
+            }),
+            _ => Ok(AgentReply::Position(Position {
+                decision: Decision::Act,
+                confidence: 60,
+                risk: 20,
+                reasoning: "because".into(),
+            })),
+        });
+        let events: Vec<Event> = bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| Event::new(i as u64 + 1, String::new(), body))
+            .collect();
+        let view = DebateView::from_events(&events);
+        let cards: Vec<&Card> = view.rounds.iter().flat_map(|r| &r.cards).collect();
+        let failures: Vec<&&Card> = cards.iter().filter(|c| c.tone == Tone::Failure).collect();
+        assert_eq!(failures.len(), 3, "two challenges and one revision failed");
+        for f in &failures {
+            let next = cards
+                .iter()
+                .find(|c| c.seq > f.seq && c.agent == f.agent && c.round == f.round)
+                .expect("a substitute follows");
+            assert!(
+                !next.body.contains(&f.body),
+                "{:?} repeats {:?}",
+                next.body,
+                f.body
+            );
+            assert!(
+                next.body
+                    .contains(&format!("see the failure above (event {})", f.seq)),
+                "{}",
+                next.body
+            );
+        }
+        // The log itself keeps the whole reason in the substitute.
+        assert!(events.iter().any(|e| matches!(&e.body,
+            EventBody::Challenge { text, .. } if text == "(no challenge: garbled reply)")));
     }
 
     #[test]

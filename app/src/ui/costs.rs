@@ -85,7 +85,7 @@ pub fn UsageTable(state: Signal<DebateView>) -> impl IntoView {
             };
             let budget = declared
                 .as_ref()
-                .map(|b| format!(" of a {} budget", thousands(b.token_budget)));
+                .map(|b| format!(", of a {} budget", thousands(b.token_budget)));
             let estimated = usage.iter().any(|u| u.estimated);
             view! {
                 <section class="panel usage" data-testid="agent-usage">
