@@ -37,8 +37,12 @@ pub enum Command {
     /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
     /// Exits 0 only when both hold.
     Verify {
-        /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// URL of one.
+        /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// or https://
+        /// URL of one.
         source: String,
+        /// A PEM file of extra trusted root certificates (a private CA) for an https:// source.
+        #[arg(long, env = "CONSILIUM_CA_CERT")]
+        ca_cert: Option<PathBuf>,
     },
 }
 
@@ -103,19 +107,24 @@ pub struct ServeArgs {
     /// decides from what exists, the most cautious way.
     #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = crate::runner::DEFAULT_TOKEN_BUDGET)]
     pub token_budget: u64,
+    /// A PEM file of extra trusted root certificates (a private CA) for every outbound HTTPS call
+    /// (model endpoints, agent services); the bundled Mozilla roots and the system's are always
+    /// trusted.
+    #[arg(long, env = "CONSILIUM_CA_CERT")]
+    pub ca_cert: Option<PathBuf>,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
 }
 
-fn remote(args: &ServeArgs) -> Remote {
+fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
     let nonempty = |s: &Option<String>| {
         s.as_ref()
             .map(|v| v.trim().to_owned())
             .filter(|v| !v.is_empty())
     };
-    Remote {
+    Ok(Remote {
         openai: nonempty(&args.openai_model).map(|model| {
             Arc::new(OpenAiConfig {
                 base_url: args.openai_base_url.trim().to_owned(),
@@ -136,9 +145,9 @@ fn remote(args: &ServeArgs) -> Remote {
             backoff: Duration::from_millis(args.remote_backoff_ms),
             ..CallPolicy::default()
         },
-        client: reqwest::Client::new(),
+        client: crate::outbound::client(args.ca_cert.as_deref())?,
         token_budget: args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET),
-    }
+    })
 }
 
 fn default_site_root() -> PathBuf {
@@ -160,6 +169,8 @@ pub enum CliError {
     Bench(String),
     #[error("{0}")]
     Verify(String),
+    #[error("{0}")]
+    Outbound(#[from] crate::outbound::OutboundError),
 }
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
@@ -167,7 +178,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => crate::bench::run(args).await,
-        Some(Command::Verify { source }) => crate::verify::run(&source).await,
+        Some(Command::Verify { source, ca_cert }) => {
+            crate::verify::run(&source, ca_cert.as_deref()).await
+        }
     }
 }
 
@@ -178,13 +191,14 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .init();
+    let remote = remote(&args)?;
     let store = Store::connect(&args.database_url).await?;
     let engine = Engine::new(
         store,
         Settings {
             pace: Duration::from_millis(args.pace_ms),
             agent_timeout: Duration::from_secs(args.agent_timeout_s.max(1)),
-            remote: remote(&args),
+            remote,
         },
     );
     if let Some(o) = &engine.settings.remote.openai {

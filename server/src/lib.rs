@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cli;
 pub mod db;
 pub mod error;
+pub mod outbound;
 pub mod pg;
 pub mod routes;
 pub mod runner;

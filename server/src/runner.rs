@@ -130,7 +130,7 @@ impl Default for Remote {
             openai: None,
             http: None,
             policy: CallPolicy::default(),
-            client: reqwest::Client::new(),
+            client: crate::outbound::default_client(),
             token_budget: DEFAULT_TOKEN_BUDGET,
         }
     }

@@ -1,12 +1,14 @@
 //! `consilium verify <file-or-url>`: re-checks an exported log with the same `app::audit` code
 //! the judge's browser and the offline viewer run (SV-2).
 
+use std::path::Path;
+
 use app::audit::{check, parse_export, Check};
 
 use crate::cli::CliError;
 
-pub async fn run(source: &str) -> Result<(), CliError> {
-    let text = load(source).await?;
+pub async fn run(source: &str, ca_cert: Option<&Path>) -> Result<(), CliError> {
+    let text = load(source, ca_cert).await?;
     let events = parse_export(&text).map_err(CliError::Verify)?;
     match check(&events) {
         c @ Check::Verified { .. } => {
@@ -17,12 +19,14 @@ pub async fn run(source: &str) -> Result<(), CliError> {
     }
 }
 
-async fn load(source: &str) -> Result<String, CliError> {
+async fn load(source: &str, ca_cert: Option<&Path>) -> Result<String, CliError> {
     if source.starts_with("http://") || source.starts_with("https://") {
         let fail = |e: String| CliError::Verify(format!("cannot fetch {source}: {e}"));
-        let resp = reqwest::get(source)
+        let resp = crate::outbound::client(ca_cert)?
+            .get(source)
+            .send()
             .await
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(crate::agents::remote::root_cause(&e)))?;
         if !resp.status().is_success() {
             return Err(fail(format!("HTTP {}", resp.status())));
         }

@@ -133,12 +133,7 @@ async fn start_fakes(fake: Fake) -> String {
         .route("/v1/chat/completions", post(chat))
         .route("/agent", post(agent_service))
         .with_state(fake);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    serve_http(app).await
 }
 
 fn server_for(db: &TestDb, fakes: &str, budget: &str) -> Server {

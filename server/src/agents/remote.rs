@@ -163,7 +163,8 @@ async fn attempt(
     }
 }
 
-fn root_cause(e: &reqwest::Error) -> String {
+/// The innermost cause of a reqwest error ("invalid peer certificate: UnknownIssuer").
+pub fn root_cause(e: &reqwest::Error) -> String {
     let mut msg = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -175,6 +175,7 @@ impl Server {
             "OPENAI_API_KEY",
             "CONSILIUM_HTTP_AGENT_URL",
             "CONSILIUM_TOKEN_BUDGET",
+            "CONSILIUM_CA_CERT",
         ] {
             command.env_remove(var);
         }
@@ -391,8 +392,15 @@ pub async fn read_sse(
 
 /// `consilium verify <source>`: whether it succeeded, and what it printed.
 pub fn verify(source: &str) -> (bool, String) {
+    verify_with(&[source])
+}
+
+/// `consilium verify <args…>` (a source and options such as `--ca-cert FILE`).
+pub fn verify_with(args: &[&str]) -> (bool, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .args(["verify", source])
+        .arg("verify")
+        .args(args)
+        .env_remove("CONSILIUM_CA_CERT")
         .output()
         .expect("run verify");
     let text = format!(
@@ -435,4 +443,15 @@ pub async fn run_to_end(server: &Server, body: Value) -> (String, Vec<Value>) {
 
 pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// Serves a fake (an agent service, a model endpoint) over plain HTTP on a free port of
+/// 127.0.0.1; returns its `http://` origin.
+pub async fn serve_http(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
 }
