@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::collapse::{self, PositionCard, WcParams};
 use crate::protocol::round_robin::{self, RrParams};
-use crate::protocol::Event;
+use crate::protocol::{DebateStatus, Event};
 
 /// S4-8: longer queries are rejected with a clear error.
 pub const MAX_QUERY_CHARS: usize = 4000;
@@ -295,8 +295,8 @@ pub struct DebateSummary {
     pub id: String,
     pub query: String,
     pub protocol: String,
-    /// `running | finished | interrupted`.
-    pub status: String,
+    /// `running | finished | interrupted | budget_exhausted`.
+    pub status: DebateStatus,
     /// The decision's label: `ACT`/`WARN`/`REFUSE` (S4), `BUY`/`SELL`/`HOLD` (RR), or the WC
     /// outcome (`ACCEPTED`, `CONSENSUS_REACHED`, …).
     pub decision: Option<String>,
@@ -309,7 +309,8 @@ pub struct DebateDetail {
     pub id: String,
     pub query: String,
     pub protocol: String,
-    pub status: String,
+    /// `running | finished | interrupted | budget_exhausted`.
+    pub status: DebateStatus,
     pub decision: Option<String>,
     pub seed: u64,
     pub created_at: String,

@@ -1,14 +1,14 @@
-//! The Consilium server: HTTP API, SSE, the debate runner, agents and storage.
+//! The Consilium server. The folders follow the one-way data flow:
+//! `router` (HTTP surface) → `http` (JSON API) and `live` (SSE, hub) → `engine` (start, recovery)
+//! → `drive` (the loop, sequencer, journal) → `agents` (who answers) and `db` (the log).
+//! `cli` wires it together; `outbound` is the one HTTP client for every outbound call.
 
 pub mod agents;
-pub mod bench;
 pub mod cli;
 pub mod db;
-pub mod error;
+pub mod drive;
+pub mod engine;
+pub mod http;
+pub mod live;
 pub mod outbound;
-pub mod pg;
-pub mod routes;
-pub mod runner;
-pub mod sse;
-pub mod ui_service;
-pub mod verify;
+pub mod router;

@@ -235,7 +235,7 @@ fn the_markdown_report_has_every_section_and_escapes_agent_text() {
         id: "abc123".into(),
         query: "Is the sky blue?".into(),
         protocol: "s4".into(),
-        status: "finished".into(),
+        status: crate::protocol::DebateStatus::Finished,
         decision: Some(outcome.decision.to_string()),
         seed: 7,
         created_at: "2026-11-22T00:00:00.000Z".into(),

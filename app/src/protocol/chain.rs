@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::event::{Event, EventBody};
+use super::outcome::Outcome;
 use super::s4::{aggregate, cut_short, S4Outcome, Vote};
-use super::Outcome;
 
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 

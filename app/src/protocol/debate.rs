@@ -1,78 +1,14 @@
-//! One handle over every protocol machine, so the runner, the bench and the tests drive any of
-//! them the same way: `poll_request` / `handle_reply` / `handle_failure` / `poll_event`.
+//! One handle over every protocol's machine, so the drive loop, the bench and the tests drive any
+//! of them the same way ([`Machine`]). A new protocol adds one variant here.
 
-use serde::{Deserialize, Serialize};
-
-use super::collapse::{WcDebate, WcOutcome};
+use super::collapse::WcDebate;
+use super::error::ProtocolError;
+use super::event::EventBody;
+use super::machine::Machine;
 use super::request::{AgentReply, AgentRequest};
-use super::round_robin::{RrDebate, RrOutcome};
-use super::s4::{S4Debate, S4Outcome};
+use super::round_robin::RrDebate;
+use super::s4::S4Debate;
 use super::types::AgentSpec;
-use super::ProtocolError;
-
-/// The payload of a `decision` event. On the wire it is the protocol's own object: S4 has
-/// `decision`, RR has `stance`, WC has `outcome` (each required, so parsing is unambiguous).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Outcome {
-    S4(S4Outcome),
-    RoundRobin(RrOutcome),
-    Collapse(WcOutcome),
-}
-
-impl Outcome {
-    /// The one-word result: `ACT`, `BUY`, `CONSENSUS_REACHED`, …
-    pub fn label(&self) -> &'static str {
-        match self {
-            Outcome::S4(o) => o.decision.as_str(),
-            Outcome::RoundRobin(o) => o.stance.as_str(),
-            Outcome::Collapse(o) => o.outcome.as_str(),
-        }
-    }
-
-    pub fn reasoning(&self) -> &str {
-        match self {
-            Outcome::S4(o) => &o.reasoning,
-            Outcome::RoundRobin(o) => &o.reasoning,
-            Outcome::Collapse(o) => &o.reasoning,
-        }
-    }
-
-    /// Whether the debate was cut short by its token budget (status `budget_exhausted`).
-    pub fn budget_exhausted(&self) -> bool {
-        match self {
-            Outcome::S4(o) => o.budget_exhausted,
-            Outcome::RoundRobin(o) => o.ending == super::round_robin::RrEnding::BudgetExhausted,
-            Outcome::Collapse(o) => o.budget_exhausted,
-        }
-    }
-
-    pub fn as_s4(&self) -> Option<&S4Outcome> {
-        match self {
-            Outcome::S4(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-/// S4-1 / RR-1: at least two agents, at most `max`, unique non-empty ids.
-pub fn check_agents(agents: &[AgentSpec], max: usize) -> Result<(), ProtocolError> {
-    if agents.len() < 2 {
-        return Err(ProtocolError::TooFewAgents(agents.len()));
-    }
-    if agents.len() > max {
-        return Err(ProtocolError::TooManyAgents(agents.len(), max));
-    }
-    for (i, a) in agents.iter().enumerate() {
-        if a.id.trim().is_empty() {
-            return Err(ProtocolError::EmptyAgentId);
-        }
-        if agents[..i].iter().any(|b| b.id == a.id) {
-            return Err(ProtocolError::DuplicateAgent(a.id.clone()));
-        }
-    }
-    Ok(())
-}
 
 #[derive(Debug)]
 pub enum Debate {
@@ -81,45 +17,51 @@ pub enum Debate {
     Collapse(Box<WcDebate>),
 }
 
-macro_rules! each {
-    ($self:expr, $m:ident => $e:expr) => {
-        match $self {
-            Debate::S4($m) => $e,
-            Debate::RoundRobin($m) => $e,
-            Debate::Collapse($m) => $e,
-        }
-    };
-}
-
 impl Debate {
-    pub fn poll_request(&mut self) -> Option<AgentRequest> {
-        each!(self, m => m.poll_request())
+    /// The protocol's machine, behind the one shape every protocol has.
+    pub fn machine(&self) -> &dyn Machine {
+        match self {
+            Debate::S4(m) => m,
+            Debate::RoundRobin(m) => m,
+            Debate::Collapse(m) => m.as_ref(),
+        }
     }
 
-    pub fn poll_event(&mut self) -> Option<super::EventBody> {
-        each!(self, m => m.poll_event())
+    pub fn machine_mut(&mut self) -> &mut dyn Machine {
+        match self {
+            Debate::S4(m) => m,
+            Debate::RoundRobin(m) => m,
+            Debate::Collapse(m) => m.as_mut(),
+        }
+    }
+
+    pub fn poll_request(&mut self) -> Option<AgentRequest> {
+        self.machine_mut().poll_request()
+    }
+
+    pub fn poll_event(&mut self) -> Option<EventBody> {
+        self.machine_mut().poll_event()
     }
 
     pub fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        each!(self, m => m.handle_reply(id, reply))
+        self.machine_mut().handle_reply(id, reply)
     }
 
     pub fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        each!(self, m => m.handle_failure(id, error))
+        self.machine_mut().handle_failure(id, error)
     }
 
-    /// The token budget ran out before the next request: stop asking and decide from what exists,
-    /// the most cautious way (S4: [`super::s4::cut_short`], RR: HOLD, WC: a human decides).
+    /// See [`Machine::exhaust`].
     pub fn exhaust(&mut self, used: u64, budget: u64) {
-        each!(self, m => m.exhaust(used, budget))
+        self.machine_mut().exhaust(used, budget);
     }
 
     pub fn is_finished(&self) -> bool {
-        each!(self, m => m.is_finished())
+        self.machine().is_finished()
     }
 
     pub fn agents(&self) -> &[AgentSpec] {
-        each!(self, m => m.agents())
+        self.machine().agents()
     }
 }
 
@@ -129,50 +71,61 @@ mod tests {
     use crate::protocol::chain::{recompute_decision, seal_all};
     use crate::protocol::collapse::{default_authors, WcOutcomeKind, WcParams};
     use crate::protocol::round_robin::{default_agents, RrEnding, RrParams, RrPosition, Stance};
+    use crate::protocol::run::{Answered, DebateRun, Start, Usage};
+    use crate::protocol::Outcome;
     use crate::protocol::{Decision, EventBody, Position};
 
-    /// Answers the first `answered` requests with `reply`, then spends the budget.
-    fn cut(mut d: Debate, answered: usize, reply: &dyn Fn(usize) -> AgentReply) -> Outcome {
+    /// Runs `d` with a 1,000-token budget: the first `answered` requests are answered with
+    /// `reply`, the last of them costing 1,200 tokens (the budget is gone after it; with
+    /// `answered == 0` the budget is 0 and gone at once).
+    fn cut(d: Debate, answered: usize, reply: &dyn Fn(usize) -> AgentReply) -> Outcome {
+        let budget = if answered == 0 { 0 } else { 1000 };
+        let mut run = DebateRun::start(
+            d,
+            Start {
+                backend: None,
+                budget: Some(budget),
+            },
+        );
         let mut bodies = Vec::new();
-        for n in 0.. {
-            while let Some(e) = d.poll_event() {
+        let mut n = 0;
+        loop {
+            let next = run.poll_request();
+            while let Some(e) = run.poll_event() {
                 bodies.push(e);
             }
-            if n == answered {
-                // As the runner does: the calls so far are logged, then the stop.
-                bodies.push(EventBody::AgentCall(crate::protocol::AgentCall {
-                    agent: "utility".into(),
-                    round: 1,
-                    backend: "openai".into(),
-                    attempts: 1,
-                    latency_ms: 5,
-                    prompt_tokens: 1000,
-                    completion_tokens: 200,
-                    ok: true,
-                    estimated: false,
-                }));
-                d.exhaust(1200, 1000);
-                break;
-            }
-            let req = d.poll_request().expect("a request");
-            d.handle_reply(req.id, reply(n)).expect("accepted");
+            let Some(req) = next else { break };
+            assert!(n < answered, "a request after the budget ran out");
+            let tokens = if n + 1 == answered { 1000 } else { 0 };
+            let usage = Usage {
+                attempts: 1,
+                latency_ms: 5,
+                prompt_tokens: tokens,
+                completion_tokens: tokens / 5,
+                estimated: false,
+            };
+            let answer = Answered {
+                reply: Ok(reply(n)),
+                usage: Some(usage),
+                now: "2026-01-01T00:00:00.000Z".into(),
+            };
+            run.handle(&req, answer);
+            n += 1;
         }
-        while let Some(e) = d.poll_event() {
-            bodies.push(e);
-        }
-        assert!(d.is_finished());
+        assert!(run.is_finished());
+        let want_used = if answered == 0 { 0 } else { 1200 };
         assert!(
-            d.poll_request().is_none(),
-            "no request after the budget ran out"
+            bodies.iter().any(|b| matches!(
+                b,
+                EventBody::BudgetExhausted { used, budget: b, .. } if *used == want_used && *b == budget
+            )),
+            "budget_exhausted with used {want_used} of {budget}"
         );
-        assert!(bodies.iter().any(|b| matches!(
-            b,
-            EventBody::BudgetExhausted {
-                used: 1200,
-                budget: 1000,
-                ..
-            }
-        )));
+        let calls = bodies
+            .iter()
+            .filter(|b| matches!(b, EventBody::AgentCall(_)))
+            .count();
+        assert_eq!(calls, answered, "one agent_call per answer");
         let log = seal_all(bodies);
         let Some(EventBody::Decision(logged)) = log.last().map(|e| &e.body) else {
             panic!("the log ends with a decision");

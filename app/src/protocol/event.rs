@@ -3,14 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::collapse::{
+use super::collapse::events::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
-    PanelEvaluated, PanelScored, ReflexionStarted, WcParams,
+    PanelEvaluated, PanelScored, ReflexionStarted,
 };
-use super::round_robin::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
-use super::s4::Vote;
+use super::collapse::params::WcParams;
+use super::outcome::Outcome;
+use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
+use super::s4::types::Vote;
 use super::types::{AgentSpec, Decision, Position};
-use super::Outcome;
 
 /// One logged step. On the wire: `{"seq": 3, "ts": "...", "type": "position", ...payload}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

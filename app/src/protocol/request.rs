@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::collapse::{Critique, PanelEvaluation, PositionCard, Verification};
-use super::round_robin::{PeerPosition, RrPosition};
+use super::collapse::card::PositionCard;
+use super::collapse::types::{Critique, PanelEvaluation, Verification};
+use super::round_robin::types::{PeerPosition, RrPosition};
 use super::types::{Decision, Position, Role};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::ProtocolError;
+
 /// What one agent says about a query (S4-2). `Veto` is reserved for the safety role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -239,4 +241,23 @@ pub struct Position {
     /// 0–100.
     pub risk: u8,
     pub reasoning: String,
+}
+
+/// S4-1 / RR-1: at least two agents, at most `max`, unique non-empty ids.
+pub fn check_agents(agents: &[AgentSpec], max: usize) -> Result<(), ProtocolError> {
+    if agents.len() < 2 {
+        return Err(ProtocolError::TooFewAgents(agents.len()));
+    }
+    if agents.len() > max {
+        return Err(ProtocolError::TooManyAgents(agents.len(), max));
+    }
+    for (i, a) in agents.iter().enumerate() {
+        if a.id.trim().is_empty() {
+            return Err(ProtocolError::EmptyAgentId);
+        }
+        if agents[..i].iter().any(|b| b.id == a.id) {
+            return Err(ProtocolError::DuplicateAgent(a.id.clone()));
+        }
+    }
+    Ok(())
 }

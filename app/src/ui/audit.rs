@@ -50,7 +50,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
             <div class="debate-meta">
                 <span class="proto">{crate::api::Protocol::short(&detail.protocol).to_owned()}</span>
                 <span class="muted">{format!("seed {}", detail.seed)}</span>
-                <StatusPill status=detail.status.clone()/>
+                <StatusPill status=detail.status.as_str()/>
                 <span class="muted">{format!("debate {}", detail.id)}</span>
             </div>
             <h1 class="debate-query">{query.clone()}</h1>

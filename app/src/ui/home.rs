@@ -298,7 +298,7 @@ pub fn HomePage() -> impl IntoView {
                                                             <A href=format!("/debates/{}", d.id)>{d.query}</A>
                                                         </td>
                                                         <td>{Protocol::short(&d.protocol).to_owned()}</td>
-                                                        <td><StatusPill status=d.status/></td>
+                                                        <td><StatusPill status=d.status.as_str()/></td>
                                                         <td><DecisionBadge decision=d.decision/></td>
                                                         <td class="muted">{short_time(&d.created_at)}</td>
                                                     </tr>

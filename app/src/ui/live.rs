@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use super::data::get_debate;
 use super::widgets::{CardView, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
-use crate::protocol::reducer::Status;
+use crate::protocol::DebateStatus;
 use crate::protocol::DebateView;
 
 /// The SSE connection as the viewer experiences it.
@@ -44,7 +44,7 @@ pub fn LivePage() -> impl IntoView {
 #[component]
 fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     let state = RwSignal::new(DebateView::from_events(&detail.events));
-    let finished = state.with_untracked(|v| v.status() != Status::Running);
+    let finished = state.with_untracked(|v| v.status() != DebateStatus::Running);
     let conn = RwSignal::new(if finished {
         Connection::Closed
     } else {
@@ -70,8 +70,8 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         state.with(|v| {
             let round = v.rounds.iter().find(|r| r.round == v.current_round);
             match (v.status(), round) {
-                (Status::Finished, _) => "Debate finished".to_owned(),
-                (Status::Interrupted, _) => "Interrupted".to_owned(),
+                (DebateStatus::Finished, _) => "Debate finished".to_owned(),
+                (DebateStatus::Interrupted, _) => "Interrupted".to_owned(),
                 (_, Some(r)) => format!(
                     "Round {} of {} · {} · {}/{} messages",
                     r.round,
@@ -99,7 +99,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
                 <ConnectionBadge conn/>
             </div>
             <h1 class="debate-query">{query}</h1>
-            {move || (state.with(|v| v.status()) != Status::Running).then(|| view! {
+            {move || (state.with(|v| v.status()) != DebateStatus::Running).then(|| view! {
                 <nav class="audit-links">
                     <a href=format!("/debates/{}/audit", id_for_link()) data-testid="audit-link">"Audit this log →"</a>
                     <a href=format!("/api/debates/{}/export.md", id_for_link())>"Report (Markdown)"</a>

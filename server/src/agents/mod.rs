@@ -16,22 +16,8 @@ pub enum AgentError {
     Failed(String),
 }
 
-/// AG-2: what one call cost. Remote kinds report it; the builtin agents cost nothing.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Usage {
-    pub attempts: u32,
-    pub latency_ms: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// The endpoint reported no usage; tokens were estimated from the text (4 characters each).
-    pub estimated: bool,
-}
-
-impl Usage {
-    pub fn tokens(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
-    }
-}
+/// AG-2: what one call cost (defined with the machine that counts it against the budget).
+pub use app::protocol::Usage;
 
 /// An agent's answer to one request: the reply (or why there is none) and, for remote kinds,
 /// the cost of getting it.

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{PanelEvaluation, PositionCard};
+use super::card::PositionCard;
+use super::types::PanelEvaluation;
 use crate::protocol::types::Role;
 
 /// WC-2: `S = w_e·E − w_r·R + w_v·v − w_k·(k/100) + w_γ·γ − w_i·I`, with every term shown.

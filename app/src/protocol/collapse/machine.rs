@@ -4,18 +4,22 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::card::PositionCard;
+use super::events::WcOutcome;
 use super::events::{
     CardSource, CardVerified, Critiqued, HybridSynthesized, PanelEvaluated, ReflexionStarted, Step,
     WcOutcomeKind,
 };
+use super::params::WcParams;
 use super::rules::{self, PanelVerdict};
 use super::tally::Tally;
 use super::validate::{check_card, check_evaluation};
-use super::{PositionCard, WcOutcome, WcParams};
+use crate::protocol::error::ProtocolError;
 use crate::protocol::event::{Config, EventBody, RoundInfo};
+use crate::protocol::machine::Machine;
+use crate::protocol::outcome::Outcome;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
 use crate::protocol::types::{AgentSpec, Role};
-use crate::protocol::{Outcome, ProtocolError};
 
 pub const MAX_AUTHORS: usize = 8;
 
@@ -146,115 +150,8 @@ impl WcDebate {
         Ok(d)
     }
 
-    pub fn agents(&self) -> &[AgentSpec] {
-        &self.agents
-    }
-
     pub fn outcome(&self) -> Option<&WcOutcome> {
         self.outcome.as_ref()
-    }
-
-    pub fn is_finished(&self) -> bool {
-        self.outcome.is_some()
-    }
-
-    pub fn poll_event(&mut self) -> Option<EventBody> {
-        self.events.pop_front()
-    }
-
-    pub fn poll_request(&mut self) -> Option<AgentRequest> {
-        let (req, pending) = self.queue.pop_front()?;
-        self.outstanding.push((req.id, pending));
-        self.events.push_back(EventBody::Thinking {
-            agent: req.agent.clone(),
-            round: req.round,
-        });
-        Some(req)
-    }
-
-    pub fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let slot = self
-            .outstanding
-            .iter()
-            .position(|(rid, _)| *rid == id)
-            .ok_or(ProtocolError::UnknownRequest(id))?;
-        let pending = self.outstanding[slot].1.clone();
-        let wrong = |got: &AgentReply| ProtocolError::WrongReply {
-            round: self.round,
-            got: got.kind(),
-        };
-        match (&pending, reply) {
-            (Pending::Write(a) | Pending::Revise(a), AgentReply::Card(mut card)) => {
-                card.agent.clone_from(a);
-                check_card(&card, "card").map_err(ProtocolError::InvalidCard)?;
-                self.outstanding.swap_remove(slot);
-                let source = CardSource::Agent;
-                let e = self.tally.submit(self.round, a, card, source);
-                self.events.push_back(EventBody::CardSubmitted(e));
-            }
-            (Pending::Verify(pos), AgentReply::Verification(v)) => {
-                self.outstanding.swap_remove(slot);
-                self.record_verification(pos, v.approve, v.notes);
-            }
-            (Pending::Critique(pos), AgentReply::Critique(c)) => {
-                if !(c.score.is_finite() && (0.0..=10.0).contains(&c.score)) {
-                    return Err(ProtocolError::InvalidCard(format!(
-                        "critique.score: must be 0–10, got {}",
-                        c.score
-                    )));
-                }
-                self.outstanding.swap_remove(slot);
-                self.record_critique(pos, c.score, c.concerns);
-            }
-            (Pending::Evaluate { seat, hybrid }, AgentReply::Evaluation(e)) => {
-                let positions = self.panel_positions(*hybrid);
-                check_evaluation(&e, &positions).map_err(ProtocolError::InvalidCard)?;
-                let (seat, hybrid) = (*seat, *hybrid);
-                self.outstanding.swap_remove(slot);
-                self.record_evaluation(seat, hybrid, e);
-            }
-            (_, other) => return Err(wrong(&other)),
-        }
-        self.advance_if_step_done();
-        Ok(())
-    }
-
-    /// Never a crash, never a silent approval: a failed author keeps its previous card (or has
-    /// none), a failed verifier is no receipt, a failed skeptic scores 0, a failed seat is left
-    /// out of C.
-    pub fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let slot = self
-            .outstanding
-            .iter()
-            .position(|(rid, _)| *rid == id)
-            .ok_or(ProtocolError::UnknownRequest(id))?;
-        let (_, pending) = self.outstanding.swap_remove(slot);
-        let (agent, substitute) = match &pending {
-            Pending::Write(a) => (a.clone(), "no card from this author"),
-            Pending::Revise(a) => (a.clone(), "its previous card stands"),
-            Pending::Verify(_) => ("verifier".into(), "not approved: no verifier receipt"),
-            Pending::Critique(_) => ("skeptic".into(), "skeptic score 0"),
-            Pending::Evaluate { seat, .. } => {
-                (self.seat_agent(*seat), "left out of the panel's consensus")
-            }
-        };
-        self.events.push_back(EventBody::AgentFailed {
-            agent,
-            round: self.round,
-            error: error.to_owned(),
-            substitute: substitute.to_owned(),
-        });
-        match pending {
-            Pending::Verify(pos) => {
-                self.record_verification(&pos, false, format!("no verifier receipt: {error}"))
-            }
-            Pending::Critique(pos) => {
-                self.record_critique(&pos, 0.0, vec![format!("the skeptic failed: {error}")])
-            }
-            _ => {}
-        }
-        self.advance_if_step_done();
-        Ok(())
     }
 
     fn seat_agent(&self, seat: usize) -> String {
@@ -545,8 +442,125 @@ impl WcDebate {
         }
     }
 
+    fn finish(&mut self, kind: WcOutcomeKind, chosen: Option<String>, why: String) {
+        self.phase = Phase::Done;
+        let outcome = self.tally.outcome(kind, chosen, why);
+        self.events
+            .push_back(EventBody::Decision(Outcome::Collapse(outcome.clone())));
+        self.outcome = Some(outcome);
+    }
+}
+
+impl Machine for WcDebate {
+    fn agents(&self) -> &[AgentSpec] {
+        &self.agents
+    }
+
+    fn is_finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    fn poll_event(&mut self) -> Option<EventBody> {
+        self.events.pop_front()
+    }
+
+    fn poll_request(&mut self) -> Option<AgentRequest> {
+        let (req, pending) = self.queue.pop_front()?;
+        self.outstanding.push((req.id, pending));
+        self.events.push_back(EventBody::Thinking {
+            agent: req.agent.clone(),
+            round: req.round,
+        });
+        Some(req)
+    }
+
+    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+        let slot = self
+            .outstanding
+            .iter()
+            .position(|(rid, _)| *rid == id)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
+        let pending = self.outstanding[slot].1.clone();
+        let wrong = |got: &AgentReply| ProtocolError::WrongReply {
+            round: self.round,
+            got: got.kind(),
+        };
+        match (&pending, reply) {
+            (Pending::Write(a) | Pending::Revise(a), AgentReply::Card(mut card)) => {
+                card.agent.clone_from(a);
+                check_card(&card, "card").map_err(ProtocolError::InvalidCard)?;
+                self.outstanding.swap_remove(slot);
+                let source = CardSource::Agent;
+                let e = self.tally.submit(self.round, a, card, source);
+                self.events.push_back(EventBody::CardSubmitted(e));
+            }
+            (Pending::Verify(pos), AgentReply::Verification(v)) => {
+                self.outstanding.swap_remove(slot);
+                self.record_verification(pos, v.approve, v.notes);
+            }
+            (Pending::Critique(pos), AgentReply::Critique(c)) => {
+                if !(c.score.is_finite() && (0.0..=10.0).contains(&c.score)) {
+                    return Err(ProtocolError::InvalidCard(format!(
+                        "critique.score: must be 0–10, got {}",
+                        c.score
+                    )));
+                }
+                self.outstanding.swap_remove(slot);
+                self.record_critique(pos, c.score, c.concerns);
+            }
+            (Pending::Evaluate { seat, hybrid }, AgentReply::Evaluation(e)) => {
+                let positions = self.panel_positions(*hybrid);
+                check_evaluation(&e, &positions).map_err(ProtocolError::InvalidCard)?;
+                let (seat, hybrid) = (*seat, *hybrid);
+                self.outstanding.swap_remove(slot);
+                self.record_evaluation(seat, hybrid, e);
+            }
+            (_, other) => return Err(wrong(&other)),
+        }
+        self.advance_if_step_done();
+        Ok(())
+    }
+
+    /// Never a crash, never a silent approval: a failed author keeps its previous card (or has
+    /// none), a failed verifier is no receipt, a failed skeptic scores 0, a failed seat is left
+    /// out of C.
+    fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
+        let slot = self
+            .outstanding
+            .iter()
+            .position(|(rid, _)| *rid == id)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
+        let (_, pending) = self.outstanding.swap_remove(slot);
+        let (agent, substitute) = match &pending {
+            Pending::Write(a) => (a.clone(), "no card from this author"),
+            Pending::Revise(a) => (a.clone(), "its previous card stands"),
+            Pending::Verify(_) => ("verifier".into(), "not approved: no verifier receipt"),
+            Pending::Critique(_) => ("skeptic".into(), "skeptic score 0"),
+            Pending::Evaluate { seat, .. } => {
+                (self.seat_agent(*seat), "left out of the panel's consensus")
+            }
+        };
+        self.events.push_back(EventBody::AgentFailed {
+            agent,
+            round: self.round,
+            error: error.to_owned(),
+            substitute: substitute.to_owned(),
+        });
+        match pending {
+            Pending::Verify(pos) => {
+                self.record_verification(&pos, false, format!("no verifier receipt: {error}"))
+            }
+            Pending::Critique(pos) => {
+                self.record_critique(&pos, 0.0, vec![format!("the skeptic failed: {error}")])
+            }
+            _ => {}
+        }
+        self.advance_if_step_done();
+        Ok(())
+    }
+
     /// The token budget ran out: no more requests; a human decides (ESCALATED_TO_HUMAN).
-    pub fn exhaust(&mut self, used: u64, budget: u64) {
+    fn exhaust(&mut self, used: u64, budget: u64) {
         if self.phase == Phase::Done {
             return;
         }
@@ -568,13 +582,5 @@ impl WcDebate {
         if let Some(EventBody::Decision(Outcome::Collapse(o))) = self.events.back_mut() {
             o.budget_exhausted = true;
         }
-    }
-
-    fn finish(&mut self, kind: WcOutcomeKind, chosen: Option<String>, why: String) {
-        self.phase = Phase::Done;
-        let outcome = self.tally.outcome(kind, chosen, why);
-        self.events
-            .push_back(EventBody::Decision(Outcome::Collapse(outcome.clone())));
-        self.outcome = Some(outcome);
     }
 }

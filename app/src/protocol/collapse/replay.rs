@@ -4,10 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::events::WcOutcome;
 use super::events::{CardSource, Ranked, Step, WcOutcomeKind};
+use super::params::WcParams;
 use super::rules::PanelVerdict;
 use super::tally::Tally;
-use super::{WcOutcome, WcParams};
 use crate::protocol::{Config, Event, EventBody, Outcome};
 
 /// Replays the log; the first logged step that the rules do not reproduce is an error naming its

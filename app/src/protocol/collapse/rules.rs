@@ -1,8 +1,10 @@
 //! WC-2…WC-8 as pure functions over cards, verifications and panel scores. The machine, the
 //! replay that verifies a log and the judge's what-if panel all call these.
 
+use super::card::{PositionCard, Severity};
 use super::events::{Gate, GateCheck, GateVerdict, Ranked, ScoreBreakdown, Step};
-use super::{PanelEvaluation, PositionCard, Severity, WcParams, Weights};
+use super::params::{WcParams, Weights};
+use super::types::PanelEvaluation;
 
 /// Decimal thresholds (6.0, 2.0, 0.70, 0.10 …) meet binary floats: comparisons allow this much
 /// so that "exactly at the threshold" behaves as the spec words it (0.7 − 0.6 is 0.0999…98).

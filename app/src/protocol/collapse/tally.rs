@@ -3,12 +3,14 @@
 //! these methods produce; the replay (`recompute`) rebuilds the same state from a log and checks
 //! each logged step against the same methods.
 
+use super::card::PositionCard;
 use super::events::{
     CardSource, CardSubmitted, Converged, GateVerdict, GatesChecked, PanelScored, Ranked, Step,
     WcOutcome, WcOutcomeKind,
 };
+use super::params::WcParams;
 use super::rules::{self, PanelVerdict, Standing};
-use super::{PanelEvaluation, PositionCard, WcParams};
+use super::types::PanelEvaluation;
 
 #[derive(Clone, Debug)]
 pub struct Held {

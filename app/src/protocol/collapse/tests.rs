@@ -7,7 +7,7 @@ use super::rules::{self, PanelVerdict, Standing};
 use super::*;
 use crate::protocol::chain::seal_all;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
-use crate::protocol::{EventBody, Outcome, ProtocolError};
+use crate::protocol::{EventBody, Machine, Outcome, ProtocolError};
 
 fn card(id: &str, quality: f64, residual: f64, v: f64, cost: u32, gamma: f64) -> PositionCard {
     PositionCard {

@@ -4,10 +4,11 @@
 
 use serde_json::{Map, Value};
 
-use super::{
-    Evidence, EvidenceKind, InvariantViolation, PanelEvaluation, PlanStep, PositionCard, Risk,
-    Severity, WcParams,
+use super::card::{
+    Evidence, EvidenceKind, InvariantViolation, PlanStep, PositionCard, Risk, Severity,
 };
+use super::params::WcParams;
+use super::types::PanelEvaluation;
 use crate::protocol::types::Role;
 
 pub const MAX_CARDS: usize = 8;

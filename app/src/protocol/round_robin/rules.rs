@@ -3,19 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::{RrEnding, RrOutcome, RrParams, RrPosition, Stance};
+use super::types::{
+    ConsensusCheck, RrEnding, RrOutcome, RrParams, RrPosition, Stance, StanceCounts, TriggerCheck,
+};
 use crate::protocol::types::AgentSpec;
-
-/// RR-5: the verdict of the trigger check, shown before the first turn.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TriggerCheck {
-    pub triggered: bool,
-    /// The phrases that matched, in the order of [`TRIGGER_PHRASES`].
-    pub matched: Vec<String>,
-    pub explanation: String,
-}
 
 /// RR-5: phrases that make a query a collaborative investment decision (seed 004's list, plus
 /// word forms a user writes: "invest", "stock", "shares", "valuation").
@@ -80,63 +71,6 @@ pub fn trigger(query: &str) -> TriggerCheck {
         matched,
         explanation,
     }
-}
-
-/// Latest stances per stance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StanceCounts {
-    #[serde(rename = "BUY")]
-    pub buy: u32,
-    #[serde(rename = "SELL")]
-    pub sell: u32,
-    #[serde(rename = "HOLD")]
-    pub hold: u32,
-}
-
-impl StanceCounts {
-    pub fn get(&self, s: Stance) -> u32 {
-        match s {
-            Stance::Buy => self.buy,
-            Stance::Sell => self.sell,
-            Stance::Hold => self.hold,
-        }
-    }
-
-    fn add(&mut self, s: Stance) {
-        match s {
-            Stance::Buy => self.buy += 1,
-            Stance::Sell => self.sell += 1,
-            Stance::Hold => self.hold += 1,
-        }
-    }
-
-    /// The most held stance; ties go to the more cautious (HOLD, then SELL).
-    pub fn leading(&self) -> Stance {
-        let mut best = Stance::Buy;
-        for s in Stance::ALL {
-            if self.get(s) >= self.get(best) {
-                best = s;
-            }
-        }
-        best
-    }
-}
-
-/// RR-2: the check run after every round; logged as a `consensus_checked` event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ConsensusCheck {
-    pub round: u8,
-    pub stance_counts: StanceCounts,
-    pub leading: Stance,
-    /// Leading count / all agents × 100, one decimal. Agents without a position count against.
-    pub agreement_percentage: f64,
-    pub threshold: f64,
-    pub reached: bool,
-    /// RR-3: has every agent spoken `min_turns_per_agent` times?
-    pub min_turns_met: bool,
-    /// `None`: another round follows.
-    pub ending: Option<RrEnding>,
-    pub verdict: String,
 }
 
 /// RR-2/RR-3: tallies the latest stances and decides whether the debate goes on.
@@ -288,119 +222,6 @@ pub fn cut_short(
     o
 }
 
-/// SV-2 for RR: replays the logged turns through the same rules and checks every logged step —
-/// the trigger verdict, each round's consensus check and the final outcome.
-pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String> {
-    use crate::protocol::{Config, EventBody, Outcome};
-    let mut agents: Vec<AgentSpec> = Vec::new();
-    let mut params = None;
-    let mut query = "";
-    let mut positions: Vec<Option<RrPosition>> = Vec::new();
-    let mut turns: Vec<u32> = Vec::new();
-    let mut total_turns = 0u32;
-    let mut triggered = None;
-    let mut last: Option<ConsensusCheck> = None;
-    let mut rounds = 0u8;
-    let mut cut = false;
-    for e in events {
-        match &e.body {
-            EventBody::BudgetExhausted { round, .. } => {
-                let p = params
-                    .as_ref()
-                    .ok_or("budget event before debate_started")?;
-                last = Some(check_consensus(
-                    *round,
-                    &agents,
-                    &positions,
-                    &turns,
-                    p,
-                    triggered.unwrap_or(true),
-                ));
-                cut = true;
-            }
-            EventBody::DebateStarted {
-                query: q,
-                agents: a,
-                config,
-                ..
-            } => {
-                query = q;
-                agents.clone_from(a);
-                positions = vec![None; a.len()];
-                turns = vec![0; a.len()];
-                params = match config {
-                    Some(Config::RoundRobin(p)) => Some(p.clone()),
-                    _ => return Err("the log does not record round-robin parameters".into()),
-                };
-            }
-            EventBody::TriggerChecked(logged) => {
-                let again = trigger(query);
-                if &again != logged {
-                    return Err(format!(
-                        "event {}: the logged trigger check ({}) differs from the one recomputed from the query ({})",
-                        e.seq, logged.triggered, again.triggered
-                    ));
-                }
-                triggered = Some(again.triggered);
-            }
-            EventBody::RoundStarted { round, .. } => rounds = *round,
-            EventBody::Turn {
-                agent, position, ..
-            } => {
-                let i = agents
-                    .iter()
-                    .position(|a| a.id == *agent)
-                    .ok_or_else(|| format!("event {}: turn by unknown agent {agent}", e.seq))?;
-                positions[i] = Some(position.clone());
-                turns[i] += 1;
-                total_turns += 1;
-            }
-            EventBody::ConsensusChecked(logged) => {
-                let p = params
-                    .as_ref()
-                    .ok_or("consensus check before debate_started")?;
-                let again = check_consensus(
-                    logged.round,
-                    &agents,
-                    &positions,
-                    &turns,
-                    p,
-                    triggered.unwrap_or(true),
-                );
-                if &again != logged {
-                    return Err(format!(
-                        "event {}: the logged consensus check of round {} ({}) differs from the one recomputed from the turns ({})",
-                        e.seq, logged.round, logged.verdict, again.verdict
-                    ));
-                }
-                last = Some(again);
-            }
-            EventBody::Decision(Outcome::RoundRobin(logged)) => {
-                let check = last.as_ref().ok_or("decision without a consensus check")?;
-                let participation = agents
-                    .iter()
-                    .zip(&turns)
-                    .map(|(a, t)| (a.id.clone(), *t))
-                    .collect();
-                let again = if cut {
-                    cut_short(check, total_turns, participation)
-                } else {
-                    outcome(check, rounds, total_turns, participation)
-                };
-                if &again != logged {
-                    return Err(format!(
-                        "the logged decision {} differs from the one recomputed from the turns: {} ({} turns, {} rounds)",
-                        logged.stance, again.stance, again.total_turns, again.total_rounds
-                    ));
-                }
-                return Ok(again);
-            }
-            _ => {}
-        }
-    }
-    Err("the log has no decision event (the debate did not finish)".into())
-}
-
 /// `config` of a round-robin request: a partial object over the defaults. Each key is checked by
 /// name: "config.max_rounds: must be an integer from 1 to 20, got 0".
 pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
@@ -461,5 +282,14 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::String(_) => "a string",
         serde_json::Value::Array(_) => "an array",
         serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The heading of round `round` in the live view and the log.
+pub fn round_name(round: u8, extra_turns: bool) -> String {
+    match (round, extra_turns) {
+        (1, _) => "Initial Round".into(),
+        (r, true) => format!("Round {r}: Extra Turns"),
+        (r, false) => format!("Debate Round {r}"),
     }
 }

@@ -2,6 +2,10 @@
 
 use super::*;
 use crate::protocol::chain::seal_all;
+use crate::protocol::event::EventBody;
+use crate::protocol::machine::Machine;
+use crate::protocol::request::{AgentReply, AgentRequest, Task};
+use crate::protocol::ProtocolError;
 use crate::protocol::{Event, Outcome};
 
 fn agents(n: usize) -> Vec<AgentSpec> {

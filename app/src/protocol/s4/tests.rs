@@ -2,7 +2,10 @@
 
 use super::run_scripted as run;
 use super::*;
-use crate::protocol::types::Verdict;
+use crate::protocol::event::EventBody;
+use crate::protocol::machine::Machine;
+use crate::protocol::types::{AgentSpec, Decision, Position, Role, Verdict};
+use crate::protocol::ProtocolError;
 
 fn vote(agent: &str, role: Role, decision: Decision, risk: u8) -> Vote {
     Vote {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Consensus, Vote, VETO_RISK};
+use super::types::{Consensus, Vote, VETO_RISK};
 use crate::protocol::types::{Decision, Role, Verdict};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+pub(super) use super::patterns::Cat;
 use super::patterns::{BENIGN, DIRECTED, RULES, STOPWORDS};
 
 /// Only this much of a query is read: bounded work on huge inputs (S4-8).
@@ -10,58 +11,6 @@ const MAX_CHARS: usize = 6000;
 const MAX_TOKENS: usize = 1200;
 /// `...` in a pattern skips up to this many tokens.
 const GAP: usize = 3;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Cat {
-    // Harm: objects and acts; high risk only with intent, a victim or evasion (see `harm`).
-    Weapon,
-    Firearm,
-    Toxin,
-    Cyber,
-    Drugs,
-    Violence,
-    Intrusion,
-    Fraud,
-    Stalking,
-    Hurt,
-    Hacking,
-    Scam,
-    Tracking,
-    HarmMention,
-    SelfHarm,
-    SelfHarmMention,
-    // Harm modifiers.
-    Create,
-    HowTo,
-    Target,
-    Evasion,
-    Educational,
-    Protective,
-    // Moderate-risk domains.
-    DoseAsk,
-    Dosage,
-    Medical,
-    Finance,
-    AllIn,
-    Legal,
-    Diy,
-    DiyOwn,
-    ChemMix,
-    Injection,
-    // Verifiability.
-    Established,
-    Definition,
-    Arithmetic,
-    Prediction,
-    Opinion,
-    Personal,
-    Current,
-    Myth,
-    Absolute,
-    // Usefulness.
-    Request,
-    Vague,
-}
 
 const WH: &[&str] = &[
     "what", "whats", "who", "whos", "when", "where", "which", "why", "how", "whose",

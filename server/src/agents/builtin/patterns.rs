@@ -1,6 +1,57 @@
 //! The phrase tables the builtin agents match queries against (see `features`). Data only.
 
-use super::features::Cat;
+/// What a phrase signals: a harm, a modifier of harm, or a domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cat {
+    // Harm: objects and acts; high risk only with intent, a victim or evasion (see `harm`).
+    Weapon,
+    Firearm,
+    Toxin,
+    Cyber,
+    Drugs,
+    Violence,
+    Intrusion,
+    Fraud,
+    Stalking,
+    Hurt,
+    Hacking,
+    Scam,
+    Tracking,
+    HarmMention,
+    SelfHarm,
+    SelfHarmMention,
+    // Harm modifiers.
+    Create,
+    HowTo,
+    Target,
+    Evasion,
+    Educational,
+    Protective,
+    // Moderate-risk domains.
+    DoseAsk,
+    Dosage,
+    Medical,
+    Finance,
+    AllIn,
+    Legal,
+    Diy,
+    DiyOwn,
+    ChemMix,
+    Injection,
+    // Verifiability.
+    Established,
+    Definition,
+    Arithmetic,
+    Prediction,
+    Opinion,
+    Personal,
+    Current,
+    Myth,
+    Absolute,
+    // Usefulness.
+    Request,
+    Vague,
+}
 
 pub(super) struct Rule {
     pub cat: Cat,

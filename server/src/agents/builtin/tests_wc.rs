@@ -45,7 +45,7 @@ fn explore_outcomes() {
 }
 
 fn sealed(bodies: Vec<EventBody>) -> Vec<Event> {
-    let mut seq = crate::runner::Sequencer::new();
+    let mut seq = crate::drive::Sequencer::new();
     bodies.into_iter().map(|b| seq.stamp(b)).collect()
 }
 

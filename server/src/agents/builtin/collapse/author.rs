@@ -8,77 +8,8 @@ use app::protocol::collapse::{Evidence, EvidenceKind, PlanStep, PositionCard};
 use super::super::text::{cap, clip};
 use super::hazards;
 use super::situation::{word, Situation};
+use super::style::{numbers, style, Style, StyleNumbers};
 use super::{r2, unit, Rng};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Style {
-    Cautious,
-    Pragmatic,
-    Ambitious,
-}
-
-pub(super) fn style(id: &str) -> Style {
-    let id = id.to_lowercase();
-    let has = |ws: &[&str]| ws.iter().any(|w| id.contains(w));
-    if has(&["cautious", "careful", "conservative", "safe"]) {
-        Style::Cautious
-    } else if has(&["pragmatic", "balanced", "practical"]) {
-        Style::Pragmatic
-    } else if has(&["ambitious", "bold", "aggressive"]) {
-        Style::Ambitious
-    } else {
-        let mut h: u32 = 0x811c_9dc5;
-        for b in id.bytes() {
-            h ^= u32::from(b);
-            h = h.wrapping_mul(0x0100_0193);
-        }
-        [Style::Cautious, Style::Pragmatic, Style::Ambitious][(h % 3) as usize]
-    }
-}
-
-/// Style constants: (cost base, cost per stake, reversibility base, reversibility per stake,
-/// evidence quality base, confidence base, confidence per stake, residual base).
-pub(super) struct Knobs {
-    cost: (f64, f64),
-    rev: (f64, f64),
-    quality: f64,
-    conf: (f64, f64),
-    pub residual: f64,
-    evidence: usize,
-    steps: usize,
-}
-
-fn knobs(s: Style) -> Knobs {
-    match s {
-        Style::Cautious => Knobs {
-            cost: (12.0, 30.0),
-            rev: (0.95, 0.35),
-            quality: 0.84,
-            conf: (0.62, 0.12),
-            residual: 0.18,
-            evidence: 3,
-            steps: 3,
-        },
-        Style::Pragmatic => Knobs {
-            cost: (25.0, 50.0),
-            rev: (0.88, 0.5),
-            quality: 0.80,
-            conf: (0.74, 0.10),
-            residual: 0.24,
-            evidence: 2,
-            steps: 3,
-        },
-        Style::Ambitious => Knobs {
-            cost: (55.0, 80.0),
-            rev: (0.74, 0.6),
-            quality: 0.70,
-            conf: (0.90, 0.05),
-            residual: 0.40,
-            evidence: 2,
-            steps: 4,
-        },
-    }
-}
 
 /// Builtin agents have no clock (they are deterministic): the runner stamps an empty timestamp
 /// with the time the card arrives.
@@ -88,7 +19,7 @@ pub(super) fn timestamp(_round: u8) -> String {
 
 pub(super) fn write(agent: &str, round: u8, s: &Situation, rng: &mut Rng) -> PositionCard {
     let st = style(agent);
-    let kn = knobs(st);
+    let kn = numbers(st);
     let stakes = s.stakes();
     let subject = clip(&s.subject, 60);
 
@@ -272,7 +203,7 @@ fn plan(st: Style, s: &Situation, subject: &str, rng: &mut Rng) -> Vec<PlanStep>
         ),
     ];
     let mut g = 0;
-    let want = (knobs(st).steps as i32 + rng.jitter(1)).clamp(2, 4) as usize;
+    let want = (numbers(st).steps as i32 + rng.jitter(1)).clamp(2, 4) as usize;
     while v.len() < want && g < generic.len() {
         v.push(generic[g].clone());
         g += 1;
@@ -281,7 +212,13 @@ fn plan(st: Style, s: &Situation, subject: &str, rng: &mut Rng) -> Vec<PlanStep>
     v
 }
 
-fn evidence(st: Style, kn: &Knobs, s: &Situation, stakes: f64, rng: &mut Rng) -> Vec<Evidence> {
+fn evidence(
+    st: Style,
+    kn: &StyleNumbers,
+    s: &Situation,
+    stakes: f64,
+    rng: &mut Rng,
+) -> Vec<Evidence> {
     let slug = &s.slug;
     let mut cands = Vec::new();
     if s.is_routine() || s.change.is_empty() {

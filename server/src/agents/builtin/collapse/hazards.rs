@@ -4,11 +4,17 @@
 use app::protocol::collapse::{InvariantViolation, Risk, Severity};
 
 use super::super::text::cap;
-use super::author::{Knobs, Style};
 use super::situation::{word, Situation};
+use super::style::{Style, StyleNumbers};
 use super::{r2, Rng};
 
-pub(super) fn risks(st: Style, kn: &Knobs, s: &Situation, stakes: f64, rng: &mut Rng) -> Vec<Risk> {
+pub(super) fn risks(
+    st: Style,
+    kn: &StyleNumbers,
+    s: &Situation,
+    stakes: f64,
+    rng: &mut Rng,
+) -> Vec<Risk> {
     let mut v = Vec::new();
     let mitig = |careful: &str, quick: &str| -> String {
         match st {

@@ -10,6 +10,7 @@ mod panel;
 mod reflexion;
 mod review;
 mod situation;
+mod style;
 #[cfg(test)]
 mod tests;
 

@@ -4,8 +4,9 @@
 use app::protocol::collapse::{Evidence, EvidenceKind, PositionCard};
 
 use super::super::text::clip;
-use super::author::{step, style, timestamp, Style};
+use super::author::{step, timestamp};
 use super::situation::Situation;
+use super::style::{style, Style};
 use super::{has_mitigation, r2, unit, Metrics, Rng};
 
 /// How a revision's claim line starts; counted to find how often a card was revised.

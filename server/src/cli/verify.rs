@@ -5,7 +5,7 @@ use std::path::Path;
 
 use app::audit::{check, parse_export, Check};
 
-use crate::cli::CliError;
+use super::error::CliError;
 
 pub async fn run(source: &str, ca_cert: Option<&Path>) -> Result<(), CliError> {
     let text = load(source, ca_cert).await?;

@@ -54,12 +54,12 @@ impl From<crate::db::StoreError> for AppError {
     }
 }
 
-impl From<crate::runner::StartError> for AppError {
-    fn from(e: crate::runner::StartError) -> Self {
+impl From<crate::engine::StartError> for AppError {
+    fn from(e: crate::engine::StartError) -> Self {
         match e {
-            crate::runner::StartError::Protocol(p) => AppError::BadRequest(p.to_string()),
-            crate::runner::StartError::Store(s) => s.into(),
-            crate::runner::StartError::Backend(b) => AppError::BadRequest(b),
+            crate::engine::StartError::Protocol(p) => AppError::BadRequest(p.to_string()),
+            crate::engine::StartError::Store(s) => s.into(),
+            crate::engine::StartError::Backend(b) => AppError::BadRequest(b),
         }
     }
 }

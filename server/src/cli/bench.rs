@@ -7,15 +7,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::protocol::s4::{AgentReply, AgentRequest, S4Debate};
-use app::protocol::Debate;
 use app::protocol::{AgentSpec, Decision, Position};
+use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;
 use futures::future::BoxFuture;
 
+use super::error::CliError;
 use crate::agents::{builtin::BuiltinAgents, Agent, Answer};
-use crate::cli::CliError;
 use crate::db::{NewDebate, Store};
-use crate::runner::{drive, Hub, Sequencer, Settings, StoredJournal};
+use crate::drive::{drive, Sequencer, StoredJournal, Timing};
+use crate::live::hub::Hub;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -41,12 +42,20 @@ const QUERIES: [&str; 4] = [
 /// Agent messages per S4 debate with 3 agents: N + N·(N−1) + N.
 const TURNS: u32 = 3 + 6 + 3;
 
-fn settings() -> Settings {
-    Settings {
+/// No pacing; calls bounded as the server bounds builtin agents.
+fn timing() -> Timing {
+    Timing {
         pace: Duration::ZERO,
-        agent_timeout: Duration::from_secs(30),
-        ..Settings::default()
+        limit: Duration::from_secs(30),
     }
+}
+
+/// A builtin-agent S4 debate on query `i`, as the engine starts one (no backend, no budget).
+fn debate(i: u32) -> Result<DebateRun, CliError> {
+    let query = QUERIES[i as usize % QUERIES.len()];
+    let machine = S4Debate::new(query, AgentSpec::default_s4(), u64::from(i))
+        .map_err(|e| CliError::Bench(e.to_string()))?;
+    Ok(DebateRun::start(Debate::S4(machine), Start::default()))
 }
 
 /// Answers instantly with fixed replies: what remains is orchestration (machine, runner,
@@ -140,23 +149,17 @@ async fn run_memory<A: Agent>(
     n: u32,
     agents: impl Fn(u32) -> A,
 ) -> Result<(Duration, usize), CliError> {
-    let settings = settings();
     let start = Instant::now();
     let mut events = 0;
     for i in 0..n {
-        let query = QUERIES[i as usize % QUERIES.len()];
-        let mut machine = Debate::S4(
-            S4Debate::new(query, AgentSpec::default_s4(), u64::from(i))
-                .map_err(|e| CliError::Bench(e.to_string()))?,
-        );
+        let mut run = debate(i)?;
         let mut log = Vec::with_capacity(40);
         drive(
-            &mut machine,
+            &mut run,
             &agents(i),
             &mut log,
             &mut Sequencer::new(),
-            &settings,
-            None,
+            timing(),
         )
         .await?;
         events += black_box(log).len();
@@ -167,17 +170,14 @@ async fn run_memory<A: Agent>(
 async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliError> {
     let query = QUERIES[i as usize % QUERIES.len()];
     let seed = u64::from(i);
-    let mut machine = Debate::S4(
-        S4Debate::new(query, AgentSpec::default_s4(), seed)
-            .map_err(|e| CliError::Bench(e.to_string()))?,
-    );
+    let mut run = debate(i)?;
     let id = format!("bench-{i}-{}", uuid::Uuid::new_v4().simple());
     let mut seq = Sequencer::new();
     let mut first = Vec::new();
-    while let Some(body) = machine.poll_event() {
+    while let Some(body) = run.poll_event() {
         first.push(seq.stamp(body));
     }
-    let created_at = crate::runner::now_rfc3339();
+    let created_at = crate::drive::now_rfc3339();
     let row = NewDebate {
         id: &id,
         query,
@@ -191,14 +191,6 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
         store: store.clone(),
         hub: hub.clone(),
     };
-    drive(
-        &mut machine,
-        &Instant0,
-        &mut journal,
-        &mut seq,
-        &settings(),
-        None,
-    )
-    .await?;
+    drive(&mut run, &Instant0, &mut journal, &mut seq, timing()).await?;
     Ok(store.events_after(&id, 0).await?.len())
 }

@@ -1,50 +1,20 @@
-//! `consilium [serve]` and `consilium bench`.
+//! `consilium serve`: configuration from flags and the environment, then the server.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::Args;
 use leptos::prelude::LeptosOptions;
 
+use super::error::CliError;
 use crate::agents::http::HttpConfig;
 use crate::agents::openai::OpenAiConfig;
 use crate::agents::remote::CallPolicy;
 use crate::db::Store;
-use crate::routes::{router, AppState};
-use crate::runner::{Engine, Remote, Settings};
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "consilium",
-    version,
-    about = "Structured debates between AI agents, live in the browser"
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    #[command(flatten)]
-    pub serve: ServeArgs,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Serve the web app and the API (the default).
-    Serve(ServeArgs),
-    /// Run many debates in-process and print the orchestration overhead per agent turn.
-    Bench(crate::bench::BenchArgs),
-    /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
-    /// Exits 0 only when both hold.
-    Verify {
-        /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// or https://
-        /// URL of one.
-        source: String,
-        /// A PEM file of extra trusted root certificates (a private CA) for an https:// source.
-        #[arg(long, env = "CONSILIUM_CA_CERT")]
-        ca_cert: Option<PathBuf>,
-    },
-}
+use crate::engine::{Engine, Remote, Settings, DEFAULT_TOKEN_BUDGET};
+use crate::router::{router, AppState};
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -105,7 +75,7 @@ pub struct ServeArgs {
     pub remote_backoff_ms: u64,
     /// A debate's token budget when its request sets none; once used up, the debate stops and
     /// decides from what exists, the most cautious way.
-    #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = crate::runner::DEFAULT_TOKEN_BUDGET)]
+    #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = DEFAULT_TOKEN_BUDGET)]
     pub token_budget: u64,
     /// A PEM file of extra trusted root certificates (a private CA) for every outbound HTTPS call
     /// (model endpoints, agent services); the bundled Mozilla roots and the system's are always
@@ -152,36 +122,6 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
 
 fn default_site_root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"))
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("{0}")]
-    Store(#[from] crate::db::StoreError),
-    #[error("cannot listen on {addr}: {error}")]
-    Bind {
-        addr: SocketAddr,
-        error: std::io::Error,
-    },
-    #[error("server error: {0}")]
-    Serve(std::io::Error),
-    #[error("{0}")]
-    Bench(String),
-    #[error("{0}")]
-    Verify(String),
-    #[error("{0}")]
-    Outbound(#[from] crate::outbound::OutboundError),
-}
-
-pub async fn run(cli: Cli) -> Result<(), CliError> {
-    match cli.command {
-        None => serve(cli.serve).await,
-        Some(Command::Serve(args)) => serve(args).await,
-        Some(Command::Bench(args)) => crate::bench::run(args).await,
-        Some(Command::Verify { source, ca_cert }) => {
-            crate::verify::run(&source, ca_cert.as_deref()).await
-        }
-    }
 }
 
 pub async fn serve(args: ServeArgs) -> Result<(), CliError> {

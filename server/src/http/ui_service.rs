@@ -4,7 +4,7 @@ use app::api::{CreateDebate, DebateDetail, DebateService, DebateSummary};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
-use crate::runner::Engine;
+use crate::engine::Engine;
 
 pub struct UiService {
     pub engine: Engine,

@@ -5,49 +5,19 @@
 //! accepts too) and compiled for both drivers by [`on_pool!`]. Queries are checked at run time, so
 //! building needs no database.
 
-use std::str::FromStr;
+mod error;
+mod postgres;
+mod sqlite;
+
 use std::sync::Arc;
 
 use app::api::{DebateDetail, DebateSummary};
-use app::protocol::{Event, EventBody};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use app::protocol::{DebateStatus, Event, EventBody};
 use sqlx::SqlitePool;
 use tokio::sync::broadcast;
 
-use crate::pg::Shared;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("database error: {0}")]
-    Sqlx(#[from] sqlx::Error),
-    #[error("database migration failed: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("cannot connect to {backend} at {at}: {error}")]
-    Connect {
-        backend: &'static str,
-        /// The URL with any password masked.
-        at: String,
-        error: String,
-    },
-    #[error(
-        "unsupported DATABASE_URL scheme '{scheme}' in '{url}': expected sqlite:<path> or \
-         postgres://<user>@<host>[:<port>]/<database> (postgresql:// also works)"
-    )]
-    UnsupportedUrl { scheme: String, url: String },
-    #[error("stored event {seq} of debate {debate} is unreadable: {error}")]
-    Corrupt {
-        debate: String,
-        seq: i64,
-        error: String,
-    },
-}
-
-impl StoreError {
-    /// True when a write lost a race on a primary key (another writer appended that `seq` first).
-    pub fn is_conflict(&self) -> bool {
-        matches!(self, StoreError::Sqlx(sqlx::Error::Database(e)) if e.is_unique_violation())
-    }
-}
+pub use error::{redact, StoreError};
+use postgres::Postgres;
 
 /// The row written when a debate starts.
 pub struct NewDebate<'a> {
@@ -66,7 +36,7 @@ pub struct Store {
 #[derive(Clone, Debug)]
 enum Db {
     Sqlite(SqlitePool),
-    Postgres(Arc<Shared>),
+    Postgres(Arc<Postgres>),
 }
 
 /// Runs the same sqlx code on whichever pool backs the store: `$body` is written once and compiled
@@ -106,8 +76,8 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
         let scheme = url.split_once(':').map_or("", |(s, _)| s);
         let db = match scheme.to_ascii_lowercase().as_str() {
-            "sqlite" => Db::Sqlite(connect_sqlite(url).await?),
-            "postgres" | "postgresql" => Db::Postgres(Arc::new(crate::pg::connect(url).await?)),
+            "sqlite" => Db::Sqlite(sqlite::connect(url).await?),
+            "postgres" | "postgresql" => Db::Postgres(Arc::new(postgres::connect(url).await?)),
             _ => {
                 return Err(StoreError::UnsupportedUrl {
                     scheme: scheme.to_owned(),
@@ -187,14 +157,13 @@ impl Store {
             return Ok(());
         };
         let bodies = encode_all(debate, events)?;
-        let status = match &last.body {
-            EventBody::Decision(outcome) if outcome.budget_exhausted() => {
-                Some(("budget_exhausted", Some(outcome.label())))
-            }
-            EventBody::Decision(outcome) => Some(("finished", Some(outcome.label()))),
-            EventBody::Interrupted { .. } => Some(("interrupted", None)),
-            _ => None,
-        };
+        let status = DebateStatus::after(&last.body).map(|status| {
+            let decision = match &last.body {
+                EventBody::Decision(outcome) => Some(outcome.label()),
+                _ => None,
+            };
+            (status.as_str(), decision)
+        });
         on_pool!(self, pool => {
             let insert = insert_events!(debate, events, bodies);
             match status {
@@ -228,7 +197,7 @@ impl Store {
             .fetch_all(pool)
             .await?
         });
-        Ok(rows.into_iter().map(summary).collect())
+        rows.into_iter().map(summary).collect()
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<DebateDetail>, StoreError> {
@@ -244,7 +213,7 @@ impl Store {
         let Some((row_id, query, protocol, status, decision, created_at, seed)) = row else {
             return Ok(None);
         };
-        let s = summary((row_id, query, protocol, status, decision, created_at));
+        let s = summary((row_id, query, protocol, status, decision, created_at))?;
         let events = self.events_after(id, 0).await?;
         Ok(Some(DebateDetail {
             id: s.id,
@@ -262,15 +231,15 @@ impl Store {
         Ok(self.status(id).await?.is_some())
     }
 
-    /// `running | finished | interrupted`, or `None` for an unknown debate.
-    pub async fn status(&self, id: &str) -> Result<Option<String>, StoreError> {
+    /// The debate's status, or `None` for an unknown debate.
+    pub async fn status(&self, id: &str) -> Result<Option<DebateStatus>, StoreError> {
         let status: Option<(String,)> = on_pool!(self, pool => {
             sqlx::query_as("SELECT status FROM debates WHERE id = $1")
                 .bind(id)
                 .fetch_optional(pool)
                 .await?
         });
-        Ok(status.map(|(s,)| s))
+        status.map(|(s,)| parse_status(id, &s)).transpose()
     }
 
     /// SV-3: the events with `seq > after`, in order.
@@ -339,43 +308,6 @@ impl Store {
     }
 }
 
-async fn connect_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
-    let path = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    let path = path.split('?').next().unwrap_or(path);
-    let fail = |error: String| StoreError::Connect {
-        backend: "SQLite",
-        at: url.to_owned(),
-        error,
-    };
-    if path != ":memory:" {
-        if let Some(dir) = std::path::Path::new(path).parent() {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
-            }
-        }
-    }
-    let options = SqliteConnectOptions::from_str(url)
-        .map_err(|e| fail(e.to_string()))?
-        .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        // WAL + NORMAL: a committed event survives a process crash (SV-5); FULL would also
-        // survive power loss at one fsync per event.
-        .synchronous(SqliteSynchronous::Normal)
-        .foreign_keys(true)
-        .busy_timeout(std::time::Duration::from_secs(5));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(if path == ":memory:" { 1 } else { 8 })
-        .connect_with(options)
-        .await
-        .map_err(|e| fail(e.to_string()))?;
-    sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-    Ok(pool)
-}
-
 /// `INSERT INTO events … VALUES ($1, $2, $3, $4), ($5, …)` for `n` rows.
 fn insert_events_sql(n: usize) -> String {
     use std::fmt::Write;
@@ -393,15 +325,25 @@ type SummaryRow = (String, String, String, String, Option<String>, String);
 /// A summary row followed by `seed`.
 type DetailRow = (String, String, String, String, Option<String>, String, i64);
 
-fn summary((id, query, protocol, status, decision, created_at): SummaryRow) -> DebateSummary {
-    DebateSummary {
+fn summary(
+    (id, query, protocol, status, decision, created_at): SummaryRow,
+) -> Result<DebateSummary, StoreError> {
+    let status = parse_status(&id, &status)?;
+    Ok(DebateSummary {
         id,
         query,
         protocol,
         status,
         decision,
         created_at,
-    }
+    })
+}
+
+fn parse_status(debate: &str, status: &str) -> Result<DebateStatus, StoreError> {
+    DebateStatus::parse(status).ok_or_else(|| StoreError::UnknownStatus {
+        debate: debate.to_owned(),
+        status: status.chars().take(40).collect(),
+    })
 }
 
 fn decode(debate: &str, seq: i64, body: &str) -> Result<Event, StoreError> {
@@ -425,57 +367,9 @@ fn encode_all(debate: &str, events: &[Event]) -> Result<Vec<String>, StoreError>
         .collect()
 }
 
-/// The URL with its password (if any) masked, for messages and logs.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (authority, tail) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => authority.to_owned(),
-        },
-        None => authority.to_owned(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                    _ => kv.to_owned(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => tail.to_owned(),
-    };
-    format!("{scheme}://{authority}{tail}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_masked() {
-        let cases = [
-            (
-                "postgres://u:secret@h:5432/db",
-                "postgres://u:***@h:5432/db",
-            ),
-            ("postgres://u@h/db", "postgres://u@h/db"),
-            (
-                "postgres://h/db?password=x&sslmode=disable",
-                "postgres://h/db?password=***&sslmode=disable",
-            ),
-            ("sqlite:data/consilium.db", "sqlite:data/consilium.db"),
-        ];
-        for (url, want) in cases {
-            assert_eq!(redact(url), want);
-        }
-    }
 
     #[test]
     fn placeholders_are_numbered_per_row() {
@@ -505,7 +399,7 @@ mod tests {
     #[tokio::test]
     async fn sqlite_roundtrip_with_numbered_placeholders() {
         let store = Store::connect("sqlite::memory:").await.expect("memory db");
-        let mut seq = crate::runner::Sequencer::new();
+        let mut seq = crate::drive::Sequencer::new();
         let first = vec![seq.stamp(EventBody::Interrupted { reason: "x".into() })];
         let row = NewDebate {
             id: "d1",
@@ -517,8 +411,8 @@ mod tests {
         store.create_debate(&row, &[]).await.expect("create");
         store.append("d1", &first).await.expect("append");
         assert_eq!(
-            store.status("d1").await.expect("status").as_deref(),
-            Some("interrupted")
+            store.status("d1").await.expect("status"),
+            Some(DebateStatus::Interrupted)
         );
         assert_eq!(store.events_after("d1", 0).await.expect("events"), first);
         let again = store

@@ -15,7 +15,7 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgConnection};
 use tokio::sync::broadcast;
 
-use crate::db::{redact, StoreError};
+use super::error::{redact, StoreError};
 
 /// The notification channel written by the `events_notify` trigger.
 pub const CHANNEL: &str = "consilium_events";
@@ -23,7 +23,7 @@ pub const CHANNEL: &str = "consilium_events";
 const LOCK_CHECK: Duration = Duration::from_secs(2);
 
 #[derive(Debug)]
-pub struct Shared {
+pub struct Postgres {
     pub pool: PgPool,
     /// This process's advisory-lock key, written as `debates.owner`.
     pub instance: i64,
@@ -32,7 +32,7 @@ pub struct Shared {
 }
 
 /// Connects, applies migrations, takes this process's instance lock and starts listening.
-pub async fn connect(url: &str) -> Result<Shared, StoreError> {
+pub async fn connect(url: &str) -> Result<Postgres, StoreError> {
     let at = redact(url);
     let fail = |e: sqlx::Error| StoreError::Connect {
         backend: "PostgreSQL",
@@ -58,14 +58,14 @@ pub async fn connect(url: &str) -> Result<Shared, StoreError> {
     listener.listen(CHANNEL).await.map_err(fail)?;
     let (changes, _) = broadcast::channel(1024);
     tokio::spawn(forward_notifications(listener, changes.clone()));
-    Ok(Shared {
+    Ok(Postgres {
         pool,
         instance,
         changes,
     })
 }
 
-impl Shared {
+impl Postgres {
     /// Whether the process that took instance lock `key` is still alive (holds it).
     pub async fn is_alive(&self, key: i64) -> Result<bool, StoreError> {
         if key == self.instance {

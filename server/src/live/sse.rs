@@ -1,29 +1,33 @@
 //! SV-3: the event stream of one debate. Backlog from the database, then live events, with no gap
 //! and no duplicate; it ends after the terminal event.
 
+use std::convert::Infallible;
 use std::time::Duration;
 
 use app::protocol::Event;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{KeepAlive, Sse};
 use axum::response::IntoResponse;
+use futures::Stream;
+use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use crate::error::AppError;
-use crate::routes::{
-    not_found, parse_query, resume_cursor, sse_response, AppState, DebateId, EventStream,
-    EventsQuery,
-};
+use crate::engine::Engine;
+use crate::http::error::AppError;
+use crate::http::extract::{not_found, DebateId};
 
+/// SSE comment lines keep idle connections (and proxies) alive.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// How often a stream without a live channel in this process re-reads the log (SQLite).
 const POLL: Duration = Duration::from_millis(250);
 /// With PostgreSQL, a stream following another process's debate re-reads the log when notified;
 /// this is only the safety net.
 const SAFETY_POLL: Duration = Duration::from_secs(2);
 
-pub async fn events(
-    State(state): State<AppState>,
+pub async fn handler(
+    State(engine): State<Engine>,
     DebateId(id): DebateId,
     headers: HeaderMap,
     query: Result<Query<EventsQuery>, QueryRejection>,
@@ -31,25 +35,20 @@ pub async fn events(
     let after = resume_cursor(&headers, &parse_query(query)?)?;
     // Subscribe before reading the backlog: whatever is appended in between arrives live (from
     // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
-    let live = state.engine.hub.subscribe(&id);
-    let mut changes = state.engine.store.changes();
-    let Some(status) = state.engine.store.status(&id).await? else {
+    let live = engine.hub.subscribe(&id);
+    let mut changes = engine.store.changes();
+    let Some(status) = engine.store.status(&id).await? else {
         return Err(not_found(&id));
     };
     // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to stop
     // reconnecting (an empty 200 would make it retry every few seconds, forever).
-    if status != "running" {
-        let end = state
-            .engine
-            .store
-            .last_event(&id)
-            .await?
-            .map_or(0, |e| e.seq);
+    if status.is_over() {
+        let end = engine.store.last_event(&id).await?.map_or(0, |e| e.seq);
         if after >= end {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
     }
-    let store = state.engine.store.clone();
+    let store = engine.store.clone();
     let stream = async_stream(move |tx| async move {
         let mut last = after;
         let send = |events: Vec<Event>, last: &mut u64| {
@@ -95,7 +94,7 @@ pub async fn events(
                     if fresh.is_empty() {
                         // Nothing new: a debate no longer running will never add more. Its final
                         // status commits with its terminal event, so re-read once to get it.
-                        if !matches!(store.status(&id).await, Ok(Some(s)) if s == "running") {
+                        if !matches!(store.status(&id).await, Ok(Some(s)) if !s.is_over()) {
                             fresh = read(&store, &id, last).await;
                             if fresh.is_empty() {
                                 return;
@@ -156,4 +155,55 @@ where
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     tokio::spawn(f(tx));
     tokio_stream::wrappers::ReceiverStream::new(rx)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EventsQuery {
+    /// The resume cursor for clients that cannot send `Last-Event-ID` (page reloads).
+    pub after: Option<String>,
+}
+
+/// SV-3: `Last-Event-ID` (sent by EventSource on reconnect) wins over `?after=`.
+pub fn resume_cursor(headers: &HeaderMap, query: &EventsQuery) -> Result<u64, AppError> {
+    let raw = match headers.get("last-event-id") {
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| {
+                    AppError::BadRequest("Last-Event-ID must be a sequence number".into())
+                })?
+                .to_owned(),
+        ),
+        None => query.after.clone(),
+    };
+    match raw.as_deref().map(str::trim) {
+        None | Some("") => Ok(0),
+        Some(s) => s.parse::<u64>().map_err(|_| {
+            let shown: String = s.chars().take(32).collect();
+            AppError::BadRequest(format!(
+                "resume cursor '{shown}' is not a sequence number (expected a non-negative integer)"
+            ))
+        }),
+    }
+}
+
+pub type EventStream = axum::response::Response;
+
+pub fn sse_response(stream: impl Stream<Item = Event> + Send + 'static) -> EventStream {
+    use futures::StreamExt;
+    let stream = stream.map(|e| {
+        let data = serde_json::to_string(&e).unwrap_or_default();
+        axum::response::sse::Event::default()
+            .id(e.seq.to_string())
+            .data(data)
+    });
+    Sse::new(stream.map(Ok::<_, Infallible>))
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response()
+}
+
+pub fn parse_query(
+    q: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<EventsQuery, AppError> {
+    q.map(|Query(q)| q)
+        .map_err(|e| AppError::BadRequest(format!("invalid query string: {}", e.body_text())))
 }

@@ -1,0 +1,52 @@
+//! The result of a debate, whatever its protocol: the payload of the final `decision` event.
+
+use serde::{Deserialize, Serialize};
+
+use super::collapse::events::WcOutcome;
+use super::round_robin::types::{RrEnding, RrOutcome};
+use super::s4::types::S4Outcome;
+
+/// The payload of a `decision` event. On the wire it is the protocol's own object: S4 has
+/// `decision`, RR has `stance`, WC has `outcome` (each required, so parsing is unambiguous).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    S4(S4Outcome),
+    RoundRobin(RrOutcome),
+    Collapse(WcOutcome),
+}
+
+impl Outcome {
+    /// The one-word result: `ACT`, `BUY`, `CONSENSUS_REACHED`, …
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::S4(o) => o.decision.as_str(),
+            Outcome::RoundRobin(o) => o.stance.as_str(),
+            Outcome::Collapse(o) => o.outcome.as_str(),
+        }
+    }
+
+    pub fn reasoning(&self) -> &str {
+        match self {
+            Outcome::S4(o) => &o.reasoning,
+            Outcome::RoundRobin(o) => &o.reasoning,
+            Outcome::Collapse(o) => &o.reasoning,
+        }
+    }
+
+    /// Whether the debate was cut short by its token budget (status `budget_exhausted`).
+    pub fn budget_exhausted(&self) -> bool {
+        match self {
+            Outcome::S4(o) => o.budget_exhausted,
+            Outcome::RoundRobin(o) => o.ending == RrEnding::BudgetExhausted,
+            Outcome::Collapse(o) => o.budget_exhausted,
+        }
+    }
+
+    pub fn as_s4(&self) -> Option<&S4Outcome> {
+        match self {
+            Outcome::S4(o) => Some(o),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! A protocol machine with everything every protocol shares around it: the record of who answers
+//! (AG-1/AG-2), the cost of each call and the token budget, the S4-8 scans of the query and of
+//! every reply, and the arrival time of cards that carry none (WC-1). The runner passes in what it
+//! knows — the backend and budget at the start, each answer with its usage and the clock's time —
+//! and only this machine writes events: the runner numbers, timestamps and stores them.
+
+use std::collections::VecDeque;
+
+use super::debate::Debate;
+use super::defence;
+use super::event::{AgentCall, BackendInfo, EventBody};
+use super::request::{AgentReply, AgentRequest};
+
+/// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub attempts: u32,
+    pub latency_ms: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// The endpoint reported no usage; tokens were estimated from the text (4 characters each).
+    pub estimated: bool,
+}
+
+impl Usage {
+    /// Saturating: a hostile endpoint reporting `u64::MAX` tokens cannot wrap past the budget.
+    pub fn tokens(&self) -> u64 {
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+}
+
+/// What the runner knows when a debate starts.
+#[derive(Clone, Debug, Default)]
+pub struct Start {
+    /// The remote agents (recorded in `debate_started`); `None` for the builtin agents.
+    pub backend: Option<BackendInfo>,
+    /// Tokens the agents may use before the debate stops and decides from what exists.
+    pub budget: Option<u64>,
+}
+
+/// One answer to one request, as the runner got it.
+#[derive(Clone, Debug)]
+pub struct Answered {
+    /// The reply, or why there is none (an error, a timeout, an unparseable text).
+    pub reply: Result<AgentReply, String>,
+    /// The call's cost, when the agent kind reports one.
+    pub usage: Option<Usage>,
+    /// The clock's time (RFC 3339) when the answer arrived.
+    pub now: String,
+}
+
+#[derive(Debug)]
+pub struct DebateRun {
+    debate: Debate,
+    backend: Option<BackendInfo>,
+    budget: Option<u64>,
+    used: u64,
+    /// Events written here (calls, scans) go out before the machine's own, in the order made.
+    queue: VecDeque<EventBody>,
+}
+
+impl DebateRun {
+    /// Takes a freshly built machine. Its opening events come out first, `debate_started`
+    /// declaring the backend; then what the S4-8 scan of the query found.
+    pub fn start(mut debate: Debate, start: Start) -> Self {
+        let mut queue = VecDeque::new();
+        let mut findings = Vec::new();
+        while let Some(mut body) = debate.poll_event() {
+            if let EventBody::DebateStarted { backend, query, .. } = &mut body {
+                backend.clone_from(&start.backend);
+                findings = defence::scan(query);
+            }
+            queue.push_back(body);
+        }
+        for f in findings {
+            queue.push_back(EventBody::InjectionDetected {
+                source: "query".into(),
+                round: 0,
+                pattern: f.pattern,
+                excerpt: f.excerpt,
+            });
+        }
+        DebateRun {
+            debate,
+            backend: start.backend,
+            budget: start.budget,
+            used: 0,
+            queue,
+        }
+    }
+
+    /// The next request to put to an agent, or `None` when the debate is over. Once the agents
+    /// have used the budget, the machine stops asking and decides from what exists.
+    pub fn poll_request(&mut self) -> Option<AgentRequest> {
+        if let Some(budget) = self.budget.filter(|b| self.used >= *b) {
+            self.debate.exhaust(self.used, budget);
+        }
+        self.debate.poll_request()
+    }
+
+    /// The next event to log, in order.
+    pub fn poll_event(&mut self) -> Option<EventBody> {
+        self.queue.pop_front().or_else(|| self.debate.poll_event())
+    }
+
+    /// Feeds back the answer to `req`: its cost, what the S4-8 scan finds in it, then the
+    /// reply itself — or, when there is none or the protocol refuses it, the machine's cautious
+    /// substitute (S4-8).
+    pub fn handle(&mut self, req: &AgentRequest, answered: Answered) {
+        let Answered { reply, usage, now } = answered;
+        if let Some(u) = usage {
+            self.used = self.used.saturating_add(u.tokens());
+            self.queue.push_back(EventBody::AgentCall(AgentCall {
+                agent: req.agent.clone(),
+                round: req.round,
+                backend: self
+                    .backend
+                    .as_ref()
+                    .map_or_else(|| "builtin".to_owned(), |b| b.kind.clone()),
+                attempts: u.attempts,
+                latency_ms: u.latency_ms,
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+                ok: reply.is_ok(),
+                estimated: u.estimated,
+            }));
+        }
+        let failure = match reply {
+            Ok(mut reply) => {
+                for f in defence::scan_reply(&reply) {
+                    self.queue.push_back(EventBody::InjectionDetected {
+                        source: req.agent.clone(),
+                        round: req.round,
+                        pattern: f.pattern,
+                        excerpt: f.excerpt,
+                    });
+                }
+                if let AgentReply::Card(card) = &mut reply {
+                    if card.timestamp.is_empty() {
+                        card.timestamp = now;
+                    }
+                }
+                self.debate
+                    .handle_reply(req.id, reply)
+                    .err()
+                    .map(|e| e.to_string())
+            }
+            Err(e) => Some(e),
+        };
+        if let Some(error) = failure {
+            // Cannot fail for a request the machine itself issued; a stray id changes nothing.
+            let _ = self.debate.handle_failure(req.id, &error);
+        }
+    }
+
+    /// Tokens the agents have used so far.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.queue.is_empty() && self.debate.is_finished()
+    }
+
+    pub fn debate(&self) -> &Debate {
+        &self.debate
+    }
+}
+
+/// SV-5: the last event of a debate whose run stopped before it ended (the server stopped, or
+/// could not store the log). The machine is gone by then; the reason comes from the runner.
+pub fn interruption(reason: String) -> EventBody {
+    EventBody::Interrupted { reason }
+}

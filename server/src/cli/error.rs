@@ -1,0 +1,22 @@
+//! Why a command failed: printed by `main`, which exits 1.
+
+use std::net::SocketAddr;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Store(#[from] crate::db::StoreError),
+    #[error("cannot listen on {addr}: {error}")]
+    Bind {
+        addr: SocketAddr,
+        error: std::io::Error,
+    },
+    #[error("server error: {0}")]
+    Serve(std::io::Error),
+    #[error("{0}")]
+    Bench(String),
+    #[error("{0}")]
+    Verify(String),
+    #[error("{0}")]
+    Outbound(#[from] crate::outbound::OutboundError),
+}

@@ -1,0 +1,53 @@
+//! The `consilium` command line: `serve` (the default), `bench` and `verify`.
+
+pub mod bench;
+mod error;
+pub mod serve;
+pub mod verify;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+pub use error::CliError;
+pub use serve::{serve, ServeArgs};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "consilium",
+    version,
+    about = "Structured debates between AI agents, live in the browser"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve the web app and the API (the default).
+    Serve(ServeArgs),
+    /// Run many debates in-process and print the orchestration overhead per agent turn.
+    Bench(bench::BenchArgs),
+    /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
+    /// Exits 0 only when both hold.
+    Verify {
+        /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// or https://
+        /// URL of one.
+        source: String,
+        /// A PEM file of extra trusted root certificates (a private CA) for an https:// source.
+        #[arg(long, env = "CONSILIUM_CA_CERT")]
+        ca_cert: Option<PathBuf>,
+    },
+}
+
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        None => serve(cli.serve).await,
+        Some(Command::Serve(args)) => serve(args).await,
+        Some(Command::Bench(args)) => bench::run(args).await,
+        Some(Command::Verify { source, ca_cert }) => verify::run(&source, ca_cert.as_deref()).await,
+    }
+}

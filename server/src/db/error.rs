@@ -1,0 +1,89 @@
+//! One error type for both databases, and the URL masking every message about a database uses.
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("cannot connect to {backend} at {at}: {error}")]
+    Connect {
+        backend: &'static str,
+        /// The URL with any password masked.
+        at: String,
+        error: String,
+    },
+    #[error(
+        "unsupported DATABASE_URL scheme '{scheme}' in '{url}': expected sqlite:<path> or \
+         postgres://<user>@<host>[:<port>]/<database> (postgresql:// also works)"
+    )]
+    UnsupportedUrl { scheme: String, url: String },
+    #[error("debate {debate} has an unknown status '{status}' in the database")]
+    UnknownStatus { debate: String, status: String },
+    #[error("stored event {seq} of debate {debate} is unreadable: {error}")]
+    Corrupt {
+        debate: String,
+        seq: i64,
+        error: String,
+    },
+}
+
+impl StoreError {
+    /// True when a write lost a race on a primary key (another writer appended that `seq` first).
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, StoreError::Sqlx(sqlx::Error::Database(e)) if e.is_unique_violation())
+    }
+}
+
+/// The URL with its password (if any) masked, for messages and logs.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, tail) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
+        },
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                    _ => kv.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_owned(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_masked() {
+        let cases = [
+            (
+                "postgres://u:secret@h:5432/db",
+                "postgres://u:***@h:5432/db",
+            ),
+            ("postgres://u@h/db", "postgres://u@h/db"),
+            (
+                "postgres://h/db?password=x&sslmode=disable",
+                "postgres://h/db?password=***&sslmode=disable",
+            ),
+            ("sqlite:data/consilium.db", "sqlite:data/consilium.db"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(redact(url), want);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! Where a driven debate's events go: memory (bench, tests) or the store, then the live hub.
+
+use std::sync::Arc;
+
+use app::protocol::Event;
+
+use crate::db::{Store, StoreError};
+use crate::live::hub::Hub;
+
+/// Where a driven debate's events go. A batch is durable (or failed) as a whole.
+pub trait Journal {
+    fn append(
+        &mut self,
+        events: Vec<Event>,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// In-memory journal (benchmarks, tests).
+impl Journal for Vec<Event> {
+    async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
+        self.extend(events);
+        Ok(())
+    }
+}
+
+/// The durable journal: persist, then publish. A viewer never sees what a crash can lose.
+pub struct StoredJournal {
+    pub id: String,
+    pub store: Store,
+    pub hub: Arc<Hub>,
+}
+
+impl Journal for StoredJournal {
+    async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
+        self.store.append(&self.id, &events).await?;
+        for event in events {
+            self.hub.publish(&self.id, event);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,94 @@
+//! SV-1 / SV-2: every event of every debate is numbered, timestamped and hash-chained here.
+
+use app::protocol::{chain, Event, EventBody};
+
+/// Stamps sequence numbers and timestamps onto machine events.
+pub struct Sequencer {
+    next: u64,
+    prev_hash: String,
+}
+
+impl Sequencer {
+    pub fn new() -> Self {
+        Sequencer {
+            next: 1,
+            prev_hash: chain::GENESIS.to_owned(),
+        }
+    }
+
+    /// Continues an existing log after its last event.
+    pub fn after(last: &Event) -> Self {
+        Sequencer {
+            next: last.seq + 1,
+            prev_hash: last.hash.clone(),
+        }
+    }
+
+    /// Numbers, timestamps and hash-chains the next event (SV-1, SV-2): every event of every
+    /// debate is sealed here and nowhere else.
+    pub fn stamp(&mut self, body: EventBody) -> Event {
+        let seq = self.next;
+        self.next += 1;
+        let event = chain::seal(Event::new(seq, now_rfc3339(), body), &self.prev_hash);
+        self.prev_hash.clone_from(&event.hash);
+        event
+    }
+}
+
+impl Default for Sequencer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Hand-rolled because it runs for every event
+/// and a general-purpose formatter costs more than the rest of a turn's orchestration.
+pub fn now_rfc3339() -> String {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339_millis(since.as_secs() as i64, since.subsec_millis())
+}
+
+pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
+    use std::fmt::Write;
+    let (days, sod) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let mut out = String::with_capacity(24);
+    let _ = write!(
+        out,
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let cases = [
+            (0, 0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400, 5, "2000-02-29T00:00:00.005Z"),
+            (1_700_000_000, 123, "2023-11-14T22:13:20.123Z"),
+            (1_795_305_599, 999, "2026-11-21T23:59:59.999Z"),
+            (4_107_542_400, 0, "2100-03-01T00:00:00.000Z"),
+        ];
+        for (secs, ms, want) in cases {
+            assert_eq!(rfc3339_millis(secs, ms), want, "{secs}");
+        }
+    }
+}

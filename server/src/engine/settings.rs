@@ -1,0 +1,71 @@
+//! How this server runs debates: pacing, timeouts, and the remote agent kinds it is configured for.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::agents::http::HttpConfig;
+use crate::agents::openai::OpenAiConfig;
+use crate::agents::remote::CallPolicy;
+use crate::drive::Timing;
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Delay before each agent message, so humans can watch (0 in tests).
+    pub pace: Duration,
+    /// AG-2: a builtin agent call that takes longer fails and counts as REFUSE. Remote calls are
+    /// bounded by their [`CallPolicy`] instead.
+    pub agent_timeout: Duration,
+    pub remote: Remote,
+}
+
+impl Settings {
+    /// How the drive loop waits for agents of `backend` (`builtin`, `openai`, `http`).
+    pub fn timing(&self, backend: &str) -> Timing {
+        let limit = if backend == "builtin" {
+            self.agent_timeout
+        } else {
+            self.remote.policy.worst_case()
+        };
+        Timing {
+            pace: self.pace,
+            limit,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            pace: Duration::ZERO,
+            agent_timeout: Duration::from_secs(30),
+            remote: Remote::default(),
+        }
+    }
+}
+
+/// The remote agent kinds this server can use, and how it calls them (AG-1, AG-2).
+#[derive(Clone, Debug)]
+pub struct Remote {
+    /// `None`: `"backend": "openai"` is refused with what to configure.
+    pub openai: Option<Arc<OpenAiConfig>>,
+    pub http: Option<HttpConfig>,
+    pub policy: CallPolicy,
+    pub client: reqwest::Client,
+    /// Tokens a debate may use when its request sets no `token_budget`.
+    pub token_budget: u64,
+}
+
+/// The server's default per-debate token budget.
+pub const DEFAULT_TOKEN_BUDGET: u64 = 200_000;
+
+impl Default for Remote {
+    fn default() -> Self {
+        Remote {
+            openai: None,
+            http: None,
+            policy: CallPolicy::default(),
+            client: crate::outbound::default_client(),
+            token_budget: DEFAULT_TOKEN_BUDGET,
+        }
+    }
+}

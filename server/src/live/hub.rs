@@ -1,0 +1,43 @@
+//! The live half of SV-3: each running debate's appended events, fanned out to its SSE viewers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use app::protocol::Event;
+use tokio::sync::broadcast;
+
+/// Live fan-out of appended events to SSE subscribers, per running debate.
+#[derive(Default)]
+pub struct Hub {
+    live: Mutex<HashMap<String, broadcast::Sender<Arc<Event>>>>,
+}
+
+impl Hub {
+    pub fn open(&self, id: &str) {
+        let (tx, _) = broadcast::channel(256);
+        self.lock().insert(id.to_owned(), tx);
+    }
+
+    /// `None` when the debate is not running in this process.
+    pub fn subscribe(&self, id: &str) -> Option<broadcast::Receiver<Arc<Event>>> {
+        self.lock().get(id).map(broadcast::Sender::subscribe)
+    }
+
+    pub fn publish(&self, id: &str, event: Event) {
+        if let Some(tx) = self.lock().get(id) {
+            // No subscriber is fine: the event is already in the database.
+            let _ = tx.send(Arc::new(event));
+        }
+    }
+
+    pub fn close(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<Event>>>> {
+        // A panic while holding this lock cannot leave the map inconsistent; keep serving.
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}

@@ -1,0 +1,5 @@
+//! What viewers see live: the in-process fan-out of appended events, and the SSE stream that
+//! joins the stored backlog to it with no gap and no duplicate (SV-3).
+
+pub mod hub;
+pub mod sse;
