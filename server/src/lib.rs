@@ -7,6 +7,7 @@ pub mod agents;
 pub mod cli;
 pub mod db;
 pub mod drive;
+pub mod embed;
 pub mod engine;
 pub mod http;
 pub mod live;

@@ -439,3 +439,29 @@ async fn injection_strings_are_ordinary_text_in_a_query() {
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_eq!(html.matches("</title>").count(), 1, "{html}");
 }
+
+/// Issue 18: the builtin agents' embedder is part of the install. Without its table (or with a
+/// file that is not one) the server refuses to start, naming the file and the setup step.
+#[test]
+fn serve_refuses_to_start_without_the_embedder_table() {
+    let (dir, db) = temp_db();
+    let not_table = dir.path().join("not-a-table.bin");
+    std::fs::write(&not_table, "GGUF but not ours").expect("write");
+    let cases = [
+        (dir.path().join("no-such-table.bin"), "is missing"),
+        (not_table, "unreadable"),
+    ];
+    for (path, expected) in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--database-url", &db.url])
+            .arg("--embedder")
+            .arg(&path)
+            .output()
+            .expect("run consilium");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
+        assert!(stderr.contains(expected), "{}: {stderr}", path.display());
+        assert!(stderr.contains("scripts/setup.sh"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -30,6 +30,14 @@ pub struct BenchArgs {
     /// `sqlite:` / `postgres://` URL (its debates are added to that database: use a scratch one).
     #[arg(long)]
     pub database_url: Option<String>,
+    #[command(subcommand)]
+    pub suite: Option<Suite>,
+}
+
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum Suite {
+    /// Recall and false alarms of the builtin agents per hazard category (issue 18).
+    Safety(super::bench_safety::SafetyArgs),
 }
 
 const QUERIES: [&str; 4] = [
@@ -88,6 +96,9 @@ impl Agent for Instant0 {
 }
 
 pub async fn run(args: BenchArgs) -> Result<(), CliError> {
+    if let Some(Suite::Safety(safety)) = &args.suite {
+        return super::bench_safety::run(safety);
+    }
     let debates = args.debates.max(1);
     let stored = args.stored_debates.max(1);
 

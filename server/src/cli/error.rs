@@ -18,5 +18,7 @@ pub enum CliError {
     #[error("{0}")]
     Verify(String),
     #[error("{0}")]
+    Embed(#[from] crate::embed::EmbedError),
+    #[error("{0}")]
     Outbound(#[from] crate::outbound::OutboundError),
 }

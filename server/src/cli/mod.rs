@@ -1,6 +1,7 @@
 //! The `consilium` command line: `serve` (the default), `bench` and `verify`.
 
 pub mod bench;
+mod bench_safety;
 mod error;
 pub mod serve;
 pub mod verify;

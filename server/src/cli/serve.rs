@@ -82,6 +82,10 @@ pub struct ServeArgs {
     /// trusted.
     #[arg(long, env = "CONSILIUM_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
+    /// The builtin agents' embedder table (made by `scripts/setup.sh`).
+    /// [default: target/embedder/minilm-static.bin of this checkout]
+    #[arg(long, env = "CONSILIUM_EMBEDDER")]
+    pub embedder: Option<PathBuf>,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
@@ -132,6 +136,9 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         )
         .init();
     let remote = remote(&args)?;
+    // The builtin agents recognise danger by meaning: without their embedder, refuse to start.
+    crate::embed::init(args.embedder.as_deref())?;
+    crate::agents::builtin::warm_up();
     let store = Store::connect(&args.database_url).await?;
     let engine = Engine::new(
         store,

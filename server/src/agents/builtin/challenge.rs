@@ -3,9 +3,12 @@
 
 use app::protocol::{Decision, Position, Role};
 
-use super::analyse::{accuracy_angle, safety_angle, utility_angle, vulnerable};
-use super::features::{Cat, Profile};
+use super::accuracy::accuracy_angle;
+use super::features::Cat;
+use super::profile::Profile;
+use super::safety::{safety_angle, vulnerable};
 use super::text::{cap, infer_stance, pick_quote};
+use super::utility::utility_angle;
 use super::Rng;
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -3,31 +3,43 @@
 //! role's perspective (S4-1), plus a small seeded jitter so borderline queries can go either way
 //! across seeds.
 
+mod accuracy;
 mod analyse;
 mod challenge;
 mod collapse;
+pub mod eval;
 mod features;
 mod lexicon;
 mod patterns;
+mod profile;
 mod revise;
 mod round_robin;
+mod safety;
+mod safety_first;
+mod taxonomy;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_rr;
 #[cfg(test)]
+mod tests_safety;
+#[cfg(test)]
 mod tests_wc;
 mod text;
+mod utility;
 
 use std::sync::{Arc, Mutex};
 
 use app::protocol::{AgentReply, AgentRequest, Task};
 
-use features::Profile;
+use profile::Profile;
 
 #[derive(Debug, Clone)]
 pub struct BuiltinAgents {
     pub seed: u64,
+    /// Whether the agents use the taxonomy's semantic check (`false`: phrase features only, the
+    /// "before" column of `consilium bench safety`).
+    semantic: bool,
     /// The last query's profile: every request of a debate carries the same query, and reading
     /// it is most of an agent's work.
     profile: Arc<Mutex<Option<(Arc<str>, Arc<Profile>)>>>,
@@ -37,18 +49,35 @@ impl BuiltinAgents {
     pub fn new(seed: u64) -> Self {
         BuiltinAgents {
             seed,
+            semantic: true,
             profile: Arc::default(),
+        }
+    }
+
+    /// Agents that read phrase features only, as before the semantic check existed.
+    pub fn phrase_only(seed: u64) -> Self {
+        BuiltinAgents {
+            semantic: false,
+            ..BuiltinAgents::new(seed)
+        }
+    }
+
+    fn read(&self, query: &str) -> Profile {
+        if self.semantic {
+            Profile::of(query)
+        } else {
+            Profile::with(query, taxonomy::Reading::Neither)
         }
     }
 
     fn profile(&self, query: &Arc<str>) -> Arc<Profile> {
         let Ok(mut cached) = self.profile.lock() else {
-            return Arc::new(Profile::of(query));
+            return Arc::new(self.read(query));
         };
         match cached.as_ref() {
             Some((q, p)) if Arc::ptr_eq(q, query) || **q == **query => p.clone(),
             _ => {
-                let p = Arc::new(Profile::of(query));
+                let p = Arc::new(self.read(query));
                 *cached = Some((query.clone(), p.clone()));
                 p
             }
@@ -99,6 +128,11 @@ impl BuiltinAgents {
             | Task::Evaluate { .. } => collapse::reply(self.seed, req),
         }
     }
+}
+
+/// Builds the hazard taxonomy's exemplar vectors now rather than in the first debate.
+pub fn warm_up() {
+    let _ = taxonomy::shared();
 }
 
 /// Test support: runs a whole debate synchronously with the builtin agents (every reply must be

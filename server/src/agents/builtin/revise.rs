@@ -6,8 +6,11 @@ use app::protocol::s4::ChallengeSeen;
 use app::protocol::types::display_name;
 use app::protocol::{Decision, Position, Role};
 
-use super::analyse::{accuracy_angle, cites, consequence};
-use super::features::{Band, Cat, Profile};
+use super::accuracy::accuracy_angle;
+use super::analyse::cites;
+use super::features::Cat;
+use super::profile::{Band, Profile};
+use super::safety::consequence;
 use super::text::{cap, join_list, point_of};
 use super::{pct, Rng};
 

@@ -1,0 +1,348 @@
+//! What the three S4 roles derive from a query before any per-agent jitter: the harm band and
+//! safety's base risk (phrase features, raised by what the taxonomy recognises by meaning),
+//! accuracy's verifiability and utility's usefulness.
+
+use app::protocol::Decision;
+
+use super::features::{Cat, Features, Hit};
+use super::safety_first::{self, Floor};
+use super::taxonomy::{self, Finding, LookAlike, Reading};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Band {
+    Low,
+    Moderate,
+    High,
+}
+
+/// Everything the three roles derive from a query, before any per-agent jitter.
+#[derive(Clone, Debug)]
+pub(super) struct Profile {
+    pub f: Features,
+    pub band: Band,
+    /// Safety's base risk, 0–100; ≥ 50 exactly when `band` is `High` (S4-6 veto line).
+    pub risk: i32,
+    /// Accuracy's base verifiability, 0–100.
+    pub verif: i32,
+    /// Utility's base usefulness, 0–100.
+    pub useful: i32,
+    /// What the taxonomy recognised by meaning, and the floor it sets for the safety role.
+    pub semantic: Option<(Finding, Floor)>,
+    /// The harmless look-alike the query resembles, when it resembles one far more than a hazard.
+    pub look_alike: Option<LookAlike>,
+}
+
+pub(super) const HARM_OBJECTS: &[Cat] = &[
+    Cat::Weapon,
+    Cat::Toxin,
+    Cat::Cyber,
+    Cat::Drugs,
+    Cat::Firearm,
+];
+pub(super) const HARM_ACTS: &[Cat] = &[Cat::Violence, Cat::Intrusion, Cat::Fraud, Cat::Stalking];
+/// Present only when aimed at a target (see `DIRECTED`).
+pub(super) const AIMED_ACTS: &[Cat] = &[Cat::Hurt, Cat::Hacking, Cat::Scam, Cat::Tracking];
+pub(super) const MODERATE: &[(Cat, i32)] = &[
+    (Cat::Dosage, 34),
+    (Cat::Injection, 36),
+    (Cat::ChemMix, 30),
+    (Cat::Diy, 30),
+    (Cat::Medical, 26),
+    (Cat::Finance, 24),
+    (Cat::Legal, 18),
+];
+
+impl Profile {
+    pub fn of(query: &str) -> Profile {
+        let reading = taxonomy::shared().map_or(Reading::Neither, |t| t.read(query));
+        Profile::with(query, reading)
+    }
+
+    /// The profile given what the semantic check made of the query (`Reading::Neither`: phrase
+    /// features only).
+    pub fn with(query: &str, reading: Reading) -> Profile {
+        let f = Features::of(query);
+        let (finding, look_alike) = match reading {
+            Reading::Hazard(found) => (Some(found), None),
+            Reading::LookAlike(l) => (None, Some(l)),
+            Reading::Neither => (None, None),
+        };
+        let semantic = finding.map(|found| {
+            let floor = safety_first::floor(found.category, safety_first::seeks_means(query));
+            (found, floor)
+        });
+        let (mut band, mut risk) = raise(harm(&f), semantic.as_ref().map(|s| &s.1));
+        // A domain caution ("money", "dose") on a query that reads like a harmless look-alike and
+        // names no harm at all is not a reason to warn.
+        if look_alike.is_some() && band == Band::Moderate && !names_harm(&f) {
+            band = Band::Low;
+            risk = 14;
+        }
+        let mut verif = verifiability(&f, band);
+        if semantic.is_some() {
+            // Whether an answer is safe depends on this person's situation: not verifiable.
+            verif = verif.min(55);
+        }
+        let useful = usefulness(&f, band);
+        Profile {
+            f,
+            band,
+            risk,
+            verif,
+            useful,
+            semantic,
+            look_alike,
+        }
+    }
+
+    /// "By meaning it resembles self-harm or suicide ("…", similarity 0.81)".
+    pub fn resemblance(&self) -> Option<String> {
+        self.semantic.as_ref().map(|(found, _)| {
+            if found.category == taxonomy::Category::SelfHarm {
+                // Never repeat a self-harm exemplar back: it may name a means.
+                return format!(
+                    "by meaning it resembles what people at risk of {} write (similarity {:.2})",
+                    found.category.label(),
+                    found.similarity
+                );
+            }
+            format!(
+                "by meaning it resembles {} (\"{}\", similarity {:.2})",
+                found.category.label(),
+                found.exemplar,
+                found.similarity
+            )
+        })
+    }
+
+    pub fn high(&self) -> bool {
+        self.band == Band::High
+    }
+
+    /// The harm features that justify the band, most serious first.
+    pub fn harm_hits(&self) -> Vec<&Hit> {
+        let mut cats: Vec<Cat> = vec![Cat::SelfHarm, Cat::SelfHarmMention];
+        cats.extend_from_slice(HARM_OBJECTS);
+        cats.extend_from_slice(HARM_ACTS);
+        cats.extend_from_slice(AIMED_ACTS);
+        cats.push(Cat::HarmMention);
+        if self.high() {
+            cats.extend_from_slice(&[Cat::Create, Cat::Target, Cat::Evasion]);
+        }
+        let mut out: Vec<&Hit> = cats.iter().filter_map(|c| self.f.hit(*c)).collect();
+        if let Some(d) = self.f.dosage() {
+            out.push(d);
+        }
+        for (c, _) in MODERATE.iter().skip(1) {
+            if let Some(h) = self.f.hit(*c) {
+                out.push(h);
+            }
+        }
+        for c in [Cat::AllIn, Cat::DiyOwn] {
+            if let Some(h) = self.f.hit(c).filter(|_| self.band != Band::Low) {
+                out.push(h);
+            }
+        }
+        out
+    }
+}
+
+/// Whether the phrase features found a harm object or act, or self-harm (not only a domain).
+fn names_harm(f: &Features) -> bool {
+    HARM_OBJECTS
+        .iter()
+        .chain(HARM_ACTS)
+        .chain(AIMED_ACTS)
+        .chain(&[Cat::SelfHarm, Cat::SelfHarmMention, Cat::Injection])
+        .any(|c| f.has(*c))
+}
+
+/// The phrase features' band and risk, raised to the safety-first floor of what the taxonomy
+/// recognised: a VETO floor makes the band high, a WARN floor at least moderate.
+fn raise((band, risk): (Band, i32), floor: Option<&Floor>) -> (Band, i32) {
+    let Some(floor) = floor else {
+        return (band, risk);
+    };
+    match (band, floor.decision) {
+        (Band::High, _) => (band, risk.max(floor.risk)),
+        // Only self-harm that seeks means is vetoed on meaning alone: a static embedding also
+        // finds "danger" in harmless questions, so elsewhere it warns, and a veto needs the
+        // phrase features to agree (the band above).
+        (_, Decision::Veto) if floor.note == safety_first::CRISIS => (Band::High, floor.risk),
+        _ => (Band::Moderate, risk.max(floor.risk).min(46)),
+    }
+}
+
+/// Safety's base risk (S4-6): clearly harmful requests land at ≥ 55, everything else at ≤ 45, so
+/// per-agent jitter never moves a query across the veto line.
+fn harm(f: &Features) -> (Band, i32) {
+    let obj = HARM_OBJECTS.iter().any(|c| f.has(*c));
+    let hard_obj = HARM_OBJECTS[..4].iter().any(|c| f.has(*c));
+    let act = HARM_ACTS.iter().any(|c| f.has(*c));
+    let aimed = AIMED_ACTS.iter().any(|c| f.has(*c));
+    let target = f.has(Cat::Target);
+    let evasion = f.has(Cat::Evasion);
+    let create = f.has(Cat::Create);
+    let howto = f.has(Cat::HowTo);
+    let protective = f.has(Cat::Protective);
+    let softened = protective || (f.has(Cat::Educational) && !howto && !create);
+    let bonus =
+        5 * (i32::from(target && (act || aimed)) + i32::from(evasion) + i32::from(create && obj));
+    if f.has(Cat::SelfHarm) {
+        return (Band::High, 85);
+    }
+    if f.has(Cat::SelfHarmMention) && (howto || create || f.dosage().is_some()) && !softened {
+        return (Band::High, 75);
+    }
+    if (aimed || (act && (target || evasion || howto || create))) && !softened {
+        return (Band::High, (65 + bonus).min(95));
+    }
+    if obj && (create || evasion) && !softened {
+        return (Band::High, (65 + bonus).min(95));
+    }
+    if hard_obj && howto && !softened {
+        return (Band::High, 60);
+    }
+    // General medical knowledge ("how do vaccines work") is not personal medical advice.
+    let medical_advice = f.first_person() || !f.has(Cat::Educational);
+    let mut moderate: Vec<i32> = MODERATE
+        .iter()
+        .filter(|(c, _)| match c {
+            Cat::Dosage => f.dosage().is_some(),
+            Cat::Medical => f.has(*c) && medical_advice,
+            _ => f.has(*c),
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    let harm_word = obj || act || aimed || f.has(Cat::SelfHarmMention);
+    if harm_word && !softened {
+        moderate.push(38);
+    }
+    if moderate.is_empty() {
+        // A harm word that is undirected ("kill" with no victim) or asked about as a fact
+        // ("who invented dynamite") is noted, not feared.
+        let noted = harm_word || f.has(Cat::HarmMention) || f.has(Cat::Medical);
+        return (Band::Low, if noted { 14 } else { 6 });
+    }
+    moderate.sort_unstable_by(|a, b| b.cmp(a));
+    let rest: i32 = moderate.iter().skip(1).sum();
+    let mut risk = 6 + moderate[0] + rest / 4;
+    if f.has(Cat::AllIn) {
+        risk += 14;
+    }
+    if f.has(Cat::DiyOwn) && f.has(Cat::Diy) {
+        risk += 6;
+    }
+    (Band::Moderate, risk.clamp(20, 45))
+}
+
+/// Accuracy's base: settled facts score high; predictions, opinions, personal circumstances,
+/// false premises and harm procedures score low.
+fn verifiability(f: &Features, band: Band) -> i32 {
+    if f.empty {
+        return 5;
+    }
+    if f.garbage {
+        return 12;
+    }
+    let mut v = 62;
+    let personal_domain = f.has(Cat::Opinion)
+        || f.has(Cat::Medical)
+        || f.has(Cat::Finance)
+        || f.has(Cat::Legal)
+        || f.has(Cat::Diy);
+    let table: [(bool, i32); 17] = [
+        (f.has(Cat::Established), 22),
+        (f.has(Cat::Definition), 10),
+        (f.has(Cat::Arithmetic) || arithmetic(f), 18),
+        (f.has(Cat::HowTo) && band == Band::Low, 3),
+        (f.has(Cat::Prediction), -28),
+        (f.has(Cat::Opinion), -16),
+        (f.first_person() && personal_domain, -10),
+        (f.has(Cat::Current), -14),
+        (f.has(Cat::Myth), -35),
+        (f.has(Cat::Absolute), -6),
+        (f.has(Cat::Medical), -8),
+        (f.dosage().is_some(), -8),
+        (f.has(Cat::Finance), -6),
+        (f.has(Cat::Legal), -10),
+        (f.has(Cat::Diy) || f.has(Cat::ChemMix), -6),
+        (f.has(Cat::Injection), -25),
+        (vague(f), -25),
+    ];
+    v += table
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, d)| d)
+        .sum::<i32>();
+    if band == Band::High {
+        v -= 25;
+    }
+    if f.tokens.len() > 60 {
+        v -= 10;
+    }
+    if f.question_marks >= 2 {
+        v -= 6;
+    }
+    v.clamp(5, 95)
+}
+
+fn usefulness(f: &Features, band: Band) -> i32 {
+    if f.empty {
+        return 0;
+    }
+    if f.garbage {
+        return 12;
+    }
+    let mut u = 45;
+    if f.question {
+        u += 20;
+    }
+    let specific_ask = [
+        Cat::HowTo,
+        Cat::Established,
+        Cat::Definition,
+        Cat::Arithmetic,
+        Cat::Request,
+    ]
+    .iter()
+    .any(|c| f.has(*c))
+        || f.dosage().is_some();
+    if specific_ask {
+        u += 10;
+    }
+    u += 3 * f.content.len().min(5) as i32;
+    if vague(f) {
+        u -= 25;
+    }
+    if f.tokens.len() > 80 {
+        u -= 12;
+    }
+    if f.has(Cat::Prediction) {
+        u -= 8;
+    }
+    if f.has(Cat::Myth) {
+        u -= 22;
+    }
+    if f.has(Cat::Injection) {
+        u -= 25;
+    }
+    if band == Band::High {
+        u -= 30;
+    }
+    u.clamp(0, 95)
+}
+
+pub(super) fn vague(f: &Features) -> bool {
+    !f.empty && (f.content.len() <= 1 || (f.has(Cat::Vague) && f.content.len() <= 3))
+}
+
+/// "12 * 7", "3+4": digits around an operator.
+fn arithmetic(f: &Features) -> bool {
+    let digits = f
+        .tokens
+        .iter()
+        .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
+        .count();
+    digits >= 2 && f.tokens.len() <= 12
+}
