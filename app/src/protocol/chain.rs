@@ -5,12 +5,13 @@
 //! (`"`, `\`, control characters; everything else verbatim UTF-8), numbers as serde_json prints
 //! them (integers in decimal, floats in shortest round-trip form).
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::event::{Event, EventBody};
-use super::outcome::Outcome;
-use super::s4::{aggregate, cut_short, S4Outcome, Vote};
+use super::event::Event;
+#[cfg(test)]
+use super::event::EventBody;
+
+pub use super::recompute::{check_budget, recompute_decision, BudgetStop, RecomputeError};
 
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -98,165 +99,6 @@ fn short(h: &str) -> &str {
     h.get(..12).unwrap_or(h)
 }
 
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum RecomputeError {
-    #[error("the log has no decision event (the debate did not finish)")]
-    NoDecision,
-    #[error(
-        "the logged decision {logged} differs from the one recomputed from the votes: {recomputed}"
-    )]
-    Mismatch { logged: String, recomputed: String },
-    /// RR and WC: a logged step differs from what the protocol's rules give for the logged inputs.
-    #[error("{0}")]
-    Step(String),
-    /// AG-2: a `budget_exhausted` claim the logged calls do not bear out, at event `seq`.
-    #[error("token budget: {reason}")]
-    Budget { seq: u64, reason: String },
-}
-
-/// SV-2: recomputes the decision from the logged inputs with the protocol's own code (S4 votes,
-/// RR turns, WC cards/verifications/panel) and checks it equals the logged decision event.
-pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
-    let logged = events
-        .iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            EventBody::Decision(o) => Some(o),
-            _ => None,
-        })
-        .ok_or(RecomputeError::NoDecision)?;
-    check_budget(events).map_err(|(seq, reason)| RecomputeError::Budget { seq, reason })?;
-    match logged {
-        Outcome::S4(_) => recompute_s4(events).map(Outcome::S4),
-        Outcome::RoundRobin(_) => super::round_robin::recompute(events)
-            .map(Outcome::RoundRobin)
-            .map_err(RecomputeError::Step),
-        Outcome::Collapse(_) => super::collapse::recompute(events)
-            .map(Outcome::Collapse)
-            .map_err(RecomputeError::Step),
-    }
-}
-
-/// A budget stop that the logged calls bear out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BudgetStop {
-    pub used: u64,
-    pub budget: u64,
-    /// The `agent_call` events whose tokens add up to `used`.
-    pub calls: usize,
-}
-
-/// AG-2: a budget stop must be what the runner would have done with the logged calls. Its `used`
-/// is the sum of every `agent_call`'s tokens before it, at least its `budget`, which is the one
-/// `debate_started` declared (when it declared one); and no call follows it. Returns the stop, if
-/// any, or the event that is wrong and why.
-pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String)> {
-    let mut declared = None;
-    let mut spent: u64 = 0;
-    let mut calls = 0;
-    let mut stop: Option<(u64, BudgetStop)> = None;
-    for e in events {
-        let fail = |reason: String| Err((e.seq, reason));
-        match &e.body {
-            EventBody::DebateStarted { backend, .. } => {
-                declared = backend.as_ref().map(|b| b.token_budget);
-            }
-            EventBody::AgentCall(c) => {
-                if let Some((at, _)) = stop {
-                    return fail(format!(
-                        "event {} is a call made after the budget ran out at event {at}",
-                        e.seq
-                    ));
-                }
-                calls += 1;
-                spent = spent
-                    .saturating_add(c.prompt_tokens)
-                    .saturating_add(c.completion_tokens);
-            }
-            EventBody::BudgetExhausted { used, budget, .. } => {
-                if *used != spent {
-                    return fail(format!(
-                        "event {} says {used} tokens were used, the logged calls add up to {spent}",
-                        e.seq
-                    ));
-                }
-                if used < budget {
-                    return fail(format!(
-                        "event {} stops the debate at {used} tokens, under its budget of {budget}",
-                        e.seq
-                    ));
-                }
-                if let Some(d) = declared.filter(|d| d != budget) {
-                    return fail(format!(
-                        "event {} names a budget of {budget}, the debate declared {d}",
-                        e.seq
-                    ));
-                }
-                if stop.is_some() {
-                    return fail(format!("event {} is a second budget stop", e.seq));
-                }
-                stop = Some((
-                    e.seq,
-                    BudgetStop {
-                        used: *used,
-                        budget: *budget,
-                        calls,
-                    },
-                ));
-            }
-            _ => {}
-        }
-    }
-    Ok(stop.map(|(_, s)| s))
-}
-
-fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
-    let mut votes: Vec<Vote> = Vec::new();
-    let mut initial: Vec<(&str, super::Decision)> = Vec::new();
-    let mut logged = None;
-    let mut cut_in = None;
-    for e in events {
-        match &e.body {
-            EventBody::BudgetExhausted { round, .. } => cut_in = Some(*round),
-            EventBody::Position {
-                agent, position, ..
-            } => initial.push((agent, position.decision)),
-            EventBody::Vote { vote, .. } => votes.push(vote.clone()),
-            EventBody::Decision(Outcome::S4(outcome)) => logged = Some(outcome),
-            _ => {}
-        }
-    }
-    let logged = logged.ok_or(RecomputeError::NoDecision)?;
-    let changed = votes
-        .iter()
-        .filter(|v| {
-            initial.iter().find(|(a, _)| *a == v.agent).map(|(_, d)| *d) != Some(v.decision)
-        })
-        .map(|v| v.agent.clone())
-        .collect();
-    let recomputed = match cut_in {
-        None => aggregate(&votes, changed),
-        Some(round) => cut_short(&votes, changed, round),
-    };
-    if &recomputed != logged {
-        return Err(RecomputeError::Mismatch {
-            logged: summary(logged),
-            recomputed: summary(&recomputed),
-        });
-    }
-    Ok(recomputed)
-}
-
-fn summary(o: &S4Outcome) -> String {
-    format!(
-        "{} ({}, {}% agreement, veto {})",
-        o.decision,
-        o.consensus.label(),
-        o.agreement_percentage,
-        o.veto_applied
-    )
-}
-
 /// Test logs: numbers, timestamps and seals bodies as the server's sequencer does.
 #[cfg(test)]
 pub(crate) fn seal_all(bodies: Vec<EventBody>) -> Vec<Event> {
@@ -279,7 +121,7 @@ pub(crate) fn seal_all(bodies: Vec<EventBody>) -> Vec<Event> {
 mod tests {
     use super::*;
     use crate::protocol::s4::{run_scripted, AgentReply, Task};
-    use crate::protocol::{AgentSpec, Decision, Position};
+    use crate::protocol::{AgentSpec, Decision, Outcome, Position};
 
     fn sealed_log() -> Vec<Event> {
         let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| {

@@ -12,6 +12,7 @@ pub mod event;
 mod machine;
 mod outcome;
 pub mod parse;
+mod recompute;
 pub mod reducer;
 pub mod request;
 pub mod round_robin;

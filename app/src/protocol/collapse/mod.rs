@@ -6,6 +6,7 @@ mod machine;
 pub mod params;
 mod replay;
 pub mod rules;
+mod steps;
 mod tally;
 #[cfg(test)]
 mod tests;

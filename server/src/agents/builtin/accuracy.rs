@@ -2,9 +2,9 @@
 
 use app::protocol::{Decision, Position};
 
-use super::analyse::finish;
 use super::features::{Cat, Hit};
 use super::profile::{vague, Profile};
+use super::reasoning::finish;
 use super::{pct, Rng};
 
 pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {

@@ -12,6 +12,7 @@ mod features;
 mod lexicon;
 mod patterns;
 mod profile;
+mod reasoning;
 mod revise;
 mod round_robin;
 mod safety;

@@ -7,9 +7,9 @@ use app::protocol::types::display_name;
 use app::protocol::{Decision, Position, Role};
 
 use super::accuracy::accuracy_angle;
-use super::analyse::cites;
 use super::features::Cat;
 use super::profile::{Band, Profile};
+use super::reasoning::cites;
 use super::safety::consequence;
 use super::text::{cap, join_list, point_of};
 use super::{pct, Rng};

@@ -2,9 +2,9 @@
 
 use app::protocol::{Decision, Position};
 
-use super::analyse::{cites, finish};
 use super::features::Cat;
 use super::profile::{Band, Profile};
+use super::reasoning::{cites, finish};
 use super::safety_first;
 use super::taxonomy::Category;
 use super::Rng;

@@ -2,9 +2,9 @@
 
 use app::protocol::{Decision, Position};
 
-use super::analyse::{cites, finish};
 use super::features::Cat;
 use super::profile::{vague, Band, Profile};
+use super::reasoning::{cites, finish};
 use super::text::join_list;
 use super::{pct, Rng};
 
