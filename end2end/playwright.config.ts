@@ -6,7 +6,10 @@ import * as path from 'path';
 // (and the tests) can watch rounds fill in live.
 const port = Number(process.env.E2E_PORT ?? 3210);
 const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../target/debug/consilium');
-const db = path.join(os.tmpdir(), `consilium-e2e-${process.pid}.db`);
+// Workers inherit E2E_DB from the runner, so tests that run the CLI (judges) use the same file.
+const db = process.env.E2E_DB ?? path.join(os.tmpdir(), `consilium-e2e-${process.pid}.db`);
+process.env.E2E_DB = db;
+process.env.CONSILIUM_BIN = bin;
 // The real small model that `make test` starts (scripts/llm.sh) answers the `openai` backend.
 const llm = process.env.CONSILIUM_TEST_LLM_URL ?? `http://127.0.0.1:${process.env.LLM_PORT ?? 8091}/v1`;
 
@@ -35,7 +38,11 @@ export default defineConfig({
   webServer: {
     command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 200`,
     url: `http://127.0.0.1:${port}/api/debates`,
-    env: { OPENAI_BASE_URL: llm, OPENAI_MODEL: 'smollm2-135m', CONSILIUM_OPENAI_MAX_TOKENS: '200' },
+    // The paging test starts 35 debates at once from this one address: above the default of 8.
+    env: {
+      OPENAI_BASE_URL: llm, OPENAI_MODEL: 'smollm2-135m', CONSILIUM_OPENAI_MAX_TOKENS: '200',
+      CONSILIUM_MAX_DEBATES_PER_CLIENT: '48',
+    },
     reuseExistingServer: false,
     timeout: 60_000,
     stdout: 'pipe',

@@ -5,6 +5,7 @@ the WebAssembly module inlined) that a judge opens from disk, with no server and
 Usage: bundle-viewer.py <no-modules glue .js> <optimised .wasm> <stylesheet .css> <out .html>
 """
 import base64
+import hashlib
 import sys
 
 glue_path, wasm_path, css_path, out_path = sys.argv[1:5]
@@ -15,10 +16,36 @@ for name, text in (("glue", glue), ("stylesheet", css)):
     if "</script" in text.lower() or "</style" in text.lower():
         sys.exit(f"bundle-viewer: the {name} contains a closing tag and cannot be inlined")
 
+glue_script = f"\n{glue}\n"
+boot_script = f"""
+(async () => {{
+  const bytes = Uint8Array.from(atob("{wasm}"), (c) => c.charCodeAt(0));
+  await wasm_bindgen({{ module_or_path: bytes }});
+  wasm_bindgen.viewer();
+}})().catch((e) => {{
+  document.body.insertAdjacentText("afterbegin", "The viewer could not start: " + e);
+}});
+"""
+
+
+def sha256(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+# The viewer's own Content-Security-Policy: only these two scripts (by hash) run, WebAssembly is
+# allowed, and it may not load or send anything (connect-src 'none'): a judge's log stays on disk.
+csp = (
+    "default-src 'none'; "
+    f"script-src {sha256(glue_script)} {sha256(boot_script)} 'wasm-unsafe-eval'; "
+    "style-src 'unsafe-inline'; img-src data:; connect-src 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
+
 page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Consilium · offline audit viewer</title>
 <style>
@@ -27,18 +54,8 @@ page = f"""<!DOCTYPE html>
 </head>
 <body>
 <noscript>The viewer verifies logs with WebAssembly: enable JavaScript to use it.</noscript>
-<script>
-{glue}
-</script>
-<script>
-(async () => {{
-  const bytes = Uint8Array.from(atob("{wasm}"), (c) => c.charCodeAt(0));
-  await wasm_bindgen({{ module_or_path: bytes }});
-  wasm_bindgen.viewer();
-}})().catch((e) => {{
-  document.body.insertAdjacentText("afterbegin", "The viewer could not start: " + e);
-}});
-</script>
+<script>{glue_script}</script>
+<script>{boot_script}</script>
 </body>
 </html>
 """

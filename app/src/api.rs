@@ -404,17 +404,38 @@ mod tests {
 /// What the server gives the UI's server functions (provided as context during SSR).
 #[cfg(feature = "ssr")]
 pub trait DebateService: Send + Sync + 'static {
-    fn list(&self) -> futures::future::BoxFuture<'_, Result<Vec<DebateSummary>, String>>;
+    /// A page of debates, newest first: those older than `before` whose query contains `search`.
+    fn list(
+        &self,
+        before: Option<String>,
+        search: Option<String>,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<DebateSummary>, String>>;
     fn get(
         &self,
         id: String,
     ) -> futures::future::BoxFuture<'_, Result<Option<DebateDetail>, String>>;
     /// Returns the new debate's id, or an error message naming the problem.
+    /// The request's head decides who asks (SV-7) and from which address (limits).
     fn start(
         &self,
         request: CreateDebate,
+        head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    /// SV-7: a signed-in judge stops a running debate; the error names why not.
+    fn stop(
+        &self,
+        id: String,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// The signed-in judge or viewer (name, role) the request's session cookie belongs to.
+    fn whoami(
+        &self,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Option<(String, String)>>;
 }
+
+/// Debates the home page shows per "load more".
+pub const HOME_PAGE_SIZE: u32 = 30;
 
 #[cfg(feature = "ssr")]
 pub type SharedService = std::sync::Arc<dyn DebateService>;

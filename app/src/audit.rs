@@ -357,7 +357,7 @@ impl Audit {
                     text: text.clone(),
                 }),
                 EventBody::Decision(outcome) => a.outcome = Some(outcome.clone()),
-                EventBody::Interrupted { reason } => a.interrupted = Some(reason.clone()),
+                EventBody::Interrupted { reason, .. } => a.interrupted = Some(reason.clone()),
                 _ => {}
             }
         }
@@ -468,7 +468,7 @@ pub fn summarise(body: &EventBody) -> String {
             o.reasoning
         ),
         EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
-        EventBody::Interrupted { reason } => format!("Interrupted: {reason}"),
+        EventBody::Interrupted { reason, .. } => format!("Interrupted: {reason}"),
         other => summarise_more(other),
     }
 }

@@ -3,14 +3,20 @@
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
-use axum::routing::get;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_governor::governor::GovernorConfigBuilder;
+use tower_governor::GovernorLayer;
 
+use crate::access::client::ClientKey;
+use crate::access::guard::{self, HostPolicy};
+use crate::access::SharedAccess;
 use crate::engine::Engine;
-use crate::http::debates;
 use crate::http::error::AppError;
+use crate::http::{debates, judge};
 use crate::live::sse;
 
 /// Request bodies above this are refused with 413.
@@ -20,6 +26,14 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub struct AppState {
     pub engine: Engine,
     pub leptos: LeptosOptions,
+    pub access: SharedAccess,
+    pub hosts: Arc<HostPolicy>,
+}
+
+impl FromRef<AppState> for SharedAccess {
+    fn from_ref(s: &AppState) -> Self {
+        s.access.clone()
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -41,6 +55,10 @@ pub fn router(state: AppState) -> Router {
             get(debates::list_debates).post(debates::create_debate),
         )
         .route("/debates/{id}", get(debates::get_debate))
+        .route("/debates/{id}/stop", post(judge::stop))
+        .route("/judge/me", get(judge::me))
+        .route("/judge/sign-in", post(judge::sign_in))
+        .route("/judge/sign-out", post(judge::sign_out))
         .route("/debates/{id}/events", get(sse::handler))
         .route("/debates/{id}/export.json", get(debates::export_json))
         .route("/debates/{id}/export.md", get(debates::export_md))
@@ -52,19 +70,72 @@ pub fn router(state: AppState) -> Router {
 
     let service: app::api::SharedService = Arc::new(crate::http::ui_service::UiService {
         engine: state.engine.clone(),
+        access: state.access.clone(),
     });
     let routes = generate_route_list(app::App);
     let leptos = state.leptos.clone();
-    Router::new()
+    let limits = state.access.limits.config.clone();
+    let rate = GovernorConfigBuilder::default()
+        .key_extractor(ClientKey {
+            trust_proxy: state.access.trust_proxy,
+        })
+        .period(std::time::Duration::from_secs(1) / limits.rate_per_s.max(1))
+        .burst_size(limits.burst.max(1))
+        .finish()
+        .map(Arc::new);
+    let hosts = state.hosts.clone();
+    let page_context = move || {
+        provide_context(service.clone());
+        page_policy();
+    };
+    let mut app = Router::new()
         .nest("/api", api)
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(service.clone()),
-            move || app::shell(leptos.clone()),
-        )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
-            app::shell,
-        ))
+        .leptos_routes_with_context(&state, routes, page_context.clone(), move || {
+            app::shell(leptos.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler_with_context::<
+            AppState,
+            _,
+        >(page_context, app::shell))
         .with_state(state)
+        .layer(from_fn_with_state(limits.request_timeout, guard::timeout))
+        .layer(from_fn_with_state(BODY_LIMIT, guard::body_limit))
+        .layer(from_fn(guard::origin));
+    if let Some(rate) = rate {
+        app = app.layer(GovernorLayer::new(rate).error_handler(rate_limited));
+    }
+    app.layer(from_fn_with_state(hosts, guard::host))
+        .layer(from_fn(guard::headers))
+}
+
+/// Pages carry a Content-Security-Policy with this response's nonce, the one Leptos puts on its
+/// own scripts.
+fn page_policy() {
+    let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) else {
+        return;
+    };
+    if let Ok(value) = axum::http::HeaderValue::from_str(&guard::page_policy(&nonce)) {
+        response.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, value);
+    }
+}
+
+/// The rate limit's answer, as JSON like every other error.
+fn rate_limited(e: tower_governor::GovernorError) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match e {
+        tower_governor::GovernorError::TooManyRequests { wait_time, .. } => {
+            AppError::TooManyRequests {
+                message: format!(
+                    "too many requests from your address; try again in {} s",
+                    wait_time.max(1)
+                ),
+                retry_after_s: wait_time.max(1),
+            }
+            .into_response()
+        }
+        other => AppError::Internal(format!("rate limiter: {other}")).into_response(),
+    }
 }

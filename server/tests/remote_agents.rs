@@ -112,11 +112,13 @@ async fn agent_service(State(fake): State<Fake>, Json(body): Json<Value>) -> Res
     );
     match agent.as_str() {
         "utility" => {
-            let reply: Value = if body["expects"] == "challenge" {
-                json!({"argues_for": "WARN", "text": "Where is the evidence?"})
-            } else {
-                json!({"decision": "WARN", "confidence": 60, "risk": 30, "reasoning": "Careful."})
-            };
+            // Challenges come back without usage: the server must estimate their cost.
+            if body["expects"] == "challenge" {
+                let reply = json!({"argues_for": "WARN", "text": "Where is the evidence?"});
+                return Json(json!({ "reply": reply })).into_response();
+            }
+            let reply =
+                json!({"decision": "WARN", "confidence": 60, "risk": 30, "reasoning": "Careful."});
             Json(json!({"reply": reply, "usage": {"prompt_tokens": 50, "completion_tokens": 10}}))
                 .into_response()
         }
@@ -289,9 +291,17 @@ async fn http_kind_survives_slow_and_non_json_services() {
         .filter(|c| c["agent"] == "utility")
         .collect();
     assert_eq!(utility_calls.len(), 4);
-    assert!(utility_calls
+    let (reported, estimated): (Vec<&Value>, Vec<&Value>) = utility_calls
+        .iter()
+        .partition(|c| c.get("estimated").is_none());
+    assert!(reported
         .iter()
         .all(|c| c["prompt_tokens"] == 50 && c["completion_tokens"] == 10 && c["ok"] == true));
+    // The two challenges reported no usage: estimated from what was sent and received.
+    assert_eq!(estimated.len(), 2, "{utility_calls:?}");
+    assert!(estimated.iter().all(|c| c["estimated"] == true
+        && c["prompt_tokens"].as_u64().unwrap_or(0) > 50
+        && c["completion_tokens"].as_u64().unwrap_or(0) > 5));
     assert_eq!(events.last().expect("last")["type"], "decision");
 }
 
@@ -341,6 +351,41 @@ async fn a_spent_token_budget_stops_the_debate_cautiously() {
     assert_eq!(detail["status"], "budget_exhausted");
     let list: Value = get_json(&server, "/api/debates").await;
     assert_eq!(list[0]["status"], "budget_exhausted");
+}
+
+/// Issue 12: the server-wide daily limit for remote models. Once today's spending reaches it,
+/// a new remote debate gets 429 with the reason and the reset time; builtin debates still start.
+#[tokio::test]
+async fn the_daily_token_limit_refuses_new_remote_debates_until_midnight() {
+    let fake = Fake {
+        tokens_per_call: 400,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &format!("{fakes}/v1")),
+            ("OPENAI_MODEL", "fake-model"),
+            ("CONSILIUM_REMOTE_RETRIES", "0"),
+            ("CONSILIUM_DAILY_TOKEN_BUDGET", "1000"),
+        ],
+    );
+    let remote = json!({"query": "Should we ship the release tonight?", "backend": "openai",
+                        "seed": 3, "token_budget": 1200});
+    let (_id, events) = run_to_end(&server, remote.clone()).await;
+    assert!(!of_type(&events, "agent_call").is_empty());
+    let (status, body) = post_debate(&server, &remote).await;
+    assert_eq!(status, 429, "{body}");
+    let error = body["error"].as_str().expect("error");
+    assert!(
+        error.contains("daily limit of 1000 tokens") && error.contains("resets at 00:00 UTC"),
+        "{error}"
+    );
+    let (status, body) = post_debate(&server, &json!({"query": "Builtin still works?"})).await;
+    assert_eq!(status, 201, "{body}");
 }
 
 #[tokio::test]

@@ -195,6 +195,7 @@ mod tests {
             99,
             "t".into(),
             EventBody::Interrupted {
+                by: Some("judge \u{7f} ✓".into()),
                 reason: "tab\t nul\u{0} quote\" backslash\\ \u{1f} é 漢 🙂 \u{2028}".into(),
             },
         ));

@@ -172,8 +172,13 @@ pub enum EventBody {
     BudgetExhausted { round: u8, used: u64, budget: u64 },
     /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
     Decision(Outcome),
-    /// The server stopped before the debate finished; the log ends here (SV-5).
-    Interrupted { reason: String },
+    /// The debate stopped before it finished; the log ends here (SV-5): its server stopped, or
+    /// a judge stopped it (`by` names the judge, SV-7).
+    Interrupted {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
 }
 
 impl EventBody {

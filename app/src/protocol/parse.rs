@@ -104,14 +104,11 @@ pub fn extract_object(text: &str) -> R<Map<String, Value>> {
     if text.trim().is_empty() {
         return Err("empty reply".into());
     }
-    let mut cut_off = false;
+    let (objects, cut_off) = balanced_objects(text);
     let mut not_object = None;
-    for (start, _) in text.match_indices('{') {
-        let Some(end) = matching_brace(&text[start..]) else {
-            cut_off = true;
-            continue;
-        };
-        let candidate = &text[start..start + end];
+    // Each failed candidate costs at most its own length; a hostile reply gets a bounded number.
+    for (start, end) in objects.into_iter().take(MAX_CANDIDATES) {
+        let candidate = &text[start..end];
         let parsed = serde_json::from_str::<Value>(candidate)
             .or_else(|_| serde_json::from_str::<Value>(&drop_trailing_commas(candidate)));
         match parsed {
@@ -129,12 +126,18 @@ pub fn extract_object(text: &str) -> R<Map<String, Value>> {
     })
 }
 
-/// The length of the balanced `{…}` at the start of `s`, skipping braces inside strings.
-fn matching_brace(s: &str) -> Option<usize> {
-    let mut depth = 0usize;
+/// The most `{…}` candidates one reply gets parsed.
+const MAX_CANDIDATES: usize = 64;
+
+/// Every balanced `{…}` in `text` as a byte range, in order of where it starts, and whether some
+/// `{` was never closed. One pass (linear even on 256 KiB of `{`): braces inside JSON strings do
+/// not count, and quotes in the chatter around an object are not strings.
+fn balanced_objects(text: &str) -> (Vec<(usize, usize)>, bool) {
+    let mut open = Vec::new();
+    let mut pairs = Vec::new();
     let mut in_string = false;
     let mut escaped = false;
-    for (i, c) in s.char_indices() {
+    for (i, c) in text.char_indices() {
         if in_string {
             match (escaped, c) {
                 (true, _) => escaped = false,
@@ -145,18 +148,18 @@ fn matching_brace(s: &str) -> Option<usize> {
             continue;
         }
         match c {
-            '"' => in_string = true,
-            '{' => depth += 1,
+            '"' if !open.is_empty() => in_string = true,
+            '{' => open.push(i),
             '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
+                if let Some(start) = open.pop() {
+                    pairs.push((start, i + 1));
                 }
             }
             _ => {}
         }
     }
-    None
+    pairs.sort_unstable_by_key(|&(start, _)| start);
+    (pairs, !open.is_empty())
 }
 
 /// `{"a": 1,}` → `{"a": 1}` (outside strings).
@@ -350,6 +353,23 @@ mod tests {
             AgentReply::Position(p) => Ok(p),
             other => Err(format!("wrong kind {}", other.kind())),
         }
+    }
+
+    /// Issue 19, item 5: hostile replies cost one pass. 256 KiB of unclosed `{` is "cut off";
+    /// the same with a good object at its end still finds the object; thousands of broken
+    /// candidates stop after the candidate cap.
+    #[test]
+    fn hostile_replies_are_parsed_in_one_pass() {
+        let open = "{".repeat(256 * 1024);
+        let e = extract_object(&open).expect_err("unclosed");
+        assert!(e.contains("cut off"), "{e}");
+        let tail = format!("{open}{{\"decision\": \"WARN\"}}");
+        assert_eq!(extract_object(&tail).expect("found")["decision"], "WARN");
+        let broken = "{x}".repeat(100_000);
+        let e = extract_object(&broken).expect_err("broken");
+        assert!(e.contains("does not parse"), "{e}");
+        let chatter = r#"He said "use {this} and then: {"decision": "ACT"}"#;
+        assert_eq!(extract_object(chatter).expect("chatter")["decision"], "ACT");
     }
 
     /// AG-1/S4-8: what real small models send, and what the parser makes of it.

@@ -170,5 +170,13 @@ impl DebateRun {
 /// SV-5: the last event of a debate whose run stopped before it ended (the server stopped, or
 /// could not store the log). The machine is gone by then; the reason comes from the runner.
 pub fn interruption(reason: String) -> EventBody {
-    EventBody::Interrupted { reason }
+    EventBody::Interrupted { reason, by: None }
+}
+
+/// SV-7: the last event of a debate a judge stopped; the judge's name is on record.
+pub fn stopped_by(judge: &str) -> EventBody {
+    EventBody::Interrupted {
+        reason: format!("stopped by judge {judge}"),
+        by: Some(judge.to_owned()),
+    }
 }

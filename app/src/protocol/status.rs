@@ -88,7 +88,7 @@ mod tests {
         }
         assert_eq!(DebateStatus::parse("done"), None);
         assert_eq!(
-            DebateStatus::after(&EventBody::Interrupted { reason: "x".into() }),
+            DebateStatus::after(&crate::protocol::run::interruption("x".into())),
             Some(DebateStatus::Interrupted)
         );
         assert_eq!(

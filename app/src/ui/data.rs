@@ -1,4 +1,5 @@
-//! Server functions: how pages load data during SSR and after client-side navigation.
+//! Server functions: how pages load data during SSR and after client-side navigation. Each has a
+//! stable path, `/api/<name>`, under the same guards as the JSON API (Origin, body limit, rate).
 
 use leptos::prelude::*;
 
@@ -12,19 +13,47 @@ fn service() -> Result<SharedService, ServerFnError> {
         .ok_or_else(|| ServerFnError::new("debate service missing from the server context"))
 }
 
-#[server]
-pub async fn list_debates() -> Result<Vec<DebateSummary>, ServerFnError> {
-    service()?.list().await.map_err(ServerFnError::new)
+/// A page of the home page's list: older than `before`, matching `search`.
+#[server(endpoint = "list_debates")]
+pub async fn list_debates(
+    before: Option<String>,
+    search: Option<String>,
+) -> Result<Vec<DebateSummary>, ServerFnError> {
+    service()?
+        .list(before, search)
+        .await
+        .map_err(ServerFnError::new)
 }
 
-#[server]
+/// The signed-in judge (name, role), if any.
+#[server(endpoint = "who_am_i")]
+pub async fn who_am_i() -> Result<Option<(String, String)>, ServerFnError> {
+    Ok(service()?.whoami(head()?).await)
+}
+
+/// SV-7: the signed-in judge stops a running debate (the log names them).
+#[server(endpoint = "stop_debate")]
+pub async fn stop_debate(id: String) -> Result<(), ServerFnError> {
+    service()?
+        .stop(id, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+#[cfg(feature = "ssr")]
+fn head() -> Result<http::request::Parts, ServerFnError> {
+    use_context::<http::request::Parts>()
+        .ok_or_else(|| ServerFnError::new("request missing from the server context"))
+}
+
+#[server(endpoint = "get_debate")]
 pub async fn get_debate(id: String) -> Result<Option<DebateDetail>, ServerFnError> {
     service()?.get(id).await.map_err(ServerFnError::new)
 }
 
 /// Starts a debate; the error message names what is wrong with the request. `config` and `cards`
 /// are JSON text as typed in the form.
-#[server]
+#[server(endpoint = "start_debate")]
 pub async fn start_debate(
     query: String,
     protocol: String,
@@ -38,5 +67,8 @@ pub async fn start_debate(
         .map_err(ServerFnError::new)?;
     request.backend = Some(backend);
     request.token_budget = token_budget;
-    service()?.start(request).await.map_err(ServerFnError::new)
+    service()?
+        .start(request, head()?)
+        .await
+        .map_err(ServerFnError::new)
 }

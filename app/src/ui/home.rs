@@ -1,11 +1,11 @@
 //! UI-1: start a debate, and the list of past debates with their decisions.
 
 use leptos::prelude::*;
-use leptos_router::components::A;
 use leptos_router::hooks::use_navigate;
 
-use super::data::{list_debates, StartDebate};
-use super::widgets::{DecisionBadge, StatusPill};
+use super::clean_error;
+use super::data::StartDebate;
+use super::past::PastDebates;
 use crate::api::{Backend, CreateDebate, Protocol, MAX_QUERY_CHARS};
 
 const S4_EXAMPLES: [&str; 4] = [
@@ -64,7 +64,6 @@ pub fn HomePage() -> impl IntoView {
     let cards = RwSignal::new(String::new());
     let form_error = RwSignal::new(None::<String>);
     let start = ServerAction::<StartDebate>::new();
-    let debates = Resource::new(|| (), |_| list_debates());
 
     // A started debate opens its live page.
     Effect::new(move |_| {
@@ -267,54 +266,7 @@ pub fn HomePage() -> impl IntoView {
             </form>
         </section>
 
-        <section class="panel">
-            <h2>"Past debates"</h2>
-            <Suspense fallback=|| view! { <p class="muted">"Loading debates…"</p> }>
-                {move || Suspend::new(async move {
-                    match debates.await {
-                        Ok(list) if list.is_empty() => {
-                            view! { <p class="muted">"No debates yet. Ask the agents something above."</p> }
-                                .into_any()
-                        }
-                        Ok(list) => {
-                            view! {
-                                <table class="debates" data-testid="debate-list">
-                                    <thead>
-                                        <tr>
-                                            <th>"Question"</th>
-                                            <th>"Protocol"</th>
-                                            <th>"Status"</th>
-                                            <th>"Decision"</th>
-                                            <th>"Started"</th>
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {list
-                                            .into_iter()
-                                            .map(|d| {
-                                                view! {
-                                                    <tr>
-                                                        <td class="q">
-                                                            <A href=format!("/debates/{}", d.id)>{d.query}</A>
-                                                        </td>
-                                                        <td>{Protocol::short(&d.protocol).to_owned()}</td>
-                                                        <td><StatusPill status=d.status.as_str()/></td>
-                                                        <td><DecisionBadge decision=d.decision/></td>
-                                                        <td class="muted">{short_time(&d.created_at)}</td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            }
-                                .into_any()
-                        }
-                        Err(e) => view! { <p class="form-error">{format!("Could not load debates: {e}")}</p> }.into_any(),
-                    }
-                })}
-            </Suspense>
-        </section>
+        <PastDebates/>
     }
 }
 
@@ -326,19 +278,4 @@ fn json_number(text: &str) -> String {
         Ok(n) => n.to_string(),
         Err(_) => serde_json::Value::String(t.to_owned()).to_string(),
     }
-}
-
-/// "2026-11-22T10:04:05.123Z" → "2026-11-22 10:04 UTC".
-fn short_time(ts: &str) -> String {
-    match (ts.get(0..10), ts.get(11..16)) {
-        (Some(d), Some(t)) => format!("{d} {t} UTC"),
-        _ => ts.to_owned(),
-    }
-}
-
-/// Server function errors arrive prefixed with plumbing; show only the message.
-fn clean_error(e: &str) -> String {
-    e.trim_start_matches("error running server function: ")
-        .trim_start_matches("ServerFnError: ")
-        .to_owned()
 }

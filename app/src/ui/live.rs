@@ -97,6 +97,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
                 <span class="muted">{format!("seed {}", detail.seed)}</span>
                 <StatusPillLive status/>
                 <ConnectionBadge conn/>
+                <super::judge::StopButton id=id.clone() running=Signal::derive(move || status() == "running")/>
             </div>
             <h1 class="debate-query">{query}</h1>
             {move || (state.with(|v| v.status()) != DebateStatus::Running).then(|| view! {

@@ -5,13 +5,15 @@ mod collapse;
 mod costs;
 mod data;
 mod home;
+mod judge;
 mod live;
+mod past;
 mod round_robin;
 pub mod viewer;
 mod whatif;
 mod widgets;
 
-pub use data::{get_debate, list_debates, start_debate};
+pub use data::{get_debate, list_debates, start_debate, stop_debate, who_am_i};
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -54,6 +56,7 @@ pub fn App() -> impl IntoView {
                         <span class="brand-name">"Consilium"</span>
                     </A>
                     <span class="tagline">"Structured debates between AI agents, with a log you can audit"</span>
+                    <judge::JudgeCorner/>
                 </header>
                 <main>
                     <Routes fallback=|| view! { <NotFound/> }>
@@ -61,6 +64,7 @@ pub fn App() -> impl IntoView {
                         // Async: the page waits for the log so an unknown id can answer 404.
                         <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
                         <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
+                        <Route path=path!("/judge/sign-in") view=judge::SignInPage ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>
@@ -96,6 +100,13 @@ fn DebateNotFound() -> impl IntoView {
 pub(crate) fn page_title(page: &str, query: &str) -> String {
     let shown = truncate(query, 60).replace('<', "‹").replace('>', "›");
     format!("Consilium · {page} · {shown}")
+}
+
+/// Server function errors arrive prefixed with plumbing; show only the message.
+pub(crate) fn clean_error(e: &str) -> String {
+    e.trim_start_matches("error running server function: ")
+        .trim_start_matches("ServerFnError: ")
+        .to_owned()
 }
 
 /// At most `n` characters, with an ellipsis when cut.

@@ -8,7 +8,7 @@ use app::protocol::AgentRequest;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::remote::{excerpt, post_json, CallPolicy};
+use super::remote::{estimate_tokens, excerpt, post_json, CallPolicy};
 use super::{Agent, AgentError, Answer, Usage};
 
 #[derive(Clone, Debug)]
@@ -59,12 +59,23 @@ impl HttpAgents {
             ..Usage::default()
         };
         let reply = call.body.map_err(AgentError::Failed).and_then(|body| {
-            if let Some(u) = body.get("usage") {
-                usage.prompt_tokens = u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
-                usage.completion_tokens = u
-                    .get("completion_tokens")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
+            let reported = body.get("usage").and_then(|u| {
+                let p = u.get("prompt_tokens").and_then(Value::as_u64);
+                let c = u.get("completion_tokens").and_then(Value::as_u64);
+                (p.is_some() || c.is_some()).then(|| (p.unwrap_or(0), c.unwrap_or(0)))
+            });
+            match reported {
+                Some((p, c)) => {
+                    usage.prompt_tokens = p;
+                    usage.completion_tokens = c;
+                }
+                // AG-2: a service that reports no usage is charged an estimate (4 characters a
+                // token) of what was sent and what came back, marked as estimated.
+                None => {
+                    usage.prompt_tokens = estimate_tokens(&payload.to_string());
+                    usage.completion_tokens = estimate_tokens(&body.to_string());
+                    usage.estimated = true;
+                }
             }
             let obj = body
                 .get("reply")

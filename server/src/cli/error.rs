@@ -19,6 +19,11 @@ pub enum CliError {
     Verify(String),
     #[error("{0}")]
     Embed(#[from] crate::embed::EmbedError),
+    /// A configuration that would expose the operator (see `refuse_open_spending`).
+    #[error("{0}")]
+    Unsafe(String),
+    #[error("{0}")]
+    Judge(String),
     #[error("{0}")]
     Outbound(#[from] crate::outbound::OutboundError),
 }

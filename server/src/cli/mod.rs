@@ -1,8 +1,9 @@
-//! The `consilium` command line: `serve` (the default), `bench` and `verify`.
+//! The `consilium` command line: `serve` (the default), `bench`, `judge` and `verify`.
 
 pub mod bench;
 mod bench_safety;
 mod error;
+pub mod judge;
 pub mod serve;
 pub mod verify;
 
@@ -32,6 +33,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run many debates in-process and print the orchestration overhead per agent turn.
     Bench(bench::BenchArgs),
+    /// Manage judges (SV-7): add, list, remove, rotate.
+    Judge(judge::JudgeArgs),
     /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
     /// Exits 0 only when both hold.
     Verify {
@@ -49,6 +52,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => bench::run(args).await,
+        Some(Command::Judge(args)) => judge::run(args).await,
         Some(Command::Verify { source, ca_cert }) => verify::run(&source, ca_cert.as_deref()).await,
     }
 }

@@ -9,6 +9,8 @@ use clap::Args;
 use leptos::prelude::LeptosOptions;
 
 use super::error::CliError;
+use crate::access::guard::HostPolicy;
+use crate::access::{token, Access, LimitConfig, Limits};
 use crate::agents::http::HttpConfig;
 use crate::agents::openai::OpenAiConfig;
 use crate::agents::remote::CallPolicy;
@@ -86,6 +88,50 @@ pub struct ServeArgs {
     /// [default: target/embedder/minilm-static.bin of this checkout]
     #[arg(long, env = "CONSILIUM_EMBEDDER")]
     pub embedder: Option<PathBuf>,
+    /// SV-7: when set, starting a debate needs `Authorization: Bearer <this token>` (or a
+    /// signed-in judge). Required when listening beyond loopback with a paid backend.
+    #[arg(long, env = "CONSILIUM_START_TOKEN", hide_env_values = true)]
+    pub start_token: Option<String>,
+    /// Listen beyond loopback with a paid backend and no start token anyway (anyone who can
+    /// reach the server may spend on it).
+    #[arg(long, env = "CONSILIUM_ALLOW_ANONYMOUS_START")]
+    pub allow_anonymous_start: bool,
+    /// Host names the server answers to (comma-separated; `*` for any). Default: loopback names
+    /// when bound to a loopback address, any otherwise. Other hosts get 421.
+    #[arg(long, env = "CONSILIUM_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Behind a reverse proxy: take the client address from the last `X-Forwarded-For` hop and
+    /// the scheme from `X-Forwarded-Proto`. Only when the proxy is the only way in.
+    #[arg(long, env = "CONSILIUM_TRUST_PROXY")]
+    pub trust_proxy: bool,
+    /// Mark session cookies `Secure` (the site is served over HTTPS).
+    #[arg(long, env = "CONSILIUM_SECURE_COOKIES")]
+    pub secure_cookies: bool,
+    /// How long a judge's browser session lasts, in hours.
+    #[arg(long, env = "CONSILIUM_SESSION_HOURS", default_value_t = 12)]
+    pub session_hours: u64,
+    /// The most debates running at once on this server.
+    #[arg(long, env = "CONSILIUM_MAX_DEBATES", default_value_t = LimitConfig::default().max_debates)]
+    pub max_debates: u32,
+    /// The most debates one client address may run at once.
+    #[arg(long, env = "CONSILIUM_MAX_DEBATES_PER_CLIENT", default_value_t = LimitConfig::default().max_debates_per_client)]
+    pub max_debates_per_client: u32,
+    /// The most live streams one client address may hold open.
+    #[arg(long, env = "CONSILIUM_MAX_STREAMS_PER_CLIENT", default_value_t = LimitConfig::default().max_streams_per_client)]
+    pub max_streams_per_client: u32,
+    /// Requests per second one client address may make, sustained.
+    #[arg(long, env = "CONSILIUM_RATE_LIMIT", default_value_t = LimitConfig::default().rate_per_s)]
+    pub rate_limit: u32,
+    /// Requests one client address may make in a burst above that rate.
+    #[arg(long, env = "CONSILIUM_RATE_BURST", default_value_t = LimitConfig::default().burst)]
+    pub rate_burst: u32,
+    /// Seconds a request (other than a live stream) may take before it is answered 503.
+    #[arg(long, env = "CONSILIUM_REQUEST_TIMEOUT_S", default_value_t = 30)]
+    pub request_timeout_s: u64,
+    /// Tokens all debates on remote backends may spend per UTC day (0: no limit); then new
+    /// remote debates get 429 until midnight UTC.
+    #[arg(long, env = "CONSILIUM_DAILY_TOKEN_BUDGET", default_value_t = LimitConfig::default().daily_tokens)]
+    pub daily_token_budget: u64,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
@@ -136,6 +182,12 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         )
         .init();
     let remote = remote(&args)?;
+    let start_token = args
+        .start_token
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    refuse_open_spending(&args, &remote, start_token.is_some())?;
     // The builtin agents recognise danger by meaning: without their embedder, refuse to start.
     crate::embed::init(args.embedder.as_deref())?;
     crate::agents::builtin::warm_up();
@@ -146,8 +198,27 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
             pace: Duration::from_millis(args.pace_ms),
             agent_timeout: Duration::from_secs(args.agent_timeout_s.max(1)),
             remote,
+            daily_tokens: args.daily_token_budget,
         },
     );
+    let limits = Limits::new(LimitConfig {
+        max_debates: args.max_debates.max(1),
+        max_debates_per_client: args.max_debates_per_client.max(1),
+        max_streams_per_client: args.max_streams_per_client.max(1),
+        rate_per_s: args.rate_limit.max(1),
+        burst: args.rate_burst.max(1),
+        request_timeout: Duration::from_secs(args.request_timeout_s.max(1)),
+        daily_tokens: args.daily_token_budget,
+    });
+    let access = Arc::new(Access {
+        store: engine.store.clone(),
+        start_token: start_token.map(token::hash),
+        session_ttl: Duration::from_secs(args.session_hours.clamp(1, 24 * 30) * 3600),
+        secure_cookies: args.secure_cookies,
+        trust_proxy: args.trust_proxy,
+        limits,
+    });
+    let hosts = Arc::new(HostPolicy::new(args.addr.ip(), &args.allowed_hosts));
     if let Some(o) = &engine.settings.remote.openai {
         tracing::info!("openai backend: model {} at {}", o.model, o.base_url);
     }
@@ -176,7 +247,13 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let app = router(AppState { engine, leptos });
+    let closing = engine.closing.clone();
+    let app = router(AppState {
+        engine,
+        leptos,
+        access,
+        hosts,
+    });
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .map_err(|error| CliError::Bind {
@@ -188,10 +265,79 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         "Consilium listening on http://{local} (database {})",
         crate::db::redact(&args.database_url)
     );
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(CliError::Serve)
+    let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: closing live streams");
+        closing.send_replace(true);
+        let _ = stopping_tx.send(());
+    });
+    // Shutdown is bounded: connections that do not finish within the grace period are dropped.
+    tokio::select! {
+        result = server => result.map_err(CliError::Serve),
+        () = async {
+            let _ = stopping.await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {
+            tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");
+            Ok(())
+        }
+    }
+}
+
+/// How long shutdown waits for open requests after the signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// SIGINT (Ctrl-C) or SIGTERM (service managers, containers).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Listening beyond loopback with a paid backend and nobody required to show a token would let
+/// any stranger spend the operator's money: refuse, and say how to fix it.
+fn refuse_open_spending(
+    args: &ServeArgs,
+    remote: &Remote,
+    has_token: bool,
+) -> Result<(), CliError> {
+    let paid: Vec<&str> = [
+        remote.openai.as_ref().map(|_| "openai"),
+        remote.http.as_ref().map(|_| "http"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if args.addr.ip().is_loopback() || paid.is_empty() || has_token || args.allow_anonymous_start {
+        return Ok(());
+    }
+    Err(CliError::Unsafe(format!(
+        "refusing to listen on {} with the {} backend and no start token: anyone who can reach \
+         this address could start debates on your account. Set CONSILIUM_START_TOKEN (or \
+         --start-token), listen on 127.0.0.1, or pass --allow-anonymous-start if that is what \
+         you want",
+        args.addr,
+        paid.join(" and ")
+    )))
 }

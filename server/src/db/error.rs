@@ -20,6 +20,8 @@ pub enum StoreError {
     UnsupportedUrl { scheme: String, url: String },
     #[error("debate {debate} has an unknown status '{status}' in the database")]
     UnknownStatus { debate: String, status: String },
+    #[error("no debate with id '{0}' to page from (the 'before' cursor)")]
+    UnknownCursor(String),
     #[error("stored event {seq} of debate {debate} is unreadable: {error}")]
     Corrupt {
         debate: String,

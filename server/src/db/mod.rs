@@ -70,6 +70,12 @@ macro_rules! insert_events {
     }};
 }
 
+mod access;
+mod list;
+
+pub use access::JudgeRow;
+pub use list::ListQuery;
+
 impl Store {
     /// Opens the database named by `url` and applies migrations: `sqlite:<path>` (the file is
     /// created if missing) or `postgres://…` / `postgresql://…`.
@@ -184,20 +190,6 @@ impl Store {
             }
         });
         Ok(())
-    }
-
-    /// Newest first.
-    pub async fn list(&self, limit: u32) -> Result<Vec<DebateSummary>, StoreError> {
-        let rows: Vec<SummaryRow> = on_pool!(self, pool => {
-            sqlx::query_as(
-                "SELECT id, query, protocol, status, decision, created_at FROM debates \
-                 ORDER BY created_at DESC, rowid DESC LIMIT $1",
-            )
-            .bind(i64::from(limit))
-            .fetch_all(pool)
-            .await?
-        });
-        rows.into_iter().map(summary).collect()
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<DebateDetail>, StoreError> {
@@ -400,7 +392,7 @@ mod tests {
     async fn sqlite_roundtrip_with_numbered_placeholders() {
         let store = Store::connect("sqlite::memory:").await.expect("memory db");
         let mut seq = crate::drive::Sequencer::new();
-        let first = vec![seq.stamp(EventBody::Interrupted { reason: "x".into() })];
+        let first = vec![seq.stamp(app::protocol::run::interruption("x".into()))];
         let row = NewDebate {
             id: "d1",
             query: "q",

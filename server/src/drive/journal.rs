@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use app::protocol::Event;
+use app::protocol::{Event, EventBody};
 
 use crate::db::{Store, StoreError};
 use crate::live::hub::Hub;
@@ -33,6 +33,18 @@ pub struct StoredJournal {
 impl Journal for StoredJournal {
     async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
         self.store.append(&self.id, &events).await?;
+        // What remote calls cost, toward the server's daily limit (once stored, counted once).
+        for e in &events {
+            if let EventBody::AgentCall(call) = &e.body {
+                let tokens = call.prompt_tokens.saturating_add(call.completion_tokens);
+                if tokens > 0 {
+                    let day = e.ts.get(..10).unwrap_or("unknown");
+                    if let Err(err) = self.store.add_spend(day, tokens).await {
+                        tracing::warn!(debate = %self.id, "could not count today's spending: {err}");
+                    }
+                }
+            }
+        }
         for event in events {
             self.hub.publish(&self.id, event);
         }

@@ -11,4 +11,14 @@ pub enum StartError {
     /// The request asks for an agent kind this server is not configured for.
     #[error("{0}")]
     Backend(String),
+    /// The server-wide daily token limit for remote backends is used up.
+    #[error(
+        "this server's daily limit of {limit} tokens for remote models is used up ({spent} spent \
+         today); it resets at 00:00 UTC, in {retry_after_s} s"
+    )]
+    DailyBudget {
+        spent: u64,
+        limit: u64,
+        retry_after_s: u64,
+    },
 }

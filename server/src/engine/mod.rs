@@ -5,15 +5,18 @@ mod error;
 pub mod registry;
 pub mod settings;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use app::api::ValidDebate;
 use app::protocol::{run, DebateRun, Start};
+use tokio::sync::oneshot;
 
 pub use error::StartError;
 pub use settings::{Remote, Settings, DEFAULT_TOKEN_BUDGET};
 
+use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
 use crate::drive::{drive, now_rfc3339, Sequencer, StoredJournal};
 use crate::live::hub::Hub;
@@ -24,6 +27,20 @@ pub struct Engine {
     pub store: Store,
     pub hub: Arc<Hub>,
     pub settings: Settings,
+    /// The debates this process runs, each with the way to stop it (SV-7: a judge's stop).
+    running: Arc<Mutex<HashMap<String, oneshot::Sender<String>>>>,
+    /// Set when the server shuts down: live streams end so shutdown is not held up by them.
+    pub closing: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+/// What a judge's stop did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    Now,
+    /// The debate already ended.
+    AlreadyOver,
+    /// Running, but in another server process (PostgreSQL): stop it there.
+    Elsewhere,
 }
 
 impl Engine {
@@ -32,14 +49,35 @@ impl Engine {
             store,
             hub: Arc::new(Hub::default()),
             settings,
+            running: Arc::default(),
+            closing: Arc::new(tokio::sync::watch::channel(false).0),
         }
     }
 
     /// Creates the debate (row and first events in one transaction) and runs it in the background.
-    pub async fn start(&self, req: ValidDebate) -> Result<String, StartError> {
+    /// `hold` (a limit's place) is kept until the debate ends, however it ends.
+    pub async fn start<H: Send + 'static>(
+        &self,
+        req: ValidDebate,
+        hold: H,
+    ) -> Result<String, StartError> {
         let seed = req.seed.unwrap_or_else(random_seed);
-        let machine = registry::machine_for(&req, seed)?;
         let agents = registry::agents_for(&self.settings, &req, seed)?;
+        self.start_with(req, seed, agents, hold).await
+    }
+
+    /// [`Engine::start`] with the agents given (tests give ones that misbehave).
+    async fn start_with<H: Send + 'static>(
+        &self,
+        req: ValidDebate,
+        seed: u64,
+        agents: Box<dyn Agent>,
+        hold: H,
+    ) -> Result<String, StartError> {
+        let machine = registry::machine_for(&req, seed)?;
+        if agents.backend() != "builtin" {
+            self.check_daily_budget().await?;
+        }
         let budget = req
             .token_budget
             .unwrap_or(self.settings.remote.token_budget);
@@ -67,28 +105,112 @@ impl Engine {
             created_at: &created_at,
         };
         self.store.create_debate(&row, &first).await?;
+        self.spawn_run(id.clone(), run, agents, seq, hold);
+        Ok(id)
+    }
+
+    /// Runs a created debate in the background until it ends: finished, out of budget, stopped
+    /// by a judge, unable to store its log, or panicked — every way ends the log (`interrupted`
+    /// when the machine could not write its own end) and closes the live streams.
+    fn spawn_run<H: Send + 'static>(
+        &self,
+        id: String,
+        mut run: DebateRun,
+        agents: Box<dyn Agent>,
+        mut seq: Sequencer,
+        hold: H,
+    ) {
         self.hub.open(&id);
+        let (stop_tx, stop_rx) = oneshot::channel::<String>();
+        self.lock_running().insert(id.clone(), stop_tx);
         let engine = self.clone();
-        let debate = id.clone();
         let timing = self.settings.timing(agents.backend());
-        tokio::spawn(async move {
+        let debate = id.clone();
+        let task = tokio::spawn(async move {
             let mut journal = StoredJournal {
                 id: debate.clone(),
                 store: engine.store.clone(),
                 hub: engine.hub.clone(),
             };
-            let result = drive(&mut run, &*agents, &mut journal, &mut seq, timing).await;
-            if let Err(e) = result {
-                tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
-                let reason = format!("the server could not store the debate: {e}");
-                if let Err(e) = engine.interrupt(&debate, reason).await {
-                    tracing::error!(debate = %debate, "could not mark the debate interrupted: {e}");
+            let driven = drive(&mut run, &*agents, &mut journal, &mut seq, timing);
+            tokio::select! {
+                result = driven => result.err().map(|e| {
+                    tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
+                    run::interruption(format!("the server could not store the debate: {e}"))
+                }),
+                Ok(judge) = stop_rx => {
+                    tracing::info!(debate = %debate, judge = %judge, "debate stopped by a judge");
+                    Some(run::stopped_by(&judge))
                 }
             }
-            // Viewers of the hub fall back to the database, which has the final event.
-            engine.hub.close(&debate);
         });
-        Ok(id)
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let _hold = hold;
+            let end = match task.await {
+                Ok(end) => end,
+                Err(e) => {
+                    tracing::error!(debate = %id, "the debate's task failed: {e}");
+                    Some(run::interruption(
+                        "the server hit an internal error while running this debate".into(),
+                    ))
+                }
+            };
+            if let Some(end) = end {
+                if let Err(e) = engine.end_log(&id, end).await {
+                    tracing::error!(debate = %id, "could not mark the debate interrupted: {e}");
+                }
+            }
+            engine.lock_running().remove(&id);
+            // Viewers of the hub fall back to the database, which has the final event.
+            engine.hub.close(&id);
+        });
+    }
+
+    /// SV-7: a judge stops a running debate; its log ends with an `interrupted` event that names
+    /// the judge.
+    pub async fn stop(&self, id: &str, judge: &str) -> Result<Stopped, StoreError> {
+        let stop = self.lock_running().remove(id);
+        if let Some(tx) = stop {
+            if tx.send(judge.to_owned()).is_ok() {
+                // Wait (bounded) for the log to end, so the caller reads a stopped debate.
+                for _ in 0..100 {
+                    if self.store.status(id).await?.is_some_and(|s| s.is_over()) {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                return Ok(Stopped::Now);
+            }
+        }
+        Ok(match self.store.status(id).await? {
+            Some(s) if !s.is_over() => Stopped::Elsewhere,
+            _ => Stopped::AlreadyOver,
+        })
+    }
+
+    /// With a daily limit set, refuses a remote debate once today's spending reached it.
+    async fn check_daily_budget(&self) -> Result<(), StartError> {
+        let limit = self.settings.daily_tokens;
+        if limit == 0 {
+            return Ok(());
+        }
+        let now = now_rfc3339();
+        let spent = self.store.spent(&now[..10]).await?;
+        if spent < limit {
+            return Ok(());
+        }
+        Err(StartError::DailyBudget {
+            spent,
+            limit,
+            retry_after_s: seconds_to_utc_midnight(),
+        })
+    }
+
+    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<String>>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// SV-5: debates that were running when their server stopped are marked `interrupted`, with
@@ -100,7 +222,7 @@ impl Engine {
         let mut interrupted = 0;
         for id in self.store.orphans().await? {
             let reason = "the server running this debate stopped before it finished";
-            if self.interrupt(&id, reason.into()).await? {
+            if self.end_log(&id, run::interruption(reason.into())).await? {
                 interrupted += 1;
             }
         }
@@ -111,13 +233,13 @@ impl Engine {
     /// (not to whatever a failed batch had stamped). Returns `false` when the log already ended,
     /// or when another writer appended first (another process recovering it at the same moment):
     /// the primary key on `(debate, seq)` keeps one chain either way.
-    async fn interrupt(&self, id: &str, reason: String) -> Result<bool, StoreError> {
+    async fn end_log(&self, id: &str, end: app::protocol::EventBody) -> Result<bool, StoreError> {
         let last = self.store.last_event(id).await?;
         if last.as_ref().is_some_and(|e| e.body.is_terminal()) {
             return Ok(false);
         }
         let mut seq = last.as_ref().map_or_else(Sequencer::new, Sequencer::after);
-        let event = seq.stamp(run::interruption(reason));
+        let event = seq.stamp(end);
         match self.store.append(id, &[event]).await {
             Ok(()) => Ok(true),
             Err(e) if e.is_conflict() => {
@@ -153,6 +275,14 @@ fn new_id() -> String {
     s
 }
 
+fn seconds_to_utc_midnight() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    86_400 - now % 86_400
+}
+
 fn random_seed() -> u64 {
     let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
     (hi ^ lo) % 1_000_000
@@ -162,6 +292,76 @@ fn random_seed() -> u64 {
 mod tests {
     use super::*;
     use app::protocol::EventBody;
+
+    /// An agent that panics (a bug) — the debate must still end, and say so.
+    struct Panicking;
+
+    impl Agent for Panicking {
+        fn respond<'a>(
+            &'a self,
+            _req: &'a app::protocol::AgentRequest,
+        ) -> futures::future::BoxFuture<'a, crate::agents::Answer> {
+            panic!("a bug in an agent")
+        }
+
+        fn backend(&self) -> &'static str {
+            "builtin"
+        }
+    }
+
+    /// Issue 19, item 4: a panicking debate ends `interrupted`, its hub closes (live viewers stop
+    /// waiting) and its limit place is given back.
+    #[tokio::test]
+    async fn a_panicking_debate_ends_interrupted_and_closes_its_streams() {
+        let store = Store::connect("sqlite::memory:").await.expect("store");
+        let engine = Engine::new(store.clone(), Settings::default());
+        let req = app::api::CreateDebate {
+            query: "Should we ship tonight?".into(),
+            ..Default::default()
+        }
+        .validate()
+        .expect("valid");
+        let place = std::sync::Arc::new(());
+        let id = engine
+            .start_with(req, 1, Box::new(Panicking), place.clone())
+            .await
+            .expect("start");
+        let mut live = engine.hub.subscribe(&id).expect("live while running");
+        for _ in 0..200 {
+            if store
+                .status(&id)
+                .await
+                .expect("status")
+                .is_some_and(|s| s.is_over())
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let log = store.events_after(&id, 0).await.expect("log");
+        let last = log.last().expect("events");
+        assert!(
+            matches!(&last.body, EventBody::Interrupted { reason, by: None } if reason.contains("internal error")),
+            "{last:?}"
+        );
+        assert_eq!(app::protocol::chain::verify_chain(&log), Ok(log.len()));
+        // The hub closed: a live viewer's channel ends instead of waiting forever.
+        let closed = tokio::time::timeout(Duration::from_secs(2), async {
+            loop {
+                if let Err(tokio::sync::broadcast::error::RecvError::Closed) = live.recv().await {
+                    return;
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "the live channel closed");
+        assert!(engine.hub.subscribe(&id).is_none());
+        assert_eq!(
+            std::sync::Arc::strong_count(&place),
+            1,
+            "the place was given back"
+        );
+    }
 
     /// A failed batch advanced the sequencer past events that were never stored: the
     /// `interrupted` event must chain to the last *stored* event, and be written once.
@@ -191,10 +391,13 @@ mod tests {
             round: 1,
         });
         assert!(engine
-            .interrupt("d", "boom".into())
+            .end_log("d", run::interruption("boom".into()))
             .await
             .expect("interrupt"));
-        assert!(!engine.interrupt("d", "again".into()).await.expect("second"));
+        assert!(!engine
+            .end_log("d", run::interruption("again".into()))
+            .await
+            .expect("second"));
         let log = store.events_after("d", 0).await.expect("log");
         assert_eq!(log.len(), 2);
         assert_eq!(log[1].body.kind(), "interrupted");

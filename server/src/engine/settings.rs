@@ -16,6 +16,8 @@ pub struct Settings {
     /// bounded by their [`CallPolicy`] instead.
     pub agent_timeout: Duration,
     pub remote: Remote,
+    /// Tokens every remote debate together may spend per UTC day; 0: no daily limit.
+    pub daily_tokens: u64,
 }
 
 impl Settings {
@@ -39,6 +41,7 @@ impl Default for Settings {
             pace: Duration::ZERO,
             agent_timeout: Duration::from_secs(30),
             remote: Remote::default(),
+            daily_tokens: 0,
         }
     }
 }

@@ -1,32 +1,107 @@
 //! The JSON API over debates: start one, list them, read one, export its log (SV-2, SV-6).
 
 use app::api::{CreateDebate, Created, DebateDetail, DebateSummary};
-use axum::extract::rejection::JsonRejection;
-use axum::extract::State;
+use app::protocol::DebateStatus;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
+use serde::Deserialize;
 
 use super::error::AppError;
 use super::extract::{json_object, not_found, DebateId};
+use crate::access::client::ClientAddr;
+use crate::access::{Caller, SharedAccess};
+use crate::db::ListQuery;
 use crate::engine::Engine;
 
+/// SV-7: with a start token set, only the operator and judges start debates; every start takes a
+/// place among the running debates (server-wide and per client address).
 pub async fn create_debate(
     State(engine): State<Engine>,
+    State(access): State<SharedAccess>,
+    Caller(who): Caller,
+    ClientAddr(client): ClientAddr,
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<impl IntoResponse, AppError> {
+    access.may_start(&who)?;
     let body: CreateDebate = json_object(body?.0)?;
     let valid = body
         .validate()
         .map_err(|e| AppError::BadRequest(e.to_string()))?;
-    let id = engine.start(valid).await?;
+    let place = access.limits.debate(client)?;
+    let id = engine.start(valid, place).await?;
     Ok((StatusCode::CREATED, Json(Created { id })))
 }
 
+/// `GET /api/debates?limit=&before=&protocol=&status=&decision=&q=`: newest first, a page at a
+/// time (`before` is the last id of the previous page).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    limit: Option<u32>,
+    before: Option<String>,
+    protocol: Option<String>,
+    status: Option<String>,
+    decision: Option<String>,
+    q: Option<String>,
+}
+
+/// The most debates one page holds, and the page size when `limit` is not given.
+pub const MAX_PAGE: u32 = 200;
+pub const DEFAULT_PAGE: u32 = 50;
+
 pub async fn list_debates(
     State(engine): State<Engine>,
+    params: Result<Query<ListParams>, QueryRejection>,
 ) -> Result<Json<Vec<DebateSummary>>, AppError> {
-    Ok(Json(engine.store.list(200).await?))
+    let Query(p) = params
+        .map_err(|e| AppError::BadRequest(format!("invalid query string: {}", e.body_text())))?;
+    Ok(Json(engine.store.list(&list_query(p)?).await?))
+}
+
+fn list_query(p: ListParams) -> Result<ListQuery, AppError> {
+    let limit = p.limit.unwrap_or(DEFAULT_PAGE);
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(AppError::BadRequest(format!(
+            "limit must be from 1 to {MAX_PAGE}, got {limit}"
+        )));
+    }
+    let text = |name: &str, v: Option<String>| -> Result<Option<String>, AppError> {
+        match v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()) {
+            Some(s) if s.chars().count() > 200 => Err(AppError::BadRequest(format!(
+                "{name} is longer than 200 characters"
+            ))),
+            other => Ok(other),
+        }
+    };
+    let status = text("status", p.status)?;
+    if let Some(s) = &status {
+        if DebateStatus::parse(s).is_none() {
+            return Err(AppError::BadRequest(format!(
+                "status must be running, finished, interrupted or budget_exhausted, got '{}'",
+                s.chars().take(40).collect::<String>()
+            )));
+        }
+    }
+    let before = text("before", p.before)?;
+    if let Some(b) = &before {
+        if !app::api::is_debate_id(b) {
+            return Err(AppError::BadRequest(format!(
+                "before must be a debate id, got '{}'",
+                b.chars().take(40).collect::<String>()
+            )));
+        }
+    }
+    Ok(ListQuery {
+        limit,
+        before,
+        protocol: text("protocol", p.protocol)?,
+        status,
+        decision: text("decision", p.decision)?.map(|d| d.to_ascii_uppercase()),
+        search: text("q", p.q)?,
+    })
 }
 
 pub async fn get_debate(

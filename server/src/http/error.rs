@@ -1,7 +1,7 @@
 //! One mapping from failures to HTTP: always a JSON `{"error": "..."}` naming the problem (SV-6).
 
 use app::api::ErrorBody;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -17,6 +17,23 @@ pub enum AppError {
     PayloadTooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// No credentials, or ones that match nobody (401, with `WWW-Authenticate: Bearer`).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Known, but not allowed (403); also a refused cross-site request.
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    Conflict(String),
+    /// A `Host` this server does not answer to (421).
+    #[error("{0}")]
+    MisdirectedRequest(String),
+    /// A limit was reached (429, with `Retry-After`).
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after_s: u64 },
+    /// Busy or too slow (503, with `Retry-After`).
+    #[error("{message}")]
+    Unavailable { message: String, retry_after_s: u64 },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -29,6 +46,12 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -44,13 +67,37 @@ impl IntoResponse for AppError {
             }
             other => other.to_string(),
         };
-        (status, Json(ErrorBody { error })).into_response()
+        let mut response = (status, Json(ErrorBody { error })).into_response();
+        let h = response.headers_mut();
+        match &self {
+            AppError::Unauthorized(_) => {
+                h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            AppError::TooManyRequests { retry_after_s, .. }
+            | AppError::Unavailable { retry_after_s, .. } => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_s));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+impl From<crate::access::limits::Refusal> for AppError {
+    fn from(r: crate::access::limits::Refusal) -> Self {
+        AppError::TooManyRequests {
+            message: r.message,
+            retry_after_s: r.retry_after_s,
+        }
     }
 }
 
 impl From<crate::db::StoreError> for AppError {
     fn from(e: crate::db::StoreError) -> Self {
-        AppError::Internal(e.to_string())
+        match e {
+            crate::db::StoreError::UnknownCursor(_) => AppError::BadRequest(e.to_string()),
+            e => AppError::Internal(e.to_string()),
+        }
     }
 }
 
@@ -60,6 +107,12 @@ impl From<crate::engine::StartError> for AppError {
             crate::engine::StartError::Protocol(p) => AppError::BadRequest(p.to_string()),
             crate::engine::StartError::Store(s) => s.into(),
             crate::engine::StartError::Backend(b) => AppError::BadRequest(b),
+            e @ crate::engine::StartError::DailyBudget { retry_after_s, .. } => {
+                AppError::TooManyRequests {
+                    message: e.to_string(),
+                    retry_after_s,
+                }
+            }
         }
     }
 }

@@ -4,4 +4,5 @@
 pub mod debates;
 pub mod error;
 pub mod extract;
+pub mod judge;
 pub mod ui_service;

@@ -1,18 +1,44 @@
-//! The server side of the UI's server functions.
+//! The server side of the UI's server functions, under the same access rules and limits as the
+//! JSON API (one way in): a start is refused without the start token or a judge when one is
+//! required, counts against the running-debate limits, and a cookie-authenticated start must
+//! come from this site.
 
-use app::api::{CreateDebate, DebateDetail, DebateService, DebateSummary};
+use app::api::{CreateDebate, DebateDetail, DebateService, DebateSummary, HOME_PAGE_SIZE};
+use axum::http::request::Parts;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
+use crate::access::{client, Principal, SharedAccess};
+use crate::db::ListQuery;
 use crate::engine::Engine;
 
 pub struct UiService {
     pub engine: Engine,
+    pub access: SharedAccess,
 }
 
 impl DebateService for UiService {
-    fn list(&self) -> BoxFuture<'_, Result<Vec<DebateSummary>, String>> {
-        async move { self.engine.store.list(50).await.map_err(|e| e.to_string()) }.boxed()
+    fn list(
+        &self,
+        before: Option<String>,
+        search: Option<String>,
+    ) -> BoxFuture<'_, Result<Vec<DebateSummary>, String>> {
+        async move {
+            let query = ListQuery {
+                limit: HOME_PAGE_SIZE,
+                before: before.filter(|b| app::api::is_debate_id(b)),
+                search: search
+                    .map(|s| s.trim().chars().take(200).collect::<String>())
+                    .filter(|s| !s.is_empty()),
+                ..ListQuery::default()
+            };
+            self.engine
+                .store
+                .list(&query)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
     }
 
     fn get(&self, id: String) -> BoxFuture<'_, Result<Option<DebateDetail>, String>> {
@@ -25,10 +51,60 @@ impl DebateService for UiService {
         .boxed()
     }
 
-    fn start(&self, request: CreateDebate) -> BoxFuture<'_, Result<String, String>> {
+    fn start(&self, request: CreateDebate, head: Parts) -> BoxFuture<'_, Result<String, String>> {
         async move {
+            let who = self
+                .access
+                .authenticate(&head.headers)
+                .await
+                .map_err(|e| e.to_string())?;
+            if matches!(
+                who,
+                Principal::Person {
+                    via_cookie: true,
+                    ..
+                }
+            ) && !crate::access::guard::same_origin(&head.headers)
+            {
+                return Err("a signed-in change must come from this site's own pages".into());
+            }
+            let ip = client::address(&head.extensions, &head.headers, self.access.trust_proxy);
+            self.access.may_start(&who).map_err(|e| e.to_string())?;
             let valid = request.validate().map_err(|e| e.to_string())?;
-            self.engine.start(valid).await.map_err(|e| e.to_string())
+            let place = self
+                .access
+                .admit_start(&who, ip)
+                .map_err(|e| e.to_string())?;
+            self.engine
+                .start(valid, place)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn stop(&self, id: String, head: Parts) -> BoxFuture<'_, Result<(), String>> {
+        async move {
+            let who = self
+                .access
+                .authenticate(&head.headers)
+                .await
+                .map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who, &head).map_err(|e| e.to_string())?;
+            crate::http::judge::stop_as(&self.engine, &judge, &id)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn whoami(&self, head: Parts) -> BoxFuture<'_, Option<(String, String)>> {
+        async move {
+            match self.access.authenticate(&head.headers).await {
+                Ok(Principal::Person { name, role, .. }) => Some((name, role.as_str().to_owned())),
+                _ => None,
+            }
         }
         .boxed()
     }

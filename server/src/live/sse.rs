@@ -14,6 +14,8 @@ use futures::Stream;
 use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use crate::access::client::ClientAddr;
+use crate::access::SharedAccess;
 use crate::engine::Engine;
 use crate::http::error::AppError;
 use crate::http::extract::{not_found, DebateId};
@@ -28,11 +30,15 @@ const SAFETY_POLL: Duration = Duration::from_secs(2);
 
 pub async fn handler(
     State(engine): State<Engine>,
+    State(access): State<SharedAccess>,
+    ClientAddr(client): ClientAddr,
     DebateId(id): DebateId,
     headers: HeaderMap,
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<EventStream, AppError> {
     let after = resume_cursor(&headers, &parse_query(query)?)?;
+    // One place among this address's open streams, given back when the stream is dropped.
+    let place = access.limits.stream(client)?;
     // Subscribe before reading the backlog: whatever is appended in between arrives live (from
     // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
     let live = engine.hub.subscribe(&id);
@@ -117,6 +123,15 @@ pub async fn handler(
                 }
             }
         }
+    });
+    let mut closing = engine.closing.subscribe();
+    let stream = futures::StreamExt::map(stream, move |e| {
+        let _held = &place;
+        e
+    });
+    // Shutdown ends the stream (the client reconnects to whichever server is up next).
+    let stream = futures::StreamExt::take_until(stream, async move {
+        let _ = closing.wait_for(|c| *c).await;
     });
     Ok(sse_response(stream))
 }

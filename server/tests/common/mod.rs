@@ -141,6 +141,8 @@ pub struct Server {
     child: Child,
     pub base: String,
     pub db: TestDb,
+    /// Every line the server logged after it started listening.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// A server process that was spawned and has not yet said where it listens.
@@ -176,6 +178,9 @@ impl Server {
             "CONSILIUM_HTTP_AGENT_URL",
             "CONSILIUM_TOKEN_BUDGET",
             "CONSILIUM_CA_CERT",
+            "CONSILIUM_START_TOKEN",
+            "CONSILIUM_ALLOWED_HOSTS",
+            "CONSILIUM_DAILY_TOKEN_BUDGET",
         ] {
             command.env_remove(var);
         }
@@ -204,6 +209,17 @@ impl Server {
         format!("{}{}", self.base, path)
     }
 
+    /// What the server has logged so far (after it started listening).
+    pub fn log(&self) -> String {
+        self.log.lock().map(|l| l.join("\n")).unwrap_or_default()
+    }
+
+    /// `consilium <args…>` against this server's database (e.g. `judge add ada`): success and
+    /// stdout + stderr.
+    pub fn cli(&self, args: &[&str]) -> (bool, String) {
+        cli_on(&self.db, args)
+    }
+
     /// SIGKILL: no chance to clean up.
     pub fn kill(mut self) {
         let _ = self.child.kill();
@@ -230,13 +246,23 @@ impl Starting {
                 break rest.split_whitespace().next().expect("address").to_owned();
             }
         };
-        // Keep draining the log so the server never blocks on a full pipe.
+        // Keep draining the log so the server never blocks on a full pipe, and keep it for
+        // tests that check what it says (or must never say).
         let lines = self.lines;
-        std::thread::spawn(move || for _ in lines {});
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if let Ok(mut l) = kept.lock() {
+                    l.push(line);
+                }
+            }
+        });
         Server {
             child: self.child,
             base,
             db: self.db,
+            log,
         }
     }
 }
@@ -393,6 +419,33 @@ pub async fn read_sse(
 /// `consilium verify <source>`: whether it succeeded, and what it printed.
 pub fn verify(source: &str) -> (bool, String) {
     verify_with(&[source])
+}
+
+/// `consilium <args…>` with `DATABASE_URL` set to `db`.
+pub fn cli_on(db: &TestDb, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
+        .args(args)
+        .env("DATABASE_URL", &db.url)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run consilium");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// `consilium judge add NAME [--role viewer]`: the token it printed once.
+pub fn add_judge(db: &TestDb, name: &str, role: &str) -> String {
+    let (ok, out) = cli_on(db, &["judge", "add", name, "--role", role]);
+    assert!(ok, "judge add: {out}");
+    out.lines()
+        .find(|l| l.starts_with("cj_"))
+        .unwrap_or_else(|| panic!("no token in: {out}"))
+        .trim()
+        .to_owned()
 }
 
 /// `consilium verify <args…>` (a source and options such as `--ca-cert FILE`).

@@ -226,7 +226,7 @@ impl DebateView {
                 self.thinking.clear();
                 self.decision = Some(outcome.clone());
             }
-            EventBody::Interrupted { reason } => {
+            EventBody::Interrupted { reason, .. } => {
                 self.thinking.clear();
                 self.interrupted = Some(reason.clone());
             }

@@ -106,7 +106,7 @@ fn every_event_kind_survives_the_wire() {
         Event::new(
             99,
             "2026-01-01T00:00:00.000Z".into(),
-            EventBody::Interrupted { reason: "x".into() },
+            crate::protocol::run::interruption("x".into()),
         ),
         crate::protocol::chain::GENESIS,
     ));
@@ -173,9 +173,7 @@ fn interrupted_debates_stop_thinking() {
     events.push(Event::new(
         11,
         String::new(),
-        EventBody::Interrupted {
-            reason: "restart".into(),
-        },
+        crate::protocol::run::interruption("restart".into()),
     ));
     let view = DebateView::from_events(&events);
     assert_eq!(view.status(), DebateStatus::Interrupted);

@@ -1,0 +1,212 @@
+//! Abuse limits with clear answers (issue 12): running debates (server-wide and per client
+//! address) and open live streams per address. A taken place is a [`Slot`]; dropping it gives the
+//! place back, so a debate that ends any way — finished, interrupted, panicked — frees it.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The limits' settings (see `consilium serve --help` and the README's "Deploying").
+#[derive(Clone, Debug)]
+pub struct LimitConfig {
+    pub max_debates: u32,
+    pub max_debates_per_client: u32,
+    pub max_streams_per_client: u32,
+    /// Requests per second each address may make, sustained.
+    pub rate_per_s: u32,
+    /// Requests an address may make in a burst above the rate.
+    pub burst: u32,
+    /// The longest a non-streaming request may take before it is answered 503.
+    pub request_timeout: Duration,
+    /// Tokens all remote debates together may spend per UTC day; 0: no daily limit.
+    pub daily_tokens: u64,
+}
+
+impl Default for LimitConfig {
+    fn default() -> Self {
+        LimitConfig {
+            max_debates: 64,
+            max_debates_per_client: 8,
+            max_streams_per_client: 64,
+            rate_per_s: 20,
+            burst: 200,
+            request_timeout: Duration::from_secs(30),
+            daily_tokens: 2_000_000,
+        }
+    }
+}
+
+/// Why a place was refused: the message for the JSON error, and when to try again.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub message: String,
+    pub retry_after_s: u64,
+}
+
+#[derive(Default)]
+struct Counts {
+    total: u32,
+    by_client: HashMap<IpAddr, u32>,
+}
+
+impl Counts {
+    fn take(&mut self, ip: IpAddr) {
+        self.total += 1;
+        *self.by_client.entry(ip).or_default() += 1;
+    }
+
+    fn give_back(&mut self, ip: IpAddr) {
+        self.total = self.total.saturating_sub(1);
+        if let Some(n) = self.by_client.get_mut(&ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.by_client.remove(&ip);
+            }
+        }
+    }
+
+    fn of(&self, ip: IpAddr) -> u32 {
+        self.by_client.get(&ip).copied().unwrap_or(0)
+    }
+}
+
+pub struct Limits {
+    pub config: LimitConfig,
+    debates: Mutex<Counts>,
+    streams: Mutex<Counts>,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Debate,
+    Stream,
+}
+
+/// A running debate's or an open stream's place; given back when dropped.
+pub struct Slot {
+    limits: Arc<Limits>,
+    ip: IpAddr,
+    kind: Kind,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.limits.counts(self.kind).give_back(self.ip);
+    }
+}
+
+impl Limits {
+    pub fn new(config: LimitConfig) -> Arc<Limits> {
+        Arc::new(Limits {
+            config,
+            debates: Mutex::default(),
+            streams: Mutex::default(),
+        })
+    }
+
+    fn counts(&self, kind: Kind) -> std::sync::MutexGuard<'_, Counts> {
+        let m = match kind {
+            Kind::Debate => &self.debates,
+            Kind::Stream => &self.streams,
+        };
+        // A panic elsewhere cannot leave a count half-updated: recover the guard.
+        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A place for one more running debate started by `ip`.
+    pub fn debate(self: &Arc<Self>, ip: IpAddr) -> Result<Slot, Refusal> {
+        let mut counts = self.counts(Kind::Debate);
+        let c = &self.config;
+        if counts.total >= c.max_debates {
+            return Err(Refusal {
+                message: format!(
+                    "the server is running its maximum of {} debates; try again when one finishes",
+                    c.max_debates
+                ),
+                retry_after_s: 10,
+            });
+        }
+        if counts.of(ip) >= c.max_debates_per_client {
+            return Err(Refusal {
+                message: format!(
+                    "you have {} debates running, the most one address may run at once; \
+                     try again when one finishes",
+                    c.max_debates_per_client
+                ),
+                retry_after_s: 10,
+            });
+        }
+        counts.take(ip);
+        Ok(Slot {
+            limits: self.clone(),
+            ip,
+            kind: Kind::Debate,
+        })
+    }
+
+    /// A place for one more live stream opened by `ip`.
+    pub fn stream(self: &Arc<Self>, ip: IpAddr) -> Result<Slot, Refusal> {
+        let mut counts = self.counts(Kind::Stream);
+        let max = self.config.max_streams_per_client;
+        if counts.of(ip) >= max {
+            return Err(Refusal {
+                message: format!(
+                    "you have {max} live streams open, the most one address may open; \
+                     close a page and try again"
+                ),
+                retry_after_s: 5,
+            });
+        }
+        counts.take(ip);
+        Ok(Slot {
+            limits: self.clone(),
+            ip,
+            kind: Kind::Stream,
+        })
+    }
+
+    /// How many debates `ip` is running (tests, diagnostics).
+    pub fn debates_of(&self, ip: IpAddr) -> u32 {
+        self.counts(Kind::Debate).of(ip)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(last: u8) -> IpAddr {
+        IpAddr::from([127, 0, 0, last])
+    }
+
+    #[test]
+    fn places_are_counted_per_address_and_given_back() {
+        let limits = Limits::new(LimitConfig {
+            max_debates: 3,
+            max_debates_per_client: 2,
+            max_streams_per_client: 1,
+            ..LimitConfig::default()
+        });
+        let a1 = limits.debate(ip(1)).expect("a1");
+        let _a2 = limits.debate(ip(1)).expect("a2");
+        let refused = limits.debate(ip(1)).err().expect("a3 refused");
+        assert!(
+            refused.message.contains("2 debates running"),
+            "{}",
+            refused.message
+        );
+        let _b1 = limits.debate(ip(2)).expect("another address still starts");
+        let full = limits.debate(ip(3)).err().expect("server full");
+        assert!(full.message.contains("maximum of 3"), "{}", full.message);
+        drop(a1);
+        assert_eq!(limits.debates_of(ip(1)), 1);
+        let _c1 = limits.debate(ip(3)).expect("a place was given back");
+
+        let s = limits.stream(ip(1)).expect("stream");
+        assert!(limits.stream(ip(1)).is_err());
+        assert!(limits.stream(ip(2)).is_ok());
+        drop(s);
+        assert!(limits.stream(ip(1)).is_ok());
+    }
+}

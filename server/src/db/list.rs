@@ -1,0 +1,135 @@
+//! Finding old debates: newest first, a page at a time (`before` is the last id of the previous
+//! page), filtered by protocol, status and decision, searched by query text.
+
+use app::api::DebateSummary;
+
+use super::{summary, Db, Store, StoreError, SummaryRow};
+
+/// One page of `GET /api/debates`.
+#[derive(Clone, Debug, Default)]
+pub struct ListQuery {
+    pub limit: u32,
+    /// The id of the last debate on the previous page; this page starts after it.
+    pub before: Option<String>,
+    pub protocol: Option<String>,
+    pub status: Option<String>,
+    pub decision: Option<String>,
+    /// Words the query text contains (case-insensitive for ASCII letters).
+    pub search: Option<String>,
+}
+
+impl Store {
+    /// Newest first (ties broken by insertion order).
+    pub async fn list(&self, q: &ListQuery) -> Result<Vec<DebateSummary>, StoreError> {
+        if let Some(before) = &q.before {
+            if !self.exists(before).await? {
+                return Err(StoreError::UnknownCursor(before.chars().take(64).collect()));
+            }
+        }
+        let pattern = q.search.as_deref().map(like_pattern);
+        let rows: Vec<SummaryRow> = on_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT id, query, protocol, status, decision, created_at FROM debates \
+                 WHERE ($1 IS NULL OR protocol = $1) \
+                   AND ($2 IS NULL OR status = $2) \
+                   AND ($3 IS NULL OR decision = $3) \
+                   AND ($4 IS NULL OR lower(query) LIKE $4 ESCAPE '\\') \
+                   AND ($5 IS NULL OR (created_at, rowid) < \
+                        (SELECT created_at, rowid FROM debates WHERE id = $5)) \
+                 ORDER BY created_at DESC, rowid DESC LIMIT $6",
+            )
+            .bind(q.protocol.as_deref())
+            .bind(q.status.as_deref())
+            .bind(q.decision.as_deref())
+            .bind(pattern.as_deref())
+            .bind(q.before.as_deref())
+            .bind(i64::from(q.limit))
+            .fetch_all(pool)
+            .await?
+        });
+        rows.into_iter().map(summary).collect()
+    }
+}
+
+/// `%text%` with LIKE's wildcards escaped, lower-cased like the column it is compared with.
+fn like_pattern(text: &str) -> String {
+    let mut p = String::from("%");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::NewDebate;
+
+    #[test]
+    fn like_wildcards_are_literal() {
+        assert_eq!(like_pattern("50%_A\\"), "%50\\%\\_a\\\\%");
+    }
+
+    #[tokio::test]
+    async fn pages_filters_and_search() {
+        let store = Store::connect("sqlite::memory:").await.expect("db");
+        for (i, (query, protocol)) in [
+            ("Ship the tax engine?", "s4"),
+            ("Buy ACME shares?", "round_robin"),
+            ("ship on friday?", "s4"),
+            ("100% sure?", "s4"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let id = format!("d{i}");
+            let row = NewDebate {
+                id: &id,
+                query,
+                protocol,
+                seed: 1,
+                created_at: "2026-01-01T00:00:00.000Z",
+            };
+            store.create_debate(&row, &[]).await.expect("create");
+        }
+        let ids = |v: Vec<DebateSummary>| v.into_iter().map(|d| d.id).collect::<Vec<_>>();
+        let page = |before: Option<&str>| ListQuery {
+            limit: 2,
+            before: before.map(str::to_owned),
+            ..ListQuery::default()
+        };
+        assert_eq!(
+            ids(store.list(&page(None)).await.expect("p1")),
+            ["d3", "d2"]
+        );
+        assert_eq!(
+            ids(store.list(&page(Some("d2"))).await.expect("p2")),
+            ["d1", "d0"]
+        );
+        assert!(store.list(&page(Some("d0"))).await.expect("end").is_empty());
+        let err = store.list(&page(Some("nope"))).await.expect_err("cursor");
+        assert!(err.to_string().contains("nope"), "{err}");
+
+        let search = |s: &str| ListQuery {
+            limit: 10,
+            search: Some(s.into()),
+            ..ListQuery::default()
+        };
+        assert_eq!(
+            ids(store.list(&search("SHIP")).await.expect("s")),
+            ["d2", "d0"]
+        );
+        assert_eq!(ids(store.list(&search("%")).await.expect("s")), ["d3"]);
+        let rr = ListQuery {
+            limit: 10,
+            protocol: Some("round_robin".into()),
+            status: Some("running".into()),
+            ..ListQuery::default()
+        };
+        assert_eq!(ids(store.list(&rr).await.expect("rr")), ["d1"]);
+    }
+}

@@ -1,0 +1,189 @@
+//! SV-7 over HTTP: who am I, signing in and out of the browser session, and the judge's first
+//! action — stopping a running debate (the judge's name goes into the log).
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::error::AppError;
+use super::extract::{not_found, DebateId};
+use crate::access::{session, token, Caller, Judge, Principal, SharedAccess};
+use crate::engine::{Engine, Stopped};
+
+#[derive(Serialize)]
+pub struct Me {
+    pub name: String,
+    pub role: &'static str,
+}
+
+/// `GET /api/judge/me`: 401 without credentials; the name and role of a judge's token or session.
+pub async fn me(Caller(who): Caller) -> Result<Json<Me>, AppError> {
+    match who {
+        Principal::Person { name, role, .. } => Ok(Json(Me {
+            name,
+            role: role.as_str(),
+        })),
+        Principal::Operator => Err(AppError::Forbidden(
+            "the start token belongs to the operator, not to a judge".into(),
+        )),
+        Principal::Anonymous => Err(AppError::Unauthorized(
+            "not signed in: send 'Authorization: Bearer <token>' or sign in at /judge/sign-in"
+                .into(),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct SignIn {
+    token: String,
+}
+
+/// `POST /api/judge/sign-in` with the token as a form field (the sign-in page) or JSON
+/// `{"token": …}`: a session cookie. The form is answered with a redirect back to the page (with
+/// `?error=` when the token is wrong), JSON with the judge or a 401.
+pub async fn sign_in(
+    State(access): State<SharedAccess>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, AppError> {
+    let is_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|c| c.to_str().ok())
+        .is_some_and(|c| c.starts_with("application/x-www-form-urlencoded"));
+    // A sign-in is a state change by a browser: it must come from this site (login CSRF).
+    if headers.contains_key(header::ORIGIN) && !crate::access::guard::same_origin(&headers) {
+        return Err(AppError::Forbidden("cross-site sign-in refused".into()));
+    }
+    let token = if is_form {
+        serde_urlencoded::from_bytes::<SignIn>(&body)
+            .ok()
+            .map(|s| s.token)
+    } else {
+        serde_json::from_slice::<SignIn>(&body)
+            .ok()
+            .map(|s| s.token)
+    }
+    .ok_or_else(|| AppError::BadRequest("expected a 'token' field".into()))?;
+    let who = {
+        let mut h = HeaderMap::new();
+        let value = format!("Bearer {}", token.trim());
+        match header::HeaderValue::from_str(&value) {
+            Ok(v) => {
+                h.insert(header::AUTHORIZATION, v);
+                access.authenticate(&h).await
+            }
+            Err(_) => Err(AppError::Unauthorized(
+                "unknown, rotated or removed token".into(),
+            )),
+        }
+    };
+    let (name, role) = match who {
+        Ok(Principal::Person { name, role, .. }) => (name, role),
+        Ok(_) | Err(AppError::Unauthorized(_)) => {
+            return Ok(if is_form {
+                Redirect::to("/judge/sign-in?error=token").into_response()
+            } else {
+                AppError::Unauthorized("unknown, rotated or removed token".into()).into_response()
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let id = token::new_secret(token::SESSION_PREFIX)
+        .map_err(|e| AppError::Internal(format!("no randomness for a session id: {e}")))?;
+    access
+        .store
+        .create_session(
+            &token::hash(&id),
+            &name,
+            &session::expiry(access.session_ttl),
+        )
+        .await?;
+    tracing::info!(judge = %name, "judge signed in");
+    let cookie = session::set_cookie(&id, access.session_ttl, secure(&access, &headers));
+    let mut response = if is_form {
+        Redirect::to("/judge/sign-in").into_response()
+    } else {
+        Json(Me {
+            name,
+            role: role.as_str(),
+        })
+        .into_response()
+    };
+    if let Ok(v) = header::HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    Ok(response)
+}
+
+/// `POST /api/judge/sign-out`: ends the session (in the database and the browser).
+pub async fn sign_out(
+    State(access): State<SharedAccess>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    if headers.contains_key(header::ORIGIN) && !crate::access::guard::same_origin(&headers) {
+        return Err(AppError::Forbidden("cross-site sign-out refused".into()));
+    }
+    if let Some(id) = session::cookie(&headers) {
+        access.store.end_session(&token::hash(id)).await?;
+    }
+    let mut response = Redirect::to("/judge/sign-in").into_response();
+    if let Ok(v) = header::HeaderValue::from_str(&session::clear_cookie(secure(&access, &headers)))
+    {
+        response.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    Ok(response)
+}
+
+#[derive(Serialize)]
+pub struct StopReply {
+    pub id: String,
+    pub stopped_by: String,
+}
+
+/// `POST /api/debates/{id}/stop` (judges only): ends a running debate with an `interrupted` event
+/// that names the judge. 409 when it already ended or runs in another server process.
+pub async fn stop(
+    State(engine): State<Engine>,
+    judge: Judge,
+    DebateId(id): DebateId,
+) -> Result<impl IntoResponse, AppError> {
+    stop_as(&engine, &judge, &id).await?;
+    Ok((
+        StatusCode::OK,
+        Json(StopReply {
+            id,
+            stopped_by: judge.name,
+        }),
+    ))
+}
+
+/// The stop itself, for the API and the live page's button.
+pub async fn stop_as(engine: &Engine, judge: &Judge, id: &str) -> Result<(), AppError> {
+    if !app::api::is_debate_id(id) {
+        return Err(not_found(id));
+    }
+    match engine.stop(id, &judge.name).await? {
+        Stopped::Now => Ok(()),
+        Stopped::AlreadyOver if engine.store.exists(id).await? => {
+            Err(AppError::Conflict(format!("debate {id} already ended")))
+        }
+        Stopped::AlreadyOver => Err(not_found(id)),
+        Stopped::Elsewhere => Err(AppError::Conflict(format!(
+            "debate {id} runs in another server process; stop it through that one"
+        ))),
+    }
+}
+
+/// Cookies are `Secure` when the operator says the site is served over HTTPS, or a trusted proxy
+/// says this request came over it.
+fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
+    access.secure_cookies
+        || (access.trust_proxy
+            && headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|p| p.eq_ignore_ascii_case("https")))
+}

@@ -1,0 +1,141 @@
+//! Issue 12's abuse limits against the real binary: one client address floods the server with
+//! starts, requests and streams; it gets 429s with `Retry-After` and a JSON error, and another
+//! address still starts a debate and watches it to its decision. Figures are printed, never
+//! asserted as timings.
+
+mod common;
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+/// A client whose connections come from `ip` (any 127.x.y.z is this machine's loopback).
+fn client_from(ip: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(IpAddr::from(ip))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("client")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_address_floods_another_still_starts_and_watches() {
+    let (_guard, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        100,
+        &[
+            ("CONSILIUM_MAX_DEBATES_PER_CLIENT", "2"),
+            ("CONSILIUM_MAX_STREAMS_PER_CLIENT", "3"),
+            ("CONSILIUM_RATE_LIMIT", "5"),
+            ("CONSILIUM_RATE_BURST", "40"),
+        ],
+    );
+    let body = json!({"query": "Should we rotate the database credentials tonight?"});
+
+    // Streams: a fourth live stream from one address is refused; the first three stay open.
+    let viewer = client_from([127, 0, 0, 4]);
+    let id = create(&server, body.clone()).await;
+    let mut open = Vec::new();
+    let mut refused_stream = None;
+    for _ in 0..4 {
+        let resp = viewer
+            .get(server.url(&format!("/api/debates/{id}/events")))
+            .send()
+            .await
+            .expect("GET events");
+        if resp.status().as_u16() == 200 {
+            open.push(resp);
+        } else {
+            refused_stream = Some((
+                resp.status().as_u16(),
+                resp.headers().clone(),
+                resp.text().await.unwrap_or_default(),
+            ));
+        }
+    }
+    assert_eq!(open.len(), 3);
+    let (status, headers, text) = refused_stream.expect("the fourth stream is refused");
+    assert_eq!(status, 429, "{text}");
+    assert!(headers.contains_key("retry-after"), "{headers:?}");
+    assert!(text.contains("live streams open"), "{text}");
+    drop(open);
+
+    // The flood: 300 starts at once from 127.0.0.2.
+    let flooder = client_from([127, 0, 0, 2]);
+    let began = Instant::now();
+    let tasks: Vec<_> = (0..300)
+        .map(|_| {
+            let (c, url, body) = (flooder.clone(), server.url("/api/debates"), body.clone());
+            tokio::spawn(async move {
+                let resp = c.post(url).json(&body).send().await.expect("POST");
+                let status = resp.status().as_u16();
+                let retry = resp.headers().contains_key("retry-after");
+                let json: Value = resp.json().await.unwrap_or(Value::Null);
+                (status, retry, json)
+            })
+        })
+        .collect();
+    let mut started = 0;
+    let mut refused = 0;
+    for t in tasks {
+        let (status, retry, json) = t.await.expect("task");
+        match status {
+            201 => started += 1,
+            429 => {
+                refused += 1;
+                assert!(retry, "429 without Retry-After: {json}");
+                assert!(
+                    json["error"].is_string(),
+                    "429 without a JSON error: {json}"
+                );
+            }
+            other => panic!("unexpected {other}: {json}"),
+        }
+    }
+    let flood_ms = began.elapsed().as_millis();
+    assert!(
+        started <= 2,
+        "at most 2 running debates per address, started {started}"
+    );
+    assert_eq!(started + refused, 300);
+
+    // Meanwhile another address starts a debate and watches it to the end.
+    let other = client_from([127, 0, 0, 3]);
+    let t0 = Instant::now();
+    let resp = other
+        .post(server.url("/api/debates"))
+        .json(&body)
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(resp.status().as_u16(), 201);
+    let start_ms = t0.elapsed().as_millis();
+    let created: Value = resp.json().await.expect("json");
+    let theirs = created["id"].as_str().expect("id");
+    let mut stream = other
+        .get(server.url(&format!("/api/debates/{theirs}/events")))
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(stream.status().as_u16(), 200);
+    let mut text = String::new();
+    while let Some(chunk) = stream.chunk().await.expect("chunk") {
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if text.contains("\"type\":\"decision\"") {
+            break;
+        }
+    }
+    assert!(
+        text.contains("\"type\":\"decision\""),
+        "watched to its decision"
+    );
+    let watch_ms = t0.elapsed().as_millis();
+    println!(
+        "flood: 300 starts from one address in {flood_ms} ms: {started} started, {refused} refused \
+         with 429; another address started in {start_ms} ms and watched to the decision in \
+         {watch_ms} ms"
+    );
+}
