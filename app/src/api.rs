@@ -191,7 +191,10 @@ impl CreateDebate {
 
     /// S4-8 / SV-6: empty or over-long queries and unknown protocols are rejected, naming the field.
     pub fn validate(&self) -> Result<ValidDebate, RequestError> {
-        let query = self.query.trim();
+        // Invisible characters (zero-width, bidi controls) are removed: they can only hide what
+        // a reader sees from what the agents read (issue 19).
+        let visible = crate::protocol::normalise::strip_invisible(&self.query);
+        let query = visible.trim();
         if query.is_empty() {
             return Err(RequestError::EmptyQuery);
         }

@@ -163,9 +163,19 @@ pub fn check(events: &[Event]) -> Check {
     }
 }
 
+/// The largest export a judge's tools read: a real debate's log is tens to hundreds of KiB.
+pub const MAX_EXPORT_BYTES: usize = 32 * 1024 * 1024;
+/// The most events an export may hold (a real debate has well under a thousand).
+pub const MAX_EXPORT_EVENTS: usize = 100_000;
+
 /// Reads an export (`GET /api/debates/{id}/export.json`, or the `GET /api/debates/{id}` body), or a
-/// bare array of events. An event that does not parse is reported by its sequence number.
+/// bare array of events. An event that does not parse is reported by its sequence number. Hostile
+/// files get a clear error in bounded time and memory: over [`MAX_EXPORT_BYTES`] or
+/// [`MAX_EXPORT_EVENTS`], nested deeper than serde_json's limit (128), numbers out of range.
 pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
+    if text.len() > MAX_EXPORT_BYTES {
+        return Err(too_large(text.len()));
+    }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a JSON document: {e}"))?;
     let events = match value {
@@ -176,6 +186,12 @@ pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
         _ => return Err("expected a JSON object or array".into()),
     };
     let list = events.as_array().ok_or("\"events\" is not an array")?;
+    if list.len() > MAX_EXPORT_EVENTS {
+        return Err(format!(
+            "the log has {} events; an export holds at most {MAX_EXPORT_EVENTS}",
+            list.len()
+        ));
+    }
     list.iter()
         .enumerate()
         .map(|(i, v)| {
@@ -188,6 +204,15 @@ pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
             })
         })
         .collect()
+}
+
+/// The error for a file over [`MAX_EXPORT_BYTES`] (also checked before reading one).
+pub fn too_large(bytes: usize) -> String {
+    format!(
+        "the file is {:.1} MB; an export is at most {} MB (a debate's log is far smaller)",
+        bytes as f64 / 1_048_576.0,
+        MAX_EXPORT_BYTES / 1_048_576
+    )
 }
 
 /// One line of the timeline.

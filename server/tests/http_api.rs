@@ -196,3 +196,38 @@ async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
     let detail: Value = get_json(&server, &format!("/api/debates/{running}")).await;
     assert_eq!(detail["status"], "interrupted");
 }
+
+/// Issue 19, item 4: SIGTERM (what service managers and containers send) shuts the server down
+/// within a bounded time, ending open live streams instead of waiting on them; the next start
+/// marks the debate it cut short `interrupted`.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_ends_live_streams_and_exits_promptly() {
+    let (_guard, db) = temp_db();
+    let mut server = Server::start(&db, 2000);
+    let id = create(
+        &server,
+        json!({"query": "Should we move the office to Lisbon?"}),
+    )
+    .await;
+    let mut stream = SseStream::open(&server, &id, None, "").await;
+    assert!(!stream.take(1).await.is_empty(), "the stream is live");
+    let began = std::time::Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    // The stream ends (no terminal event: the debate did not finish).
+    let rest = tokio::time::timeout(std::time::Duration::from_secs(8), stream.take(1000))
+        .await
+        .expect("the stream ended instead of hanging");
+    assert!(rest.iter().all(|f| !f.is_terminal()), "{rest:?}");
+    let status = server
+        .wait_exit(std::time::Duration::from_secs(8))
+        .expect("the server exited after SIGTERM");
+    println!("SIGTERM → exit in {:?} ({status})", began.elapsed());
+    drop(server);
+    let next = Server::start(&db, 0);
+    let detail: serde_json::Value = get_json(&next, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "interrupted");
+}

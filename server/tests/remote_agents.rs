@@ -130,8 +130,29 @@ async fn agent_service(State(fake): State<Fake>, Json(body): Json<Value>) -> Res
     }
 }
 
+/// An endpoint that echoes what it was sent in its errors: the API key (from the
+/// `Authorization` header) and the URL's credentials, as careless upstreams do.
+async fn echoing(headers: axum::http::HeaderMap) -> Response {
+    let auth = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let message = format!(
+        "Incorrect API key provided: {auth}. You called http://admin:{URL_CANARY}@10.9.8.7/v1"
+    );
+    (
+        StatusCode::UNAUTHORIZED,
+        Json(json!({"error": {"message": message}})),
+    )
+        .into_response()
+}
+
+const KEY_CANARY: &str = "sk-canary-Q7w8E9r0T1y2U3i4O5p6";
+const URL_CANARY: &str = "pw-canary-5150";
+
 async fn start_fakes(fake: Fake) -> String {
     let app = Router::new()
+        .route("/echo/v1/chat/completions", post(echoing))
         .route("/v1/chat/completions", post(chat))
         .route("/agent", post(agent_service))
         .with_state(fake);
@@ -351,6 +372,59 @@ async fn a_spent_token_budget_stops_the_debate_cautiously() {
     assert_eq!(detail["status"], "budget_exhausted");
     let list: Value = get_json(&server, "/api/debates").await;
     assert_eq!(list[0]["status"], "budget_exhausted");
+}
+
+/// Issue 19, item 2: an upstream that echoes the API key and URL credentials in its errors.
+/// Neither appears in any event, export, page or server log line.
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_an_upstream_echoes_never_reach_the_log() {
+    let fakes = start_fakes(Fake::default()).await;
+    let with_userinfo = fakes.replace("http://", &format!("http://user:{URL_CANARY}@"));
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &format!("{with_userinfo}/echo/v1")),
+            ("OPENAI_MODEL", "fake-model"),
+            ("OPENAI_API_KEY", KEY_CANARY),
+            ("CONSILIUM_REMOTE_RETRIES", "0"),
+            ("RUST_LOG", "debug"),
+        ],
+    );
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 1}),
+    )
+    .await;
+    let failures = failures_of(&events, "utility");
+    assert!(
+        failures[0].contains("HTTP 401") && failures[0].contains("Incorrect API key provided"),
+        "{failures:?}"
+    );
+    let mut seen = serde_json::to_string(&events).expect("events");
+    for path in [
+        format!("/api/debates/{id}/export.json"),
+        format!("/api/debates/{id}/export.md"),
+        format!("/debates/{id}"),
+        format!("/debates/{id}/audit"),
+    ] {
+        seen.push_str(
+            &client()
+                .get(server.url(&path))
+                .send()
+                .await
+                .expect("GET")
+                .text()
+                .await
+                .expect("text"),
+        );
+    }
+    seen.push_str(&server.log());
+    assert!(seen.contains("openai backend"), "the log was read");
+    for canary in [KEY_CANARY, URL_CANARY, "Q7w8E9r0"] {
+        assert!(!seen.contains(canary), "{canary} leaked");
+    }
 }
 
 /// Issue 12: the server-wide daily limit for remote models. Once today's spending reaches it,

@@ -184,3 +184,43 @@ fn exports_from_before_the_restructuring_still_verify() {
         );
     }
 }
+
+/// Issue 12, item 6: `consilium verify` on hostile files answers with a clear error, quickly, and
+/// never hangs or crashes: 5,000-deep nesting, a 200 MB file, a million events, invalid UTF-8,
+/// numbers that overflow.
+#[test]
+fn hostile_exports_get_a_clear_error_not_a_hang_or_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path.to_string_lossy().into_owned()
+    };
+    let deep = format!("{{\"events\": {}{}}}", "[".repeat(5000), "]".repeat(5000));
+    let million = format!("[{}]", vec!["{}"; 1_000_000].join(","));
+    let cases: Vec<(String, &str)> = vec![
+        (write("deep.json", deep.as_bytes()), "recursion limit exceeded"),
+        (write("million.json", million.as_bytes()), "at most 100000"),
+        (write("utf8.json", b"{\"events\": [\"\xff\xfe\"]}"), "not UTF-8 text"),
+        (
+            write("overflow.json", br#"{"events": [{"seq": 18446744073709551616, "ts": "t", "type": "interrupted", "reason": "x", "prev_hash": "", "hash": ""}]}"#),
+            "not a valid event",
+        ),
+        (write("float.json", br#"{"events": [1e400]}"#), "not a JSON document"),
+        ({
+            // 200 MB without writing 200 MB: a sparse file.
+            let path = dir.path().join("huge.json");
+            std::fs::File::create(&path)
+                .and_then(|f| f.set_len(200 * 1024 * 1024))
+                .expect("sparse file");
+            path.to_string_lossy().into_owned()
+        }, "at most 32 MB"),
+    ];
+    for (path, expected) in cases {
+        let started = std::time::Instant::now();
+        let (ok, out) = verify(&path);
+        assert!(!ok, "{path}: {out}");
+        assert!(out.contains(expected), "{path}: want {expected:?} in {out}");
+        println!("{path}: {:?}: {}", started.elapsed(), out.trim());
+    }
+}

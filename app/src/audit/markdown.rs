@@ -155,7 +155,8 @@ pub fn report(detail: &DebateDetail) -> String {
         w,
         "Re-check it yourself: `consilium verify export.json`, or open the export in the offline viewer.",
     );
-    md
+    // A report a person reads: no invisible or direction-changing characters (issue 19).
+    crate::protocol::normalise::strip_invisible(&md)
 }
 
 fn journeys(w: &mut String, audit: &Audit) {

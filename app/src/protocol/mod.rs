@@ -1,7 +1,7 @@
 //! Pure protocol logic (sans-IO): no async, no clock, no I/O, no randomness but a passed-in seed.
 //! Compiled natively for the server and to WebAssembly for the browser.
 
-mod canonical;
+pub mod canonical;
 pub mod chain;
 pub mod collapse;
 pub mod columns;
@@ -10,6 +10,7 @@ pub mod defence;
 mod error;
 pub mod event;
 mod machine;
+pub mod normalise;
 mod outcome;
 pub mod parse;
 mod recompute;

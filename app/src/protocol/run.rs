@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use super::collapse::CardSource;
 use super::debate::Debate;
 use super::defence;
 use super::event::{AgentCall, BackendInfo, EventBody};
@@ -64,21 +65,31 @@ impl DebateRun {
     /// declaring the backend; then what the S4-8 scan of the query found.
     pub fn start(mut debate: Debate, start: Start) -> Self {
         let mut queue = VecDeque::new();
+        // (source, round, findings): the query, then every card the user submitted (WC-1).
         let mut findings = Vec::new();
         while let Some(mut body) = debate.poll_event() {
-            if let EventBody::DebateStarted { backend, query, .. } = &mut body {
-                backend.clone_from(&start.backend);
-                findings = defence::scan(query);
+            match &mut body {
+                EventBody::DebateStarted { backend, query, .. } => {
+                    backend.clone_from(&start.backend);
+                    findings.push(("query".to_owned(), 0, defence::scan(query)));
+                }
+                EventBody::CardSubmitted(c) if c.source == CardSource::User => {
+                    let source = format!("user card {}", c.position);
+                    findings.push((source, c.round, defence::scan_card(&c.card)));
+                }
+                _ => {}
             }
             queue.push_back(body);
         }
-        for f in findings {
-            queue.push_back(EventBody::InjectionDetected {
-                source: "query".into(),
-                round: 0,
-                pattern: f.pattern,
-                excerpt: f.excerpt,
-            });
+        for (source, round, found) in findings {
+            for f in found {
+                queue.push_back(EventBody::InjectionDetected {
+                    source: source.clone(),
+                    round,
+                    pattern: f.pattern,
+                    excerpt: f.excerpt,
+                });
+            }
         }
         DebateRun {
             debate,

@@ -78,6 +78,15 @@ fn read_file(ev: &leptos::ev::Event, opened: RwSignal<Option<Opened>>) {
         return;
     };
     let name = file.name();
+    // A huge file is refused before it is read into memory.
+    let size = file.size();
+    if size > crate::audit::MAX_EXPORT_BYTES as f64 {
+        opened.set(Some(Err(format!(
+            "{name}: {}",
+            crate::audit::too_large(size as usize)
+        ))));
+        return;
+    }
     leptos::task::spawn_local(async move {
         let text = wasm_bindgen_futures::JsFuture::from(file.text())
             .await

@@ -6,6 +6,7 @@ pub mod http;
 pub mod openai;
 pub mod prompt;
 pub mod remote;
+pub mod secrets;
 
 use app::protocol::{AgentReply, AgentRequest};
 use futures::future::BoxFuture;

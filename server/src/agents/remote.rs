@@ -92,6 +92,7 @@ pub async fn post_json(
                 })
             }
             Attempt::Retry(e) => {
+                let url = crate::db::redact(url);
                 tracing::debug!(url, attempts, "agent call failed, retrying: {e}");
                 tokio::time::sleep(policy.backoff_before(attempts)).await;
             }
@@ -117,7 +118,14 @@ async fn attempt(
     }
     let mut response = match request.send().await {
         Ok(r) => r,
-        Err(e) => return Attempt::Retry(format!("cannot reach {url}: {}", root_cause(&e))),
+        // The URL is the operator's configuration, not the log's business (it may name internal
+        // hosts or carry credentials): only the cause, redacted.
+        Err(e) => {
+            return Attempt::Retry(format!(
+                "cannot reach the endpoint: {}",
+                super::secrets::redact(&root_cause(&e))
+            ))
+        }
     };
     let status = response.status();
     if let Some(len) = response.content_length() {
@@ -143,7 +151,10 @@ async fn attempt(
             }
             Ok(None) => break,
             Err(e) => {
-                return Attempt::Retry(format!("reading the reply failed: {}", root_cause(&e)))
+                return Attempt::Retry(format!(
+                    "reading the reply failed: {}",
+                    super::secrets::redact(&root_cause(&e))
+                ))
             }
         }
     }
@@ -174,9 +185,10 @@ pub fn root_cause(e: &reqwest::Error) -> String {
     msg
 }
 
-/// The first `max` characters of `s` on one line, for error messages and the log.
+/// The first `max` characters of `s` on one line, with anything secret-looking removed
+/// ([`super::secrets::redact`]), for error messages and the log.
 pub fn excerpt(s: &str, max: usize) -> String {
-    let one_line: String = s
+    let one_line: String = super::secrets::redact(s)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();

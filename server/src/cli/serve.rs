@@ -220,10 +220,17 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     });
     let hosts = Arc::new(HostPolicy::new(args.addr.ip(), &args.allowed_hosts));
     if let Some(o) = &engine.settings.remote.openai {
-        tracing::info!("openai backend: model {} at {}", o.model, o.base_url);
+        tracing::info!(
+            "openai backend: model {} at {}",
+            o.model,
+            crate::db::redact(&o.base_url)
+        );
     }
     if let Some(h) = &engine.settings.remote.http {
-        tracing::info!("http backend: agent service at {}", h.url);
+        tracing::info!(
+            "http backend: agent service at {}",
+            crate::db::redact(&h.url)
+        );
     }
     let interrupted = engine.recover().await?;
     if interrupted > 0 {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use app::audit::{check, parse_export, Check};
+use app::audit::{check, parse_export, too_large, Check, MAX_EXPORT_BYTES};
 
 use super::error::CliError;
 
@@ -30,9 +30,34 @@ async fn load(source: &str, ca_cert: Option<&Path>) -> Result<String, CliError> 
         if !resp.status().is_success() {
             return Err(fail(format!("HTTP {}", resp.status())));
         }
-        resp.text().await.map_err(|e| fail(e.to_string()))
+        // Read at most the limit (and a byte more, to know it was exceeded).
+        let mut resp = resp;
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| fail(e.to_string()))? {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_EXPORT_BYTES {
+                return Err(CliError::Verify(too_large(body.len())));
+            }
+        }
+        utf8(source, body)
     } else {
-        std::fs::read_to_string(source)
-            .map_err(|e| CliError::Verify(format!("cannot read {source}: {e}")))
+        let size = std::fs::metadata(source)
+            .map_err(|e| CliError::Verify(format!("cannot read {source}: {e}")))?
+            .len();
+        if size > MAX_EXPORT_BYTES as u64 {
+            return Err(CliError::Verify(too_large(size as usize)));
+        }
+        let bytes = std::fs::read(source)
+            .map_err(|e| CliError::Verify(format!("cannot read {source}: {e}")))?;
+        utf8(source, bytes)
     }
+}
+
+fn utf8(source: &str, bytes: Vec<u8>) -> Result<String, CliError> {
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::Verify(format!(
+            "{source} is not UTF-8 text (invalid byte at offset {}): not an export",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }

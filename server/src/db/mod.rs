@@ -300,6 +300,17 @@ impl Store {
     }
 }
 
+#[cfg(test)]
+impl Store {
+    /// Runs SQL as is (tests that make the database refuse writes).
+    pub async fn execute_raw(&self, sql: &'static str) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::raw_sql(sql).execute(pool).await?;
+        });
+        Ok(())
+    }
+}
+
 /// `INSERT INTO events … VALUES ($1, $2, $3, $4), ($5, …)` for `n` rows.
 fn insert_events_sql(n: usize) -> String {
     use std::fmt::Write;

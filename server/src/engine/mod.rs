@@ -159,6 +159,13 @@ impl Engine {
             if let Some(end) = end {
                 if let Err(e) = engine.end_log(&id, end).await {
                     tracing::error!(debate = %id, "could not mark the debate interrupted: {e}");
+                    engine.hub.fail(
+                        &id,
+                        format!(
+                            "the server could not store this debate's log ({e}); it will be \
+                             marked interrupted when storage works again"
+                        ),
+                    );
                 }
             }
             engine.lock_running().remove(&id);
@@ -222,8 +229,14 @@ impl Engine {
         let mut interrupted = 0;
         for id in self.store.orphans().await? {
             let reason = "the server running this debate stopped before it finished";
-            if self.end_log(&id, run::interruption(reason.into())).await? {
-                interrupted += 1;
+            // One log that cannot be written (a full disk) must not keep the server from
+            // starting: it is tried again at the next recovery.
+            match self.end_log(&id, run::interruption(reason.into())).await {
+                Ok(true) => interrupted += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(debate = %id, "could not mark the debate interrupted: {e}")
+                }
             }
         }
         Ok(interrupted)
@@ -361,6 +374,52 @@ mod tests {
             1,
             "the place was given back"
         );
+    }
+
+    /// Issue 19, item 4: the database refuses writes mid-debate (as on a full disk). The run ends,
+    /// its live channel closes and its streams are told why; the next recovery does not fail on
+    /// it, and once writes work again it ends the log `interrupted`.
+    #[tokio::test]
+    async fn a_database_that_refuses_writes_ends_streams_and_never_blocks_recovery() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite:{}", dir.path().join("full.db").display());
+        let store = Store::connect(&url).await.expect("store");
+        let settings = Settings {
+            pace: Duration::from_millis(100),
+            ..Settings::default()
+        };
+        let engine = Engine::new(store.clone(), settings);
+        let req = app::api::CreateDebate {
+            query: "Should we ship tonight?".into(),
+            ..Default::default()
+        }
+        .validate()
+        .expect("valid");
+        let id = engine.start(req, ()).await.expect("start");
+        store
+            .execute_raw(
+                "CREATE TRIGGER full BEFORE INSERT ON events \
+                 BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END",
+            )
+            .await
+            .expect("trigger");
+        let mut failure = None;
+        for _ in 0..100 {
+            failure = engine.hub.failure(&id);
+            if failure.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let failure = failure.expect("the run ended and says why");
+        assert!(failure.contains("disk is full"), "{failure}");
+        assert!(engine.hub.subscribe(&id).is_none(), "live channel closed");
+        // Recovery while writes still fail: no error, nothing interrupted.
+        assert_eq!(engine.recover().await.expect("recovery does not fail"), 0);
+        store.execute_raw("DROP TRIGGER full").await.expect("drop");
+        assert_eq!(engine.recover().await.expect("recovery"), 1);
+        let status = store.status(&id).await.expect("status");
+        assert_eq!(status, Some(app::protocol::DebateStatus::Interrupted));
     }
 
     /// A failed batch advanced the sequencer past events that were never stored: the

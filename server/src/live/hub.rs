@@ -10,6 +10,10 @@ use tokio::sync::broadcast;
 #[derive(Default)]
 pub struct Hub {
     live: Mutex<HashMap<String, broadcast::Sender<Arc<Event>>>>,
+    /// Debates whose run stopped and whose log could not be ended (the database refused writes,
+    /// e.g. a full disk): why, so their streams end instead of waiting for an event that will
+    /// not come. The next recovery ends their logs.
+    failed: Mutex<HashMap<String, String>>,
 }
 
 impl Hub {
@@ -32,6 +36,22 @@ impl Hub {
 
     pub fn close(&self, id: &str) {
         self.lock().remove(id);
+    }
+
+    /// Marks a debate whose log could not be ended (see [`Hub::failure`]).
+    pub fn fail(&self, id: &str, reason: String) {
+        self.lock_failed().insert(id.to_owned(), reason);
+    }
+
+    /// Why a debate's run ended without a stored end, if it did.
+    pub fn failure(&self, id: &str) -> Option<String> {
+        self.lock_failed().get(id).cloned()
+    }
+
+    fn lock_failed(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<Event>>>> {

@@ -46,6 +46,14 @@ pub async fn handler(
     let Some(status) = engine.store.status(&id).await? else {
         return Err(not_found(&id));
     };
+    if !status.is_over() {
+        if let Some(reason) = engine.hub.failure(&id) {
+            return Err(AppError::Unavailable {
+                message: reason,
+                retry_after_s: 30,
+            });
+        }
+    }
     // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to stop
     // reconnecting (an empty 200 would make it retry every few seconds, forever).
     if status.is_over() {
@@ -55,6 +63,7 @@ pub async fn handler(
         }
     }
     let store = engine.store.clone();
+    let hub = engine.hub.clone();
     let stream = async_stream(move |tx| async move {
         let mut last = after;
         let send = |events: Vec<Event>, last: &mut u64| {
@@ -92,7 +101,13 @@ pub async fn handler(
                     Err(RecvError::Lagged(_)) => read(&store, &id, last).await,
                     Err(RecvError::Closed) => {
                         live = None;
-                        read(&store, &id, last).await
+                        let fresh = read(&store, &id, last).await;
+                        // The run ended but its end could not be stored: nothing more will come.
+                        if fresh.is_empty() && hub.failure(&id).is_some() {
+                            tracing::warn!(debate = %id, "ending a live stream: the log could not be stored");
+                            return;
+                        }
+                        fresh
                     }
                 },
                 None => {
@@ -105,6 +120,8 @@ pub async fn handler(
                             if fresh.is_empty() {
                                 return;
                             }
+                        } else if hub.failure(&id).is_some() {
+                            return;
                         } else {
                             match changes.as_mut() {
                                 Some(rx) => wait_for_change(rx, &id).await,

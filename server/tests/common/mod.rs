@@ -141,7 +141,7 @@ pub struct Server {
     child: Child,
     pub base: String,
     pub db: TestDb,
-    /// Every line the server logged after it started listening.
+    /// Every line the server logged.
     log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
@@ -184,7 +184,6 @@ impl Server {
         ] {
             command.env_remove(var);
         }
-        command.envs(env.iter().copied());
         let mut child = command
             .args(["serve", "--addr", "127.0.0.1:0"])
             .env("DATABASE_URL", &db.url)
@@ -193,6 +192,8 @@ impl Server {
             .env("CONSILIUM_ORPHAN_SWEEP_MS", "300")
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
+            // The test's own settings win over the defaults above.
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -209,7 +210,7 @@ impl Server {
         format!("{}{}", self.base, path)
     }
 
-    /// What the server has logged so far (after it started listening).
+    /// What the server has logged so far.
     pub fn log(&self) -> String {
         self.log.lock().map(|l| l.join("\n")).unwrap_or_default()
     }
@@ -218,6 +219,23 @@ impl Server {
     /// stdout + stderr.
     pub fn cli(&self, args: &[&str]) -> (bool, String) {
         cli_on(&self.db, args)
+    }
+
+    /// The server's process id (to send it signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit status, or `None` if still running.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
     }
 
     /// SIGKILL: no chance to clean up.
@@ -231,6 +249,7 @@ impl Starting {
     /// Waits until the server logs its address (panics if it exits first).
     pub fn ready(mut self) -> Server {
         let deadline = Instant::now() + Duration::from_secs(30);
+        let mut early = Vec::new();
         let base = loop {
             assert!(
                 Instant::now() < deadline,
@@ -241,6 +260,7 @@ impl Starting {
                 .next()
                 .expect("server exited before listening")
                 .expect("read line");
+            early.push(line.clone());
             if let Some(at) = line.find("listening on http://") {
                 let rest = &line[at + "listening on ".len()..];
                 break rest.split_whitespace().next().expect("address").to_owned();
@@ -249,7 +269,7 @@ impl Starting {
         // Keep draining the log so the server never blocks on a full pipe, and keep it for
         // tests that check what it says (or must never say).
         let lines = self.lines;
-        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let log = std::sync::Arc::new(std::sync::Mutex::new(early));
         let kept = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {

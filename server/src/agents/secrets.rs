@@ -1,0 +1,107 @@
+//! Issue 19, item 2: nothing secret from an upstream goes into the permanent log. Error bodies and
+//! causes are summarised through [`redact`] before they become `agent_failed` events, exports or
+//! log lines: a URL's userinfo and anything that looks like a key or token are replaced.
+
+/// `text` with URL userinfo (`https://user:pass@host` → `https://***@host`) and key-like words
+/// (`sk-…`, `Bearer …`, long high-entropy runs) replaced by `***`.
+pub fn redact(text: &str) -> String {
+    let without_userinfo = strip_userinfo(text);
+    let mut out = String::with_capacity(without_userinfo.len());
+    let mut word = String::new();
+    for c in without_userinfo.chars() {
+        if is_token_char(c) {
+            word.push(c);
+        } else {
+            flush(&mut out, &mut word);
+            out.push(c);
+        }
+    }
+    flush(&mut out, &mut word);
+    out
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '~' | '+' | '/')
+}
+
+fn flush(out: &mut String, word: &mut String) {
+    // A sentence's full stop is not part of the key before it.
+    let core = word.trim_end_matches('.');
+    if looks_secret(core) {
+        out.push_str("***");
+        out.push_str(&word[core.len()..]);
+    } else {
+        out.push_str(word);
+    }
+    word.clear();
+}
+
+/// Known key prefixes, or 24+ characters mixing letters and digits (API keys, JWTs, hashes).
+fn looks_secret(word: &str) -> bool {
+    const PREFIXES: [&str; 9] = [
+        "sk-", "sk_", "pk-", "cj_", "cs_", "ghp_", "xox", "AKIA", "eyJ",
+    ];
+    let known = PREFIXES.iter().any(|p| word.starts_with(p)) && word.len() >= 12;
+    let letters = word.chars().filter(char::is_ascii_alphabetic).count();
+    let digits = word.chars().filter(char::is_ascii_digit).count();
+    // Paths and dotted names (`/v1/chat/completions`, `api.openai.com`) are long but not secret.
+    let path_like = word.contains('/') && digits == 0;
+    known || (word.len() >= 24 && letters > 0 && digits > 0 && !path_like)
+}
+
+fn strip_userinfo(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '/' | '"' | '\'' | '?' | '#' | '<' | '>')
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                out.push_str(&authority[at..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_userinfo_are_removed_issue_19() {
+        let cases = [
+            (
+                "Incorrect API key provided: sk-proj-AbC123dEf456GhI789. See docs.",
+                "Incorrect API key provided: ***. See docs.",
+            ),
+            (
+                "cannot reach http://bob:hunter2@10.0.0.5:8080/v1 (refused)",
+                "cannot reach http://***@10.0.0.5:8080/v1 (refused)",
+            ),
+            (
+                "Authorization: Bearer abcdef0123456789abcdef0123",
+                "Authorization: Bearer ***",
+            ),
+            ("token=cj_0123456789abcdef", "token=***"),
+            // Ordinary words, paths and numbers stay.
+            (
+                "model overloaded at /v1/chat/completions, retry in 20 s",
+                "model overloaded at /v1/chat/completions, retry in 20 s",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(redact(input), want, "{input}");
+        }
+    }
+}
