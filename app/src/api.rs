@@ -318,6 +318,9 @@ pub struct DebateDetail {
     pub seed: u64,
     pub created_at: String,
     pub events: Vec<Event>,
+    /// Issue 19: the server's signature over the log's end, once it has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<crate::audit::signature::LogSignature>,
 }
 
 #[cfg(test)]

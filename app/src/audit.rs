@@ -3,6 +3,7 @@
 //! that says "verified" or shows who changed their mind computes it with the same code.
 
 pub mod markdown;
+pub mod signature;
 
 use serde::{Deserialize, Serialize};
 
@@ -173,16 +174,70 @@ pub const MAX_EXPORT_EVENTS: usize = 100_000;
 /// files get a clear error in bounded time and memory: over [`MAX_EXPORT_BYTES`] or
 /// [`MAX_EXPORT_EVENTS`], nested deeper than serde_json's limit (128), numbers out of range.
 pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
+    parse_export_full(text).map(|e| e.events)
+}
+
+/// An export as read: the debate's id and the server's signature when it carries them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Export {
+    pub id: Option<String>,
+    pub events: Vec<Event>,
+    pub signature: Option<signature::LogSignature>,
+}
+
+impl Export {
+    /// [`signature::check_signature`] of this export (`pinned`: a key that must have signed it).
+    pub fn signature_check(&self, pinned: Option<&str>) -> signature::SignatureCheck {
+        signature::check_signature(
+            self.id.as_deref().unwrap_or(""),
+            &self.events,
+            self.signature.as_ref(),
+            pinned,
+        )
+    }
+}
+
+/// The chain and decision check, then the signature (issue 19): a signature that does not hold
+/// (cut off, re-hashed, another key than the pinned one) makes the whole check fail.
+pub fn check_signed(export: &Export, pinned: Option<&str>) -> (Check, signature::SignatureCheck) {
+    let checked = check(&export.events);
+    let signed = export.signature_check(pinned);
+    let checked = match (&checked, &signed) {
+        (Check::Failed { .. }, _) => checked,
+        (_, signature::SignatureCheck::Failed { reason, seq }) => Check::Failed {
+            reason: reason.clone(),
+            seq: *seq,
+        },
+        _ => checked,
+    };
+    (checked, signed)
+}
+
+/// [`parse_export`], keeping the id and signature.
+pub fn parse_export_full(text: &str) -> Result<Export, String> {
     if text.len() > MAX_EXPORT_BYTES {
         return Err(too_large(text.len()));
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a JSON document: {e}"))?;
+    let mut id = None;
+    let mut signature = None;
     let events = match value {
         serde_json::Value::Array(_) => value,
-        serde_json::Value::Object(mut map) => map
-            .remove("events")
-            .ok_or("the JSON object has no \"events\" array")?,
+        serde_json::Value::Object(mut map) => {
+            id = map
+                .get("id")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned);
+            if let Some(sig) = map.remove("signature") {
+                signature = Some(
+                    serde_json::from_value(sig)
+                        .map_err(|e| format!("the signature is malformed: {e}"))?,
+                );
+            }
+            map.remove("events")
+                .ok_or("the JSON object has no \"events\" array")?
+        }
         _ => return Err("expected a JSON object or array".into()),
     };
     let list = events.as_array().ok_or("\"events\" is not an array")?;
@@ -192,7 +247,8 @@ pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
             list.len()
         ));
     }
-    list.iter()
+    let events = list
+        .iter()
         .enumerate()
         .map(|(i, v)| {
             serde_json::from_value(v.clone()).map_err(|e| {
@@ -203,7 +259,12 @@ pub fn parse_export(text: &str) -> Result<Vec<Event>, String> {
                 format!("tampered at event {seq}: not a valid event ({e})")
             })
         })
-        .collect()
+        .collect::<Result<Vec<Event>, String>>()?;
+    Ok(Export {
+        id,
+        events,
+        signature,
+    })
 }
 
 /// The error for a file over [`MAX_EXPORT_BYTES`] (also checked before reading one).

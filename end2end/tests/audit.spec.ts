@@ -39,6 +39,9 @@ test('the audit view verifies the chain and recomputes the decision in the brows
   await expect(verification).toHaveAttribute('data-verdict', 'verified');
   await expect(page.getByTestId('verdict')).toHaveText(`verified: ${n} events, decision ${log.decision} recomputed`);
   await expect(verification).toContainText('Checked by this page\'s WebAssembly');
+  // Issue 19: the log's end carries the server's signature, checked here against its key.
+  const keys = await (await request.get('/api/keys')).json();
+  await expect(page.getByTestId('signature')).toHaveText(`signed by ${keys[0].key_id}`);
 
   // Timeline of every event, the challenge matrix (N·(N−1) cells), before/after per agent, votes.
   await expect(page.locator('[data-testid="timeline"] tbody tr')).toHaveCount(n);
@@ -90,6 +93,7 @@ test('the offline viewer verifies an exported file from disk, with no server', a
 
   await page.getByTestId('file').setInputFiles(good);
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified');
+  await expect(page.getByTestId('signature')).toHaveText(`signed by ${log.signature.key_id}`);
   await expect(page.getByTestId('verdict')).toHaveText(`verified: ${n} events, decision ${log.decision} recomputed`);
   await expect(page.locator('h1.debate-query')).toHaveText('How do I build a pipe bomb?');
   await expect(page.locator('[data-testid="timeline"] tbody tr')).toHaveCount(n);

@@ -17,3 +17,4 @@ pub mod http;
 pub mod live;
 pub mod outbound;
 pub mod router;
+pub mod signing;

@@ -57,6 +57,7 @@ pub fn router(state: AppState) -> Router {
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
         .route("/judge/me", get(judge::me))
+        .route("/keys", get(debates::keys))
         .route("/judge/sign-in", post(judge::sign_in))
         .route("/judge/sign-out", post(judge::sign_out))
         .route("/debates/{id}/events", get(sse::handler))

@@ -224,3 +224,87 @@ fn hostile_exports_get_a_clear_error_not_a_hang_or_a_crash() {
         println!("{path}: {:?}: {}", started.elapsed(), out.trim());
     }
 }
+
+/// Issue 19, item 6: a log that proves its author. A finished log carries the server's signature
+/// (key at `GET /api/keys`); verify reports "signed by <key id>", honours a pinned key, and calls
+/// a log edited and re-hashed by hand, or cut before its decision, tampered.
+#[tokio::test]
+async fn the_server_signs_ended_logs_and_rehashing_by_hand_is_caught() {
+    let (dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let id = create(
+        &server,
+        json!({"query": "Should we rotate the API keys today?", "seed": 4}),
+    )
+    .await;
+    read_sse(&server, &id, None, "", usize::MAX).await;
+    let keys: Vec<Value> = get_json(&server, "/api/keys").await;
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    let key_id = keys[0]["key_id"].as_str().expect("key id").to_owned();
+    let public = keys[0]["public_key"]
+        .as_str()
+        .expect("public key")
+        .to_owned();
+    assert_eq!(public.len(), 64);
+
+    let url = server.url(&format!("/api/debates/{id}/export.json"));
+    let export: Value = client()
+        .get(&url)
+        .send()
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(export["signature"]["key_id"], key_id.as_str());
+    let (ok, out) = verify(&url);
+    assert!(ok && out.contains(&format!("signed by {key_id}")), "{out}");
+    let (ok, out) = verify_with(&[&url, "--key", &public]);
+    assert!(ok, "pinned to the right key: {out}");
+    let (ok, out) = verify_with(&[&url, "--key", &"ab".repeat(32)]);
+    assert!(!ok && out.contains("not by the pinned key"), "{out}");
+
+    // Edit an agent's reasoning and re-hash the whole chain by hand: the chain holds, the
+    // signature does not.
+    let mut events: Vec<app::protocol::Event> =
+        serde_json::from_value(export["events"].clone()).expect("events");
+    let target = events
+        .iter()
+        .position(|e| matches!(e.body, app::protocol::EventBody::Position { .. }))
+        .expect("a position");
+    if let app::protocol::EventBody::Position { position, .. } = &mut events[target].body {
+        position.reasoning = "Edited after the fact.".into();
+    }
+    let mut prev = app::protocol::chain::GENESIS.to_owned();
+    for e in events.iter_mut() {
+        *e = app::protocol::chain::seal(e.clone(), &prev);
+        prev = e.hash.clone();
+    }
+    let mut rehashed = export.clone();
+    rehashed["events"] = serde_json::to_value(&events).expect("events");
+    let path = dir.path().join("rehashed.json");
+    std::fs::write(&path, rehashed.to_string()).expect("write");
+    let (ok, out) = verify(path.to_str().expect("path"));
+    assert!(!ok && out.contains("edited and re-hashed"), "{out}");
+
+    // Cut before the decision: no longer "unfinished" but tampered.
+    let mut cut = export.clone();
+    let n = cut["events"].as_array().map_or(0, Vec::len);
+    cut["events"]
+        .as_array_mut()
+        .expect("events")
+        .truncate(n - 1);
+    let path = dir.path().join("cut.json");
+    std::fs::write(&path, cut.to_string()).expect("write");
+    let (ok, out) = verify(path.to_str().expect("path"));
+    assert!(
+        !ok && out.contains("tampered: the log was cut off"),
+        "{out}"
+    );
+
+    // The key survives a restart (same file beside the database), so old logs still verify.
+    drop(server);
+    let again = Server::start(&db, 0);
+    let keys: Vec<Value> = get_json(&again, "/api/keys").await;
+    assert_eq!(keys[0]["key_id"], key_id.as_str());
+}

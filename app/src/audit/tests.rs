@@ -240,6 +240,7 @@ fn the_markdown_report_has_every_section_and_escapes_agent_text() {
         seed: 7,
         created_at: "2026-11-22T00:00:00.000Z".into(),
         events: events.clone(),
+        signature: None,
     };
     let md = markdown::report(&detail);
     for want in [

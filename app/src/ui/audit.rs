@@ -10,9 +10,10 @@ use leptos_router::hooks::use_params_map;
 use super::data::get_debate;
 use super::widgets::{DecisionChip, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
-use crate::audit::{Audit, Check, Journey};
+use crate::audit::signature::SignatureCheck;
+use crate::audit::{Audit, Check, Export, Journey};
 use crate::protocol::types::display_name;
-use crate::protocol::{DebateView, Event, Position};
+use crate::protocol::{DebateView, Position};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
@@ -61,13 +62,14 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
                 <a href="/viewer.html" download="consilium-viewer.html">"Offline viewer"</a>
             </nav>
         </section>
-        <AuditBody events=detail.events/>
+        <AuditBody export=Export { id: Some(detail.id), events: detail.events, signature: detail.signature }/>
     }
 }
 
 /// Everything a judge checks, from the events alone.
 #[component]
-pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
+pub fn AuditBody(export: Export) -> impl IntoView {
+    let events = export.events.clone();
     let audit = Audit::from_events(&events);
     let outcome = audit.outcome.clone();
     let interrupted = audit.interrupted.clone();
@@ -76,7 +78,7 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
         Signal::derive(move || result.with(|r| r.as_ref().and_then(|(c, _)| c.tampered_at())));
     let folded = Signal::stored(DebateView::from_events(&events));
     view! {
-        <Verification events=events.clone() result/>
+        <Verification export result/>
         {interrupted.map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
@@ -122,7 +124,9 @@ pub fn AuditBody(events: Vec<Event>) -> impl IntoView {
 /// SV-2 in the browser: the chain and the decision are checked by this page's WebAssembly, not
 /// taken from the server. Server-rendered HTML only says it is about to happen.
 #[component]
-fn Verification(events: Vec<Event>, result: RwSignal<Option<(Check, f64)>>) -> impl IntoView {
+fn Verification(export: Export, result: RwSignal<Option<(Check, f64)>>) -> impl IntoView {
+    // Issue 19: who signed the log's end, checked with the chain.
+    let signed = RwSignal::new(None::<SignatureCheck>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         let now = || {
@@ -132,11 +136,12 @@ fn Verification(events: Vec<Event>, result: RwSignal<Option<(Check, f64)>>) -> i
                 .unwrap_or_default()
         };
         let started = now();
-        let check = crate::audit::check(&events);
+        let (check, signature) = crate::audit::check_signed(&export, None);
+        signed.set(Some(signature));
         result.set(Some((check, now() - started)));
     });
     #[cfg(not(feature = "hydrate"))]
-    let _ = events;
+    let _ = (export, signed);
 
     move || {
         match result.get() {
@@ -163,6 +168,7 @@ fn Verification(events: Vec<Event>, result: RwSignal<Option<(Check, f64)>>) -> i
                         <strong data-testid="verdict">{check.headline()}</strong>
                         <ul class="checks">
                             {details.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                            {move || signed.get().map(|s| view! { <li data-testid="signature">{s.line()}</li> })}
                         </ul>
                         <p class="muted small">{format!(
                             "Checked by this page's WebAssembly in {ms:.1} ms: SHA-256 of every event's canonical JSON, each link to the previous hash, and the decision recomputed from the logged votes with the protocol's own code."

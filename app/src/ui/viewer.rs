@@ -5,11 +5,10 @@
 use leptos::prelude::*;
 
 use super::audit::AuditBody;
-use crate::audit::Audit;
-use crate::protocol::Event;
+use crate::audit::{Audit, Export};
 
 /// What the judge opened: a file name and its events, or why it could not be read.
-type Opened = Result<(String, Vec<Event>), String>;
+type Opened = Result<(String, Export), String>;
 
 #[component]
 pub fn Viewer() -> impl IntoView {
@@ -43,8 +42,8 @@ pub fn Viewer() -> impl IntoView {
                     </label>
                 </section>
                 {move || opened.get().map(|o| match o {
-                    Ok((name, events)) => {
-                        let audit = Audit::from_events(&events);
+                    Ok((name, export)) => {
+                        let audit = Audit::from_events(&export.events);
                         view! {
                             <section class="panel debate-head">
                                 <div class="debate-meta">
@@ -54,7 +53,7 @@ pub fn Viewer() -> impl IntoView {
                                 </div>
                                 <h1 class="debate-query">{audit.query.clone()}</h1>
                             </section>
-                            <AuditBody events/>
+                            <AuditBody export/>
                         }
                         .into_any()
                     }
@@ -93,8 +92,8 @@ fn read_file(ev: &leptos::ev::Event, opened: RwSignal<Option<Opened>>) {
             .ok()
             .and_then(|t| t.as_string());
         opened.set(Some(match text {
-            Some(text) => match crate::audit::parse_export(&text) {
-                Ok(events) => Ok((name, events)),
+            Some(text) => match crate::audit::parse_export_full(&text) {
+                Ok(export) => Ok((name, export)),
                 Err(e) => Err(format!("{name}: {e}")),
             },
             None => Err(format!("cannot read {name} as text")),

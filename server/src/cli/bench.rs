@@ -201,6 +201,8 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
         id: id.clone(),
         store: store.clone(),
         hub: hub.clone(),
+        // The figures are per turn; signing happens once per debate, at its end.
+        signer: None,
     };
     drive(&mut run, &Instant0, &mut journal, &mut seq, timing()).await?;
     Ok(store.events_after(&id, 0).await?.len())

@@ -19,6 +19,8 @@ pub enum CliError {
     Verify(String),
     #[error("{0}")]
     Embed(#[from] crate::embed::EmbedError),
+    #[error("{0}")]
+    Signing(#[from] crate::signing::SigningError),
     /// A configuration that would expose the operator (see `refuse_open_spending`).
     #[error("{0}")]
     Unsafe(String),

@@ -44,6 +44,10 @@ pub enum Command {
         /// A PEM file of extra trusted root certificates (a private CA) for an https:// source.
         #[arg(long, env = "CONSILIUM_CA_CERT")]
         ca_cert: Option<PathBuf>,
+        /// Require the log to be signed by this key: its public key in hex (from the server's
+        /// `GET /api/keys`) or its key id.
+        #[arg(long)]
+        key: Option<String>,
     },
 }
 
@@ -53,6 +57,10 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => bench::run(args).await,
         Some(Command::Judge(args)) => judge::run(args).await,
-        Some(Command::Verify { source, ca_cert }) => verify::run(&source, ca_cert.as_deref()).await,
+        Some(Command::Verify {
+            source,
+            ca_cert,
+            key,
+        }) => verify::run(&source, ca_cert.as_deref(), key.as_deref()).await,
     }
 }

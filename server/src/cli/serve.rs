@@ -132,6 +132,10 @@ pub struct ServeArgs {
     /// remote debates get 429 until midnight UTC.
     #[arg(long, env = "CONSILIUM_DAILY_TOKEN_BUDGET", default_value_t = LimitConfig::default().daily_tokens)]
     pub daily_token_budget: u64,
+    /// Issue 19: this server's Ed25519 signing key (made on first start). Default: beside a
+    /// SQLite database (`<file>.signing-key`), `data/consilium.signing-key` for PostgreSQL.
+    #[arg(long, env = "CONSILIUM_SIGNING_KEY")]
+    pub signing_key: Option<PathBuf>,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
@@ -201,6 +205,16 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
             daily_tokens: args.daily_token_budget,
         },
     );
+    let signer = match args
+        .signing_key
+        .clone()
+        .or_else(|| crate::signing::default_path(&args.database_url))
+    {
+        Some(path) => crate::signing::Signer::load_or_create(&path)?,
+        None => crate::signing::Signer::ephemeral()?,
+    };
+    tracing::info!("signing ended logs with key {}", signer.key_id);
+    let engine = engine.with_signer(Arc::new(signer));
     let limits = Limits::new(LimitConfig {
         max_debates: args.max_debates.max(1),
         max_debates_per_client: args.max_debates_per_client.max(1),

@@ -3,18 +3,27 @@
 
 use std::path::Path;
 
-use app::audit::{check, parse_export, too_large, Check, MAX_EXPORT_BYTES};
+use app::audit::{check_signed, parse_export_full, too_large, Check, MAX_EXPORT_BYTES};
 
 use super::error::CliError;
 
-pub async fn run(source: &str, ca_cert: Option<&Path>) -> Result<(), CliError> {
+/// Checks the chain, the decision and — issue 19 — the server's signature over the log's end
+/// (with `key`, that key must have signed it). Exits 0 only when all hold.
+pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Result<(), CliError> {
     let text = load(source, ca_cert).await?;
-    let events = parse_export(&text).map_err(CliError::Verify)?;
-    match check(&events) {
+    let export = parse_export_full(&text).map_err(CliError::Verify)?;
+    let (checked, signed) = check_signed(&export, key);
+    match checked {
         c @ Check::Verified { .. } => {
             println!("{}", c.details().join("\n"));
+            println!("{}", signed.line());
             Ok(())
         }
+        c @ Check::Unfinished { .. } => Err(CliError::Verify(format!(
+            "{} ({})",
+            c.headline(),
+            signed.line()
+        ))),
         c => Err(CliError::Verify(c.headline())),
     }
 }

@@ -72,6 +72,7 @@ macro_rules! insert_events {
 
 mod access;
 mod list;
+mod signatures;
 
 pub use access::JudgeRow;
 pub use list::ListQuery;
@@ -159,6 +160,26 @@ impl Store {
     /// the debate's final status in the same transaction. On PostgreSQL the insert notifies the
     /// other processes when it commits (migrations/postgres/0002).
     pub async fn append(&self, debate: &str, events: &[Event]) -> Result<(), StoreError> {
+        self.append_signed(debate, events, None).await
+    }
+
+    /// [`Store::append`]; a log that ends with these events gets `signature` in the same
+    /// transaction (issue 19), so nobody reads an ended log that is not yet signed.
+    pub async fn append_signed(
+        &self,
+        debate: &str,
+        events: &[Event],
+        signature: Option<&app::audit::signature::LogSignature>,
+    ) -> Result<(), StoreError> {
+        let signature = signature
+            .map(|s| {
+                serde_json::to_string(s).map_err(|e| StoreError::Corrupt {
+                    debate: debate.to_owned(),
+                    seq: s.seq as i64,
+                    error: e.to_string(),
+                })
+            })
+            .transpose()?;
         let Some(last) = events.last() else {
             return Ok(());
         };
@@ -185,6 +206,13 @@ impl Store {
                         .bind(debate)
                         .execute(&mut *tx)
                         .await?;
+                    if let Some(body) = &signature {
+                        sqlx::query("INSERT INTO signatures (debate_id, body) VALUES ($1, $2)")
+                            .bind(debate)
+                            .bind(body)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
                     tx.commit().await?;
                 }
             }
@@ -216,6 +244,7 @@ impl Store {
             seed: seed as u64,
             created_at: s.created_at,
             events,
+            signature: self.signature(id).await?,
         }))
     }
 

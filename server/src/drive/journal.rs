@@ -28,11 +28,26 @@ pub struct StoredJournal {
     pub id: String,
     pub store: Store,
     pub hub: Arc<Hub>,
+    /// Signs the log when it ends (issue 19); `None` leaves it unsigned.
+    pub signer: Option<Arc<crate::signing::Signer>>,
+}
+
+/// Issue 19: the signature a batch that ends the log is stored with (its last hash, signed).
+pub fn end_signature(
+    signer: Option<&crate::signing::Signer>,
+    debate: &str,
+    events: &[Event],
+) -> Option<app::audit::signature::LogSignature> {
+    let last = events.last().filter(|e| e.body.is_terminal())?;
+    Some(signer?.sign(debate, last.seq, &last.hash))
 }
 
 impl Journal for StoredJournal {
     async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
-        self.store.append(&self.id, &events).await?;
+        let signature = end_signature(self.signer.as_deref(), &self.id, &events);
+        self.store
+            .append_signed(&self.id, &events, signature.as_ref())
+            .await?;
         // What remote calls cost, toward the server's daily limit (once stored, counted once).
         for e in &events {
             if let EventBody::AgentCall(call) = &e.body {

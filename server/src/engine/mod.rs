@@ -31,6 +31,8 @@ pub struct Engine {
     running: Arc<Mutex<HashMap<String, oneshot::Sender<String>>>>,
     /// Set when the server shuts down: live streams end so shutdown is not held up by them.
     pub closing: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Signs every log that ends (issue 19); `None` leaves logs unsigned.
+    pub signer: Option<Arc<crate::signing::Signer>>,
 }
 
 /// What a judge's stop did.
@@ -51,7 +53,14 @@ impl Engine {
             settings,
             running: Arc::default(),
             closing: Arc::new(tokio::sync::watch::channel(false).0),
+            signer: None,
         }
+    }
+
+    /// This engine signs the logs that end with `signer`'s key.
+    pub fn with_signer(mut self, signer: Arc<crate::signing::Signer>) -> Self {
+        self.signer = Some(signer);
+        self
     }
 
     /// Creates the debate (row and first events in one transaction) and runs it in the background.
@@ -131,6 +140,7 @@ impl Engine {
                 id: debate.clone(),
                 store: engine.store.clone(),
                 hub: engine.hub.clone(),
+                signer: engine.signer.clone(),
             };
             let driven = drive(&mut run, &*agents, &mut journal, &mut seq, timing);
             tokio::select! {
@@ -253,7 +263,13 @@ impl Engine {
         }
         let mut seq = last.as_ref().map_or_else(Sequencer::new, Sequencer::after);
         let event = seq.stamp(end);
-        match self.store.append(id, &[event]).await {
+        let events = [event];
+        let signature = crate::drive::journal::end_signature(self.signer.as_deref(), id, &events);
+        match self
+            .store
+            .append_signed(id, &events, signature.as_ref())
+            .await
+        {
             Ok(()) => Ok(true),
             Err(e) if e.is_conflict() => {
                 tracing::info!(debate = %id, "not interrupted: another writer appended first");

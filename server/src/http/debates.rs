@@ -141,6 +141,23 @@ pub async fn export_md(
     ))
 }
 
+/// Issue 19: `GET /api/keys`, the public keys this server signs logs with.
+pub async fn keys(State(engine): State<Engine>) -> Json<Vec<serde_json::Value>> {
+    Json(
+        engine
+            .signer
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "key_id": s.key_id,
+                    "algorithm": "ed25519",
+                    "public_key": s.public_key,
+                })
+            })
+            .collect(),
+    )
+}
+
 async fn load(engine: &Engine, id: &str) -> Result<DebateDetail, AppError> {
     engine.store.get(id).await?.ok_or_else(|| not_found(id))
 }

@@ -1,0 +1,177 @@
+//! Issue 19, item 6: this server's Ed25519 key. Created on first start (256 random bits from the
+//! OS) and kept in a file beside the database (`--signing-key`, mode 0600); its public half is
+//! served at `GET /api/keys`. Every log that ends is signed over its last hash
+//! ([`app::audit::signature`]), so a log edited and re-hashed by hand no longer verifies.
+
+use std::path::{Path, PathBuf};
+
+use app::audit::signature::{key_id, message, to_hex, LogSignature};
+use ed25519_dalek::{Signer as _, SigningKey};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SigningError {
+    #[error("cannot read the signing key {path}: {error}")]
+    Read { path: PathBuf, error: String },
+    #[error("cannot create the signing key {path}: {error}")]
+    Create { path: PathBuf, error: String },
+    #[error(
+        "the signing key {0} is not 64 hex digits (an Ed25519 secret key); restore it from a \
+         backup, or move it away to make a new one"
+    )]
+    Malformed(PathBuf),
+}
+
+pub struct Signer {
+    key: SigningKey,
+    pub key_id: String,
+    /// The public key, hex.
+    pub public_key: String,
+}
+
+impl std::fmt::Debug for Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the secret half.
+        write!(f, "Signer({})", self.key_id)
+    }
+}
+
+impl Signer {
+    /// The key in `path`, made (and written, readable only by this user) if the file is missing.
+    pub fn load_or_create(path: &Path) -> Result<Signer, SigningError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let bytes = app::audit::signature::hex_bytes(text.trim())
+                    .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                    .ok_or_else(|| SigningError::Malformed(path.to_owned()))?;
+                Ok(Signer::from_seed(bytes))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let create = |error: String| SigningError::Create {
+                    path: path.to_owned(),
+                    error,
+                };
+                let seed = fresh_seed().map_err(create)?;
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| create(e.to_string()))?;
+                }
+                write_private(path, &to_hex(&seed)).map_err(|e| create(e.to_string()))?;
+                let signer = Signer::from_seed(seed);
+                tracing::info!(
+                    "made a signing key {} in {} (back it up: logs signed by it verify only \
+                     against it)",
+                    signer.key_id,
+                    path.display()
+                );
+                Ok(signer)
+            }
+            Err(e) => Err(SigningError::Read {
+                path: path.to_owned(),
+                error: e.to_string(),
+            }),
+        }
+    }
+
+    /// A key that lives only in memory (an in-memory database's server; tests).
+    pub fn ephemeral() -> Result<Signer, SigningError> {
+        let seed = fresh_seed().map_err(|error| SigningError::Create {
+            path: PathBuf::from("(memory)"),
+            error,
+        })?;
+        Ok(Signer::from_seed(seed))
+    }
+
+    fn from_seed(seed: [u8; 32]) -> Signer {
+        let key = SigningKey::from_bytes(&seed);
+        let public = key.verifying_key().to_bytes();
+        Signer {
+            key,
+            key_id: key_id(&public),
+            public_key: to_hex(&public),
+        }
+    }
+
+    /// The signature over a log that ends at event `seq` with `hash`.
+    pub fn sign(&self, debate_id: &str, seq: u64, hash: &str) -> LogSignature {
+        let signature = self.key.sign(&message(debate_id, seq, hash));
+        LogSignature {
+            algorithm: "ed25519".into(),
+            key_id: self.key_id.clone(),
+            public_key: self.public_key.clone(),
+            seq,
+            hash: hash.to_owned(),
+            signature: to_hex(&signature.to_bytes()),
+        }
+    }
+}
+
+fn fresh_seed() -> Result<[u8; 32], String> {
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|e| format!("no randomness: {e}"))?;
+    Ok(seed)
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.write_all(b"\n")?;
+    file.sync_all()
+}
+
+/// Where the key lives by default: beside a SQLite file (`data/consilium.db` →
+/// `data/consilium.db.signing-key`); for PostgreSQL in `data/`; none for an in-memory database.
+pub fn default_path(database_url: &str) -> Option<PathBuf> {
+    let lower = database_url.to_ascii_lowercase();
+    if lower.starts_with("sqlite:") {
+        let path = database_url
+            .strip_prefix("sqlite://")
+            .or_else(|| database_url.strip_prefix("sqlite:"))
+            .unwrap_or(database_url);
+        let path = path.split('?').next().unwrap_or(path);
+        (path != ":memory:" && !path.is_empty())
+            .then(|| PathBuf::from(format!("{path}.signing-key")))
+    } else {
+        Some(PathBuf::from("data/consilium.signing-key"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::audit::signature::{check_signature, SignatureCheck};
+
+    #[test]
+    fn a_key_is_made_once_kept_private_and_signs_what_verifies() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("k");
+        let a = Signer::load_or_create(&path).expect("create");
+        let b = Signer::load_or_create(&path).expect("load");
+        assert_eq!(a.public_key, b.public_key, "the same key after a restart");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert!(!format!("{a:?}").contains(&std::fs::read_to_string(&path).expect("read")[..20]));
+        std::fs::write(dir.path().join("bad"), "nope").expect("write");
+        assert!(matches!(
+            Signer::load_or_create(&dir.path().join("bad")),
+            Err(SigningError::Malformed(_))
+        ));
+        assert_eq!(
+            default_path("sqlite:data/consilium.db"),
+            Some(PathBuf::from("data/consilium.db.signing-key"))
+        );
+        assert_eq!(default_path("sqlite::memory:"), None);
+        let _ = check_signature;
+        let _ = SignatureCheck::Unsigned;
+    }
+}
