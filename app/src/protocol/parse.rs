@@ -9,6 +9,9 @@
 
 use serde_json::{Map, Value};
 
+mod extract;
+pub use extract::extract_object;
+
 use super::collapse::{self, Critique, PanelEvaluation, PositionScore, Verification};
 use super::request::{AgentReply, Task};
 use super::round_robin::{RrPosition, Stance};
@@ -97,96 +100,6 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
             AgentReply::Evaluation(evaluation)
         }
     })
-}
-
-/// Finds the first JSON object in `text` that parses (fences and chatter around it are ignored).
-pub fn extract_object(text: &str) -> R<Map<String, Value>> {
-    if text.trim().is_empty() {
-        return Err("empty reply".into());
-    }
-    let (objects, cut_off) = balanced_objects(text);
-    let mut not_object = None;
-    // Each failed candidate costs at most its own length; a hostile reply gets a bounded number.
-    for (start, end) in objects.into_iter().take(MAX_CANDIDATES) {
-        let candidate = &text[start..end];
-        let parsed = serde_json::from_str::<Value>(candidate)
-            .or_else(|_| serde_json::from_str::<Value>(&drop_trailing_commas(candidate)));
-        match parsed {
-            Ok(Value::Object(o)) => return Ok(o),
-            Ok(_) => {}
-            Err(e) => {
-                not_object.get_or_insert(e.to_string());
-            }
-        }
-    }
-    Err(match (not_object, cut_off) {
-        (Some(e), _) => format!("the reply's JSON object does not parse: {e}"),
-        (None, true) => "the reply's JSON object is cut off (no closing brace)".into(),
-        (None, false) => "no JSON object in the reply".into(),
-    })
-}
-
-/// The most `{…}` candidates one reply gets parsed.
-const MAX_CANDIDATES: usize = 64;
-
-/// Every balanced `{…}` in `text` as a byte range, in order of where it starts, and whether some
-/// `{` was never closed. One pass (linear even on 256 KiB of `{`): braces inside JSON strings do
-/// not count, and quotes in the chatter around an object are not strings.
-fn balanced_objects(text: &str) -> (Vec<(usize, usize)>, bool) {
-    let mut open = Vec::new();
-    let mut pairs = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' if !open.is_empty() => in_string = true,
-            '{' => open.push(i),
-            '}' => {
-                if let Some(start) = open.pop() {
-                    pairs.push((start, i + 1));
-                }
-            }
-            _ => {}
-        }
-    }
-    pairs.sort_unstable_by_key(|&(start, _)| start);
-    (pairs, !open.is_empty())
-}
-
-/// `{"a": 1,}` → `{"a": 1}` (outside strings).
-fn drop_trailing_commas(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}' | ']')) {
-                continue;
-            }
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -353,23 +266,6 @@ mod tests {
             AgentReply::Position(p) => Ok(p),
             other => Err(format!("wrong kind {}", other.kind())),
         }
-    }
-
-    /// Issue 19, item 5: hostile replies cost one pass. 256 KiB of unclosed `{` is "cut off";
-    /// the same with a good object at its end still finds the object; thousands of broken
-    /// candidates stop after the candidate cap.
-    #[test]
-    fn hostile_replies_are_parsed_in_one_pass() {
-        let open = "{".repeat(256 * 1024);
-        let e = extract_object(&open).expect_err("unclosed");
-        assert!(e.contains("cut off"), "{e}");
-        let tail = format!("{open}{{\"decision\": \"WARN\"}}");
-        assert_eq!(extract_object(&tail).expect("found")["decision"], "WARN");
-        let broken = "{x}".repeat(100_000);
-        let e = extract_object(&broken).expect_err("broken");
-        assert!(e.contains("does not parse"), "{e}");
-        let chatter = r#"He said "use {this} and then: {"decision": "ACT"}"#;
-        assert_eq!(extract_object(chatter).expect("chatter")["decision"], "ACT");
     }
 
     /// AG-1/S4-8: what real small models send, and what the parser makes of it.

@@ -6,6 +6,9 @@
 
 #![allow(dead_code)]
 
+mod cli;
+pub use cli::*;
+
 use std::io::{BufRead, BufReader, Lines};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -434,54 +437,6 @@ pub async fn read_sse(
 ) -> Vec<Frame> {
     let mut stream = SseStream::open(server, id, last_event_id, query).await;
     stream.take(limit).await
-}
-
-/// `consilium verify <source>`: whether it succeeded, and what it printed.
-pub fn verify(source: &str) -> (bool, String) {
-    verify_with(&[source])
-}
-
-/// `consilium <args…>` with `DATABASE_URL` set to `db`.
-pub fn cli_on(db: &TestDb, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .args(args)
-        .env("DATABASE_URL", &db.url)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run consilium");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-/// `consilium judge add NAME [--role viewer]`: the token it printed once.
-pub fn add_judge(db: &TestDb, name: &str, role: &str) -> String {
-    let (ok, out) = cli_on(db, &["judge", "add", name, "--role", role]);
-    assert!(ok, "judge add: {out}");
-    out.lines()
-        .find(|l| l.starts_with("cj_"))
-        .unwrap_or_else(|| panic!("no token in: {out}"))
-        .trim()
-        .to_owned()
-}
-
-/// `consilium verify <args…>` (a source and options such as `--ca-cert FILE`).
-pub fn verify_with(args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .arg("verify")
-        .args(args)
-        .env_remove("CONSILIUM_CA_CERT")
-        .output()
-        .expect("run verify");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
 }
 
 pub fn seqs(frames: &[Frame]) -> Vec<u64> {
