@@ -212,4 +212,52 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    /// Issue 19, item 4: an endpoint reporting `u64::MAX` tokens cannot wrap the count past the
+    /// budget: the sum saturates and the debate ends `budget_exhausted` at once.
+    #[test]
+    fn a_hostile_usage_report_ends_the_debate_budget_exhausted() {
+        let mut run = DebateRun::start(
+            s4(),
+            Start {
+                backend: None,
+                budget: Some(1_000_000),
+            },
+        );
+        let mut bodies = Vec::new();
+        let mut asked = 0;
+        loop {
+            let next = run.poll_request();
+            while let Some(e) = run.poll_event() {
+                bodies.push(e);
+            }
+            let Some(req) = next else { break };
+            asked += 1;
+            let usage = Usage {
+                attempts: 1,
+                latency_ms: 1,
+                prompt_tokens: u64::MAX,
+                completion_tokens: u64::MAX,
+                estimated: false,
+            };
+            run.handle(
+                &req,
+                Answered {
+                    reply: Ok(position(Decision::Act)),
+                    usage: Some(usage),
+                    now: "2026-01-01T00:00:00.000Z".into(),
+                },
+            );
+        }
+        assert_eq!(asked, 1, "no call after the hostile report");
+        assert!(bodies.iter().any(|b| matches!(
+            b,
+            EventBody::BudgetExhausted { used, .. } if *used == u64::MAX
+        )));
+        let log = seal_all(bodies);
+        let Some(EventBody::Decision(o)) = log.last().map(|e| &e.body) else {
+            panic!("a decision");
+        };
+        assert!(o.budget_exhausted() && o.label() != "ACT", "{o:?}");
+    }
 }
