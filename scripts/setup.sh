@@ -17,10 +17,36 @@ fi
 # 2. wasm-bindgen-cli at exactly the Cargo.lock version (a mismatch breaks the bundle).
 want=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+# Pinned end to end: the crate is checked against its SHA-256 and built with its own lockfile
+# (--locked). That lockfile pins webpki-roots 1.0.11, which has since left the crates.io index, so
+# that one entry is moved to 1.0.10 (the version ureq asks for, same API) with the index's checksum.
+WB_VERSION=0.2.130
+WB_SHA=c37f6904387d19a319525c74af274c73912f3871c35555aa49f3ea64ebb2fc7a
 if [ "$have" != "$want" ]; then
   step "installing wasm-bindgen-cli $want (found '${have:-none}'; ~3 min)"
-  # --locked fails for this version (a locked dependency left the index); allow older-rustc fallbacks.
-  CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version "$want" --force
+  if [ "$want" != "$WB_VERSION" ]; then
+    echo "Cargo.lock wants wasm-bindgen $want; scripts/setup.sh pins $WB_VERSION: update WB_VERSION and WB_SHA" >&2
+    exit 1
+  fi
+  src=target/tools/wasm-bindgen-cli-$want
+  rm -rf "$src" && mkdir -p target/tools
+  python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+    "https://static.crates.io/crates/wasm-bindgen-cli/wasm-bindgen-cli-$want.crate" "$src.crate"
+  echo "$WB_SHA  $src.crate" | sha256sum -c --quiet
+  tar xzf "$src.crate" -C target/tools
+  python3 - "$src/Cargo.lock" <<'PY'
+import sys
+path = sys.argv[1]
+lock = open(path).read()
+old = ('name = "webpki-roots"\nversion = "1.0.11"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\n'
+       'checksum = "f5f280bbb2b287bc8e7de7e3852945a0ff50d1bbcb5ed42b6c7a568c546df171"')
+new = ('name = "webpki-roots"\nversion = "1.0.10"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\n'
+       'checksum = "1c1c8e20c8a38fc7d65abfe74eb7280e4aa667e8eec8bc84996d2874810748d9"')
+if old not in lock:
+    sys.exit("wasm-bindgen-cli's Cargo.lock changed: review the webpki-roots pin in scripts/setup.sh")
+open(path, "w").write(lock.replace(old, new))
+PY
+  cargo install --path "$src" --locked --force
 fi
 
 # 3. npm packages: binaryen's wasm-opt (Debian's breaks hydration) and Playwright (no browser download).
