@@ -279,24 +279,7 @@ async fn judges_tokens_sessions_and_the_start_token_sv_7() {
         .expect("id");
     let mut seen = server.log();
     for d in [&id, &id2] {
-        for path in [
-            format!("/api/debates/{d}"),
-            format!("/api/debates/{d}/export.json"),
-            format!("/api/debates/{d}/export.md"),
-            format!("/debates/{d}"),
-            format!("/debates/{d}/audit"),
-        ] {
-            seen.push_str(
-                &client()
-                    .get(server.url(&path))
-                    .send()
-                    .await
-                    .expect("GET")
-                    .text()
-                    .await
-                    .expect("text"),
-            );
-        }
+        seen.push_str(&everything_shown(&server, d).await);
     }
     seen.push_str(
         &client()

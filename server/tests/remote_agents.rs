@@ -402,24 +402,7 @@ async fn secrets_an_upstream_echoes_never_reach_the_log() {
         failures[0].contains("HTTP 401") && failures[0].contains("Incorrect API key provided"),
         "{failures:?}"
     );
-    let mut seen = serde_json::to_string(&events).expect("events");
-    for path in [
-        format!("/api/debates/{id}/export.json"),
-        format!("/api/debates/{id}/export.md"),
-        format!("/debates/{id}"),
-        format!("/debates/{id}/audit"),
-    ] {
-        seen.push_str(
-            &client()
-                .get(server.url(&path))
-                .send()
-                .await
-                .expect("GET")
-                .text()
-                .await
-                .expect("text"),
-        );
-    }
+    let mut seen = everything_shown(&server, &id).await;
     seen.push_str(&server.log());
     assert!(seen.contains("openai backend"), "the log was read");
     for canary in [KEY_CANARY, URL_CANARY, "Q7w8E9r0"] {

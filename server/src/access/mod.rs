@@ -114,7 +114,8 @@ impl Access {
         )
     }
 
-    async fn by_token(&self, token: &str) -> Result<Principal, AppError> {
+    /// The operator or the judge a token belongs to; 401 for a token that matches nobody.
+    pub async fn by_token(&self, token: &str) -> Result<Principal, AppError> {
         if self
             .start_token
             .as_deref()
@@ -137,16 +138,12 @@ impl Access {
         }
     }
 
-    /// The checks before a debate starts, for the API and the form alike: may `who` start one,
-    /// and is there a place for it (server-wide and for `client`)? The place is kept until the
-    /// debate ends.
-    pub fn admit_start(
-        &self,
-        who: &Principal,
-        client: std::net::IpAddr,
-    ) -> Result<limits::Slot, AppError> {
-        self.may_start(who)?;
-        Ok(self.limits.debate(client)?)
+    /// Who is asking, for a request that may change state: [`Access::authenticate`], then the
+    /// CSRF check (the JSON API's extractors and the form's server functions alike).
+    pub async fn caller(&self, parts: &Parts) -> Result<Principal, AppError> {
+        let who = self.authenticate(&parts.headers).await?;
+        csrf(&who, parts)?;
+        Ok(who)
     }
 
     /// Whether `who` may start debates: anyone without a start token; with one, the operator and
@@ -190,10 +187,7 @@ where
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
-        let access = SharedAccess::from_ref(state);
-        let who = access.authenticate(&parts.headers).await?;
-        csrf(&who, parts)?;
-        Ok(Caller(who))
+        Ok(Caller(SharedAccess::from_ref(state).caller(parts).await?))
     }
 }
 
@@ -210,13 +204,12 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
         let Caller(who) = Caller::from_request_parts(parts, state).await?;
-        judge_of(who, parts)
+        judge_of(who)
     }
 }
 
-/// The judge `who` is (after the CSRF check), or the 401/403 that says why not.
-pub fn judge_of(who: Principal, parts: &Parts) -> Result<Judge, AppError> {
-    csrf(&who, parts)?;
+/// The judge `who` is, or the 401/403 that says why not.
+pub fn judge_of(who: Principal) -> Result<Judge, AppError> {
     match who {
         Principal::Person {
             name,

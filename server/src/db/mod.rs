@@ -330,6 +330,20 @@ impl Store {
 }
 
 #[cfg(test)]
+impl NewDebate<'static> {
+    /// A debate row for tests: an S4 debate asking "q", created 2026-01-01.
+    pub fn sample(id: &'static str) -> Self {
+        NewDebate {
+            id,
+            query: "q",
+            protocol: "s4",
+            seed: 1,
+            created_at: "2026-01-01T00:00:00.000Z",
+        }
+    }
+}
+
+#[cfg(test)]
 impl Store {
     /// Runs SQL as is (tests that make the database refuse writes).
     pub async fn execute_raw(&self, sql: &'static str) -> Result<(), StoreError> {
@@ -433,13 +447,7 @@ mod tests {
         let store = Store::connect("sqlite::memory:").await.expect("memory db");
         let mut seq = crate::drive::Sequencer::new();
         let first = vec![seq.stamp(app::protocol::run::interruption("x".into()))];
-        let row = NewDebate {
-            id: "d1",
-            query: "q",
-            protocol: "s4",
-            seed: 3,
-            created_at: "2026-01-01T00:00:00.000Z",
-        };
+        let row = NewDebate::sample("d1");
         store.create_debate(&row, &[]).await.expect("create");
         store.append("d1", &first).await.expect("append");
         assert_eq!(

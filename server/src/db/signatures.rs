@@ -36,13 +36,7 @@ mod tests {
         let store = Store::connect("sqlite::memory:").await.expect("db");
         let mut seq = crate::drive::Sequencer::new();
         let first = vec![seq.stamp(app::protocol::run::interruption("x".into()))];
-        let row = NewDebate {
-            id: "d1",
-            query: "q",
-            protocol: "s4",
-            seed: 1,
-            created_at: "2026-01-01T00:00:00.000Z",
-        };
+        let row = NewDebate::sample("d1");
         store.create_debate(&row, &[]).await.expect("create");
         let signer = crate::signing::Signer::ephemeral().expect("key");
         let sig = signer.sign("d1", 1, &first[0].hash);

@@ -453,13 +453,7 @@ mod tests {
             agent: "utility".into(),
             round: 1,
         })];
-        let row = NewDebate {
-            id: "d",
-            query: "q",
-            protocol: "s4",
-            seed: 1,
-            created_at: "2026-01-01T00:00:00.000Z",
-        };
+        let row = NewDebate::sample("d");
         store.create_debate(&row, &first).await.expect("create");
         let _never_stored = seq.stamp(EventBody::Thinking {
             agent: "safety".into(),

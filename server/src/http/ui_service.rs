@@ -51,30 +51,15 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    /// The same steps as `POST /api/debates`: who asks (and the CSRF check), may they start,
+    /// is the request valid, is there a place for it.
     fn start(&self, request: CreateDebate, head: Parts) -> BoxFuture<'_, Result<String, String>> {
         async move {
-            let who = self
-                .access
-                .authenticate(&head.headers)
-                .await
-                .map_err(|e| e.to_string())?;
-            if matches!(
-                who,
-                Principal::Person {
-                    via_cookie: true,
-                    ..
-                }
-            ) && !crate::access::guard::same_origin(&head.headers)
-            {
-                return Err("a signed-in change must come from this site's own pages".into());
-            }
-            let ip = client::address(&head.extensions, &head.headers, self.access.trust_proxy);
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
             self.access.may_start(&who).map_err(|e| e.to_string())?;
             let valid = request.validate().map_err(|e| e.to_string())?;
-            let place = self
-                .access
-                .admit_start(&who, ip)
-                .map_err(|e| e.to_string())?;
+            let ip = client::address(&head.extensions, &head.headers, self.access.trust_proxy);
+            let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
             self.engine
                 .start(valid, place)
                 .await
@@ -85,15 +70,10 @@ impl DebateService for UiService {
 
     fn stop(&self, id: String, head: Parts) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self
-                .access
-                .authenticate(&head.headers)
-                .await
-                .map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who, &head).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
             crate::http::judge::stop_as(&self.engine, &judge, &id)
                 .await
-                .map(|_| ())
                 .map_err(|e| e.to_string())
         }
         .boxed()

@@ -334,6 +334,23 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(server: &Server, path: &st
         .expect("JSON body")
 }
 
+/// Everything a debate shows anyone: its JSON, both exports, the live and audit pages (for
+/// tests that search them for what must never appear).
+pub async fn everything_shown(server: &Server, id: &str) -> String {
+    let mut seen = String::new();
+    for path in [
+        format!("/api/debates/{id}"),
+        format!("/api/debates/{id}/export.json"),
+        format!("/api/debates/{id}/export.md"),
+        format!("/debates/{id}"),
+        format!("/debates/{id}/audit"),
+    ] {
+        let resp = client().get(server.url(&path)).send().await.expect("GET");
+        seen.push_str(&resp.text().await.expect("text"));
+    }
+    seen
+}
+
 /// One parsed SSE frame.
 #[derive(Debug, Clone)]
 pub struct Frame {

@@ -41,20 +41,14 @@ const MAX_CANDIDATES: usize = 64;
 fn balanced_objects(text: &str) -> (Vec<(usize, usize)>, bool) {
     let mut open = Vec::new();
     let mut pairs = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut string = JsonString::default();
     for (i, c) in text.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
+        if string.inside {
+            string.read(c);
             continue;
         }
         match c {
-            '"' if !open.is_empty() => in_string = true,
+            '"' if !open.is_empty() => string.inside = true,
             '{' => open.push(i),
             '}' => {
                 if let Some(start) = open.pop() {
@@ -71,19 +65,13 @@ fn balanced_objects(text: &str) -> (Vec<(usize, usize)>, bool) {
 /// `{"a": 1,}` → `{"a": 1}` (outside strings).
 fn drop_trailing_commas(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut string = JsonString::default();
     let chars: Vec<char> = s.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
+        if string.inside {
+            string.read(c);
         } else if c == '"' {
-            in_string = true;
+            string.inside = true;
         } else if c == ',' {
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
             if matches!(next, Some('}' | ']')) {
@@ -93,6 +81,26 @@ fn drop_trailing_commas(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether a scan is inside a JSON string, and whether the next character there is escaped.
+#[derive(Default)]
+struct JsonString {
+    inside: bool,
+    escaped: bool,
+}
+
+impl JsonString {
+    /// Reads one character inside the string: a backslash escapes the next, an unescaped quote
+    /// ends the string.
+    fn read(&mut self, c: char) {
+        match (self.escaped, c) {
+            (true, _) => self.escaped = false,
+            (false, '\\') => self.escaped = true,
+            (false, '"') => self.inside = false,
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
