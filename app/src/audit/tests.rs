@@ -289,6 +289,7 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
                     kind: "openai".into(),
                     model: None,
                     token_budget: 1000,
+                    service: None,
                 });
             }
             bodies.push(e);

@@ -275,7 +275,9 @@ mod tests {
                 kind: "openai".into(),
                 model: Some("m".into()),
                 token_budget,
+                service: None,
             }),
+            context: None,
         };
         let call = |tokens: u64| {
             EventBody::AgentCall(AgentCall {

@@ -85,6 +85,7 @@ mod tests {
             Start {
                 backend: None,
                 budget: Some(budget),
+                ..Start::default()
             },
         );
         let mut bodies = Vec::new();
@@ -222,6 +223,7 @@ mod tests {
             Start {
                 backend: None,
                 budget: Some(1_000_000),
+                ..Start::default()
             },
         );
         let mut bodies = Vec::new();

@@ -8,6 +8,7 @@ use super::collapse::events::{
     PanelEvaluated, PanelScored, ReflexionStarted,
 };
 use super::collapse::params::WcParams;
+use super::credibility::{ContextTags, CredibilitySnapshot};
 use super::outcome::Outcome;
 use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
 use super::s4::types::Vote;
@@ -53,6 +54,9 @@ pub struct BackendInfo {
     pub model: Option<String>,
     /// Tokens the debate may use before it stops (`budget_exhausted`).
     pub token_budget: u64,
+    /// The remote agent service's host and port (`http`), part of its agents' identities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,7 +76,14 @@ pub enum EventBody {
         /// so a judge can check a `budget_exhausted` claim. Absent for the builtin agents.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         backend: Option<BackendInfo>,
+        /// CR-1: the context the request carried (regime, sector, …), which the credibility
+        /// snapshot was computed for. Absent when the request gave none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context: Option<ContextTags>,
     },
+    /// CR-4: every agent's credibility when the debate started, and the panel's effective
+    /// votes (CR-3). Logged so the credibility-weighted what-if recomputes the same later.
+    Credibility(CredibilitySnapshot),
     RoundStarted {
         round: u8,
         name: String,
@@ -186,6 +197,7 @@ impl EventBody {
     pub fn kind(&self) -> &'static str {
         match self {
             EventBody::DebateStarted { .. } => "debate_started",
+            EventBody::Credibility(_) => "credibility",
             EventBody::RoundStarted { .. } => "round_started",
             EventBody::Thinking { .. } => "thinking",
             EventBody::Position { .. } => "position",
@@ -240,6 +252,7 @@ impl EventBody {
             EventBody::PanelScored(c) => Some(c.round),
             EventBody::HybridSynthesized(c) => Some(c.round),
             EventBody::DebateStarted { .. }
+            | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Decision(_)
             | EventBody::Interrupted { .. } => None,

@@ -5,6 +5,7 @@ pub mod canonical;
 pub mod chain;
 pub mod collapse;
 pub mod columns;
+pub mod credibility;
 mod debate;
 pub mod defence;
 mod error;

@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use super::collapse::CardSource;
+use super::credibility::{self, ContextTags, CredibilitySnapshot};
 use super::debate::Debate;
 use super::defence;
 use super::event::{AgentCall, BackendInfo, EventBody};
@@ -37,6 +38,20 @@ pub struct Start {
     pub backend: Option<BackendInfo>,
     /// Tokens the agents may use before the debate stops and decides from what exists.
     pub budget: Option<u64>,
+    /// CR-1: the context the request carried (recorded in `debate_started`).
+    pub context: Option<ContextTags>,
+    /// CR-4: the agents' credibility read from the record, logged after `debate_started`.
+    pub credibility: Option<CredibilitySnapshot>,
+}
+
+/// CR-1: the identity of agent `agent` answered by `backend` (`None`: the builtin agents).
+pub fn identity_of(backend: Option<&BackendInfo>, agent: &str) -> String {
+    match backend {
+        None => credibility::identity("builtin", None, agent),
+        Some(b) => {
+            credibility::identity(&b.kind, b.model.as_deref().or(b.service.as_deref()), agent)
+        }
+    }
 }
 
 /// One answer to one request, as the runner got it.
@@ -69,9 +84,24 @@ impl DebateRun {
         let mut findings = Vec::new();
         while let Some(mut body) = debate.poll_event() {
             match &mut body {
-                EventBody::DebateStarted { backend, query, .. } => {
+                EventBody::DebateStarted {
+                    backend,
+                    query,
+                    agents,
+                    context,
+                    ..
+                } => {
                     backend.clone_from(&start.backend);
+                    context.clone_from(&start.context);
+                    for a in agents.iter_mut() {
+                        a.identity = Some(identity_of(start.backend.as_ref(), &a.id));
+                    }
                     findings.push(("query".to_owned(), 0, defence::scan(query)));
+                    if let Some(snapshot) = &start.credibility {
+                        queue.push_back(body);
+                        queue.push_back(EventBody::Credibility(snapshot.clone()));
+                        continue;
+                    }
                 }
                 EventBody::CardSubmitted(c) if c.source == CardSource::User => {
                     let source = format!("user card {}", c.position);

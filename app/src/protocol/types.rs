@@ -191,6 +191,10 @@ impl Role {
 pub struct AgentSpec {
     pub id: String,
     pub role: Role,
+    /// CR-1: who this agent is across debates (`builtin:safety`, `openai:<model>:safety`), so
+    /// its track record follows it. Absent in logs written before credibility.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
 }
 
 impl AgentSpec {
@@ -198,6 +202,7 @@ impl AgentSpec {
         AgentSpec {
             id: id.into(),
             role,
+            identity: None,
         }
     }
 

@@ -102,14 +102,35 @@ pub fn agents_for(
 
 /// What `debate_started` records of a remote backend; nothing for the builtin agents.
 pub fn backend_info(settings: &Settings, req: &ValidDebate, budget: u64) -> Option<BackendInfo> {
-    let model = match req.backend {
+    let (model, service) = match req.backend {
         Backend::Builtin => return None,
-        Backend::Openai => settings.remote.openai.as_ref().map(|c| c.model.clone()),
-        Backend::Http => None,
+        Backend::Openai => (
+            settings.remote.openai.as_ref().map(|c| c.model.clone()),
+            None,
+        ),
+        Backend::Http => (
+            None,
+            settings
+                .remote
+                .http
+                .as_ref()
+                .and_then(|c| service_of(&c.url)),
+        ),
     };
     Some(BackendInfo {
         kind: req.backend.as_str().to_owned(),
         model,
         token_budget: budget,
+        service,
+    })
+}
+
+/// CR-1: a remote agent service is known by its URL's host and port (never its credentials).
+fn service_of(url: &str) -> Option<String> {
+    let u = reqwest::Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port_or_known_default() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
     })
 }

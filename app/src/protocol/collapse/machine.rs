@@ -125,6 +125,7 @@ impl WcDebate {
             ],
             config: Some(Config::Collapse(params)),
             backend: None,
+            context: None,
         });
         d.start_round("Position Cards", n);
         if user_cards.is_empty() {

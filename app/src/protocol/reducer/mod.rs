@@ -42,6 +42,12 @@ pub struct DebateView {
     pub budget_exhausted: Option<(u8, u64, u64)>,
     /// Remote agents: which backend and model, and the debate's token budget.
     pub backend: Option<BackendInfo>,
+    /// CR-1: the context the request carried.
+    #[serde(default)]
+    pub context: Option<crate::protocol::credibility::ContextTags>,
+    /// CR-4: the agents' credibility when the debate started, and CR-3's effective votes.
+    #[serde(default)]
+    pub credibility: Option<crate::protocol::credibility::CredibilitySnapshot>,
     /// The last `agent_failed` (seq, agent, round, error): the substitute card that follows
     /// points to it instead of repeating the error.
     #[serde(default)]
@@ -150,8 +156,10 @@ impl DebateView {
                 rounds,
                 config,
                 backend,
+                context,
             } => {
                 self.backend.clone_from(backend);
+                self.context.clone_from(context);
                 match config {
                     Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
                     Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),
@@ -167,6 +175,7 @@ impl DebateView {
                     .map(|r| RoundView::planned(r.round, r.name.clone(), r.expected))
                     .collect();
             }
+            EventBody::Credibility(snapshot) => self.credibility = Some(snapshot.clone()),
             EventBody::RoundStarted {
                 round,
                 name,

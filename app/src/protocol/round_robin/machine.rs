@@ -78,6 +78,7 @@ impl RrDebate {
                 debate.params.clone(),
             )),
             backend: None,
+            context: None,
         });
         debate.events.push_back(EventBody::TriggerChecked(check));
         debate.start_round((0..n).collect());

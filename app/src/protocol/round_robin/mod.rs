@@ -11,6 +11,7 @@ mod rules;
 mod tests;
 pub mod types;
 pub mod view;
+pub mod whatif;
 
 pub use machine::RrDebate;
 pub use recompute::recompute;

@@ -82,6 +82,7 @@ impl S4Debate {
                 .collect(),
             config: None,
             backend: None,
+            context: None,
         });
         debate.start_round(1);
         for i in 0..n {
