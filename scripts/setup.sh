@@ -28,12 +28,13 @@ if [ "$have" != "$want" ]; then
     echo "Cargo.lock wants wasm-bindgen $want; scripts/setup.sh pins $WB_VERSION: update WB_VERSION and WB_SHA" >&2
     exit 1
   fi
-  src=target/tools/wasm-bindgen-cli-$want
-  rm -rf "$src" && mkdir -p target/tools
+  # Unpacked outside this workspace: inside it, cargo would take the crate for a member.
+  tools=$(mktemp -d)
+  src=$tools/wasm-bindgen-cli-$want
   python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
     "https://static.crates.io/crates/wasm-bindgen-cli/wasm-bindgen-cli-$want.crate" "$src.crate"
   echo "$WB_SHA  $src.crate" | sha256sum -c --quiet
-  tar xzf "$src.crate" -C target/tools
+  tar xzf "$src.crate" -C "$tools"
   python3 - "$src/Cargo.lock" <<'PY'
 import sys
 path = sys.argv[1]
@@ -47,6 +48,7 @@ if old not in lock:
 open(path, "w").write(lock.replace(old, new))
 PY
   cargo install --path "$src" --locked --force
+  rm -rf "$tools"
 fi
 
 # 3. npm packages: binaryen's wasm-opt (Debian's breaks hydration) and Playwright (no browser download).
