@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::collapse::{self, PositionCard, WcParams};
+use crate::protocol::credibility::ContextTags;
 use crate::protocol::round_robin::{self, RrParams};
 use crate::protocol::{DebateStatus, Event};
 
@@ -34,6 +35,11 @@ pub struct CreateDebate {
     /// The most tokens the debate's agents may use; the server's default when absent.
     #[serde(default)]
     pub token_budget: Option<u64>,
+    /// CR-1: the context the question is asked in (`regime`, `sector`, `metric`, `horizon`,
+    /// `size`, `stage`; each optional, at most 64 characters). Credibility is computed for it
+    /// and every agent's prediction carries it.
+    #[serde(default)]
+    pub context: Option<ContextTags>,
 }
 
 /// The largest token budget a request may set.
@@ -124,6 +130,8 @@ pub struct ValidDebate {
     pub backend: Backend,
     /// `None`: the server's default.
     pub token_budget: Option<u64>,
+    /// Trimmed; `None` when no tag was given.
+    pub context: Option<ContextTags>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -144,6 +152,9 @@ pub enum RequestError {
     UnknownBackend(String),
     #[error("token_budget must be from 1 to {MAX_TOKEN_BUDGET}, got {0}")]
     BadBudget(u64),
+    /// A bad context tag, named: "context.sector: 80 characters; the limit is 64".
+    #[error("{0}")]
+    BadContext(String),
     #[error(
         "query contains the control character U+{code:04X} at character {at}; only tabs and line breaks are allowed"
     )]
@@ -186,6 +197,7 @@ impl CreateDebate {
             cards: json("cards", cards)?,
             backend: None,
             token_budget: None,
+            context: None,
         })
     }
 
@@ -234,6 +246,11 @@ impl CreateDebate {
                 return Err(RequestError::BadBudget(b));
             }
         }
+        let context = match &self.context {
+            Some(c) => Some(c.normalised().map_err(RequestError::BadContext)?),
+            None => None,
+        }
+        .filter(|c| !c.is_empty());
         Ok(ValidDebate {
             query: query.to_owned(),
             protocol,
@@ -241,6 +258,7 @@ impl CreateDebate {
             setup,
             backend,
             token_budget: self.token_budget,
+            context,
         })
     }
 
@@ -438,6 +456,27 @@ pub trait DebateService: Send + Sync + 'static {
         &self,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Option<(String, String)>>;
+    /// CR-2: every agent with a record.
+    fn agents(
+        &self,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<crate::track_record::AgentRow>, String>>;
+    /// CR-2: one agent's breakdown; `None` without a record.
+    fn agent(
+        &self,
+        identity: String,
+    ) -> futures::future::BoxFuture<'_, Result<Option<crate::track_record::AgentDetail>, String>>;
+    /// The predictions debate `id` recorded.
+    fn predictions(
+        &self,
+        id: String,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<crate::track_record::PredictionRow>, String>>;
+    /// SV-7: a signed-in judge appends an outcome; the error names why not.
+    fn record_outcome(
+        &self,
+        prediction: String,
+        body: crate::track_record::RecordOutcome,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
 }
 
 /// Debates the home page shows per "load more".

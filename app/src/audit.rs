@@ -2,6 +2,7 @@
 //! the static viewer (both in WASM), `consilium verify` and the Markdown export, so every place
 //! that says "verified" or shows who changed their mind computes it with the same code.
 
+pub mod credibility;
 mod export;
 pub mod markdown;
 pub mod signature;

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod audit;
 pub mod protocol;
+pub mod track_record;
 pub mod ui;
 
 pub use ui::{shell, App};

@@ -16,5 +16,6 @@ pub mod engine;
 pub mod http;
 pub mod live;
 pub mod outbound;
+pub mod record;
 pub mod router;
 pub mod signing;

@@ -16,7 +16,7 @@ use crate::access::guard::{self, HostPolicy};
 use crate::access::SharedAccess;
 use crate::engine::Engine;
 use crate::http::error::AppError;
-use crate::http::{debates, judge};
+use crate::http::{agents, debates, judge};
 use crate::live::sse;
 
 /// Request bodies above this are refused with 413.
@@ -56,6 +56,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
+        .route("/debates/{id}/predictions", get(agents::of_debate))
+        .route("/agents", get(agents::list))
+        .route("/agents/{*identity}", get(agents::detail))
+        .route("/predictions/{id}/outcome", post(agents::record_outcome))
         .route("/judge/me", get(judge::me))
         .route("/keys", get(debates::keys))
         .route("/judge/sign-in", post(judge::sign_in))

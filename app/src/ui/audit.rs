@@ -63,6 +63,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
             </nav>
         </section>
         <AuditBody export=Export { id: Some(detail.id), events: detail.events, signature: detail.signature }/>
+        <super::outcomes::DebatePredictions id/>
     }
 }
 
@@ -87,6 +88,7 @@ pub fn AuditBody(export: Export) -> impl IntoView {
             Some(outcome) => view! { <OutcomeBanner outcome/> }.into_any(),
             None => view! { <section class="panel muted">"No decision in this log yet."</section> }.into_any(),
         }}
+        <super::credibility::SnapshotPanel state=folded/>
         <super::costs::DefenceFlags state=folded/>
         <super::costs::UsageTable state=folded/>
         <super::whatif::WhatIfPanel events=events.clone()/>

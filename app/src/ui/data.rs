@@ -6,6 +6,7 @@ use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::api::SharedService;
 use crate::api::{DebateDetail, DebateSummary};
+use crate::track_record::{AgentDetail, AgentRow, PredictionRow};
 
 #[cfg(feature = "ssr")]
 fn service() -> Result<SharedService, ServerFnError> {
@@ -69,6 +70,52 @@ pub async fn start_debate(
     request.token_budget = token_budget;
     service()?
         .start(request, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+/// CR-2: every agent with a track record and its credibility now.
+#[server(endpoint = "list_agents")]
+pub async fn list_agents() -> Result<Vec<AgentRow>, ServerFnError> {
+    service()?.agents().await.map_err(ServerFnError::new)
+}
+
+/// CR-2: one agent's credibility breakdown and recent predictions.
+#[server(endpoint = "get_agent")]
+pub async fn get_agent(identity: String) -> Result<Option<AgentDetail>, ServerFnError> {
+    service()?.agent(identity).await.map_err(ServerFnError::new)
+}
+
+/// What each agent of a debate held when it ended, with outcomes.
+#[server(endpoint = "debate_predictions")]
+pub async fn debate_predictions(id: String) -> Result<Vec<PredictionRow>, ServerFnError> {
+    service()?.predictions(id).await.map_err(ServerFnError::new)
+}
+
+/// A signed-in judge appends an outcome: `right`, `wrong`, `upheld` or `overridden`.
+#[server(endpoint = "record_outcome")]
+pub async fn record_outcome(prediction: String, verdict: String) -> Result<(), ServerFnError> {
+    let body = match verdict.as_str() {
+        "right" => crate::track_record::RecordOutcome {
+            correct: Some(true),
+            ..Default::default()
+        },
+        "wrong" => crate::track_record::RecordOutcome {
+            correct: Some(false),
+            ..Default::default()
+        },
+        "upheld" | "overridden" => crate::track_record::RecordOutcome {
+            ruling: Some(verdict),
+            ..Default::default()
+        },
+        other => {
+            return Err(ServerFnError::new(format!(
+                "unknown verdict '{other}': expected right, wrong, upheld or overridden"
+            )))
+        }
+    };
+    service()?
+        .record_outcome(prediction, body, head()?)
         .await
         .map_err(ServerFnError::new)
 }

@@ -124,6 +124,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         })}
         <super::costs::BudgetBanner state=state.into()/>
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
+        <super::credibility::SnapshotPanel state=state.into()/>
         <super::costs::DefenceFlags state=state.into()/>
         <super::costs::UsageTable state=state.into()/>
 

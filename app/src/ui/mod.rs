@@ -1,19 +1,25 @@
 //! The Leptos UI: server-rendered, then hydrated in the browser (UI-1, UI-2).
 
+mod agents;
 mod audit;
 mod collapse;
 mod costs;
+mod credibility;
 mod data;
 mod home;
 mod judge;
 mod live;
+mod outcomes;
 mod past;
 mod round_robin;
 pub mod viewer;
 mod whatif;
 mod widgets;
 
-pub use data::{get_debate, list_debates, start_debate, stop_debate, who_am_i};
+pub use data::{
+    debate_predictions, get_agent, get_debate, list_agents, list_debates, record_outcome,
+    start_debate, stop_debate, who_am_i,
+};
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -56,6 +62,7 @@ pub fn App() -> impl IntoView {
                         <span class="brand-name">"Consilium"</span>
                     </A>
                     <span class="tagline">"Structured debates between AI agents, with a log you can audit"</span>
+                    <nav class="topnav"><A href="/agents">"Agents"</A></nav>
                     <judge::JudgeCorner/>
                 </header>
                 <main>
@@ -65,6 +72,8 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
                         <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
                         <Route path=path!("/judge/sign-in") view=judge::SignInPage ssr=SsrMode::Async/>
+                        <Route path=path!("/agents") view=agents::AgentsPage ssr=SsrMode::Async/>
+                        <Route path=path!("/agents/*identity") view=agents::AgentPage ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>

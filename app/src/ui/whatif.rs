@@ -4,19 +4,28 @@
 use leptos::prelude::*;
 
 use crate::protocol::collapse::{self, WcParams};
+use crate::protocol::credibility::CredibilitySnapshot;
+use crate::protocol::round_robin::whatif::{self as rr_whatif, RrKnobs};
 use crate::protocol::s4::whatif::{self as s4_whatif, S4Knobs};
 use crate::protocol::s4::Vote;
 use crate::protocol::types::display_name;
 use crate::protocol::{Config, Event, EventBody, Outcome};
 
-/// The what-if panel for the log's protocol (S4 and WC); nothing for others.
+/// The what-if panel for the log's protocol (S4, RR and WC); nothing for others.
 #[component]
 pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
     let logged = events.iter().rev().find_map(|e| match &e.body {
         EventBody::Decision(o) => Some(o.clone()),
         _ => None,
     });
+    let snapshot = CredibilitySnapshot::in_log(&events).cloned();
     match logged {
+        Some(Outcome::RoundRobin(o)) => match RrKnobs::defaults(&events) {
+            Some(defaults) => {
+                view! { <RrWhatIf events defaults snapshot logged=o.stance.as_str()/> }.into_any()
+            }
+            None => ().into_any(),
+        },
         Some(Outcome::S4(o)) => {
             let votes: Vec<Vote> = events
                 .iter()
@@ -25,7 +34,7 @@ pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
                     _ => None,
                 })
                 .collect();
-            view! { <S4WhatIf votes logged=o.decision.as_str()/> }.into_any()
+            view! { <S4WhatIf votes snapshot logged=o.decision.as_str()/> }.into_any()
         }
         Some(Outcome::Collapse(o)) => {
             let params = events
@@ -84,8 +93,50 @@ fn Verdict(
     }
 }
 
+/// CR-4: "weight votes by credibility" — sets every weight to the agent's logged credibility
+/// (0.5 when its record was too short), or back to 1.
 #[component]
-fn S4WhatIf(votes: Vec<Vote>, logged: &'static str) -> impl IntoView {
+fn ByCredibility(
+    snapshot: Option<CredibilitySnapshot>,
+    weights: Vec<(String, RwSignal<f64>)>,
+) -> impl IntoView {
+    let Some(snapshot) = snapshot else {
+        return view! { <p class="muted">"This log has no credibility snapshot (it predates credibility)."</p> }.into_any();
+    };
+    let by = snapshot.weights();
+    let used = by
+        .iter()
+        .map(|(a, w)| format!("{} {w:.2}", display_name(a)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let on = RwSignal::new(false);
+    view! {
+        <label class="knob toggle">
+            <input type="checkbox" data-testid="weight-by-credibility" prop:checked=move || on.get()
+                on:change=move |ev| {
+                    let checked = event_target_checked(&ev);
+                    on.set(checked);
+                    for (agent, w) in &weights {
+                        let x = if checked {
+                            by.iter().find(|(a, _)| a == agent).map_or(1.0, |(_, x)| *x)
+                        } else {
+                            1.0
+                        };
+                        w.set(x);
+                    }
+                } />
+            <span>{format!("Weight votes by credibility (logged at the start: {used})")}</span>
+        </label>
+    }
+    .into_any()
+}
+
+#[component]
+fn S4WhatIf(
+    votes: Vec<Vote>,
+    snapshot: Option<CredibilitySnapshot>,
+    logged: &'static str,
+) -> impl IntoView {
     let defaults = S4Knobs::defaults(&votes);
     let veto = RwSignal::new(f64::from(defaults.veto_risk));
     let strong = RwSignal::new(f64::from(defaults.strong_majority));
@@ -93,6 +144,7 @@ fn S4WhatIf(votes: Vec<Vote>, logged: &'static str) -> impl IntoView {
         .iter()
         .map(|v| (v.agent.clone(), RwSignal::new(1.0)))
         .collect();
+    let toggle = weights.clone();
     let knobs = {
         let weights = weights.clone();
         move || S4Knobs {
@@ -109,9 +161,51 @@ fn S4WhatIf(votes: Vec<Vote>, logged: &'static str) -> impl IntoView {
         <section class="panel whatif" data-testid="what-if">
             <h2>"What if?"</h2>
             <p class="muted">"Change the rules and the vote weights; the decision is recomputed here, from the logged votes."</p>
+            <ByCredibility snapshot weights=toggle/>
             <div class="knobs">
                 <Knob label="Veto at safety risk ≥".into() value=veto step="1" testid="knob-veto_risk"/>
                 <Knob label="Strong majority ≥ %".into() value=strong step="1" testid="knob-strong_majority"/>
+                {weights.into_iter().map(|(a, w)| view! {
+                    <Knob label=format!("Weight of {}", display_name(&a)) value=w step="0.1" testid=format!("knob-weight-{a}")/>
+                }).collect_view()}
+            </div>
+            {result}
+        </section>
+    }
+}
+
+#[component]
+fn RrWhatIf(
+    events: Vec<Event>,
+    defaults: RrKnobs,
+    snapshot: Option<CredibilitySnapshot>,
+    logged: &'static str,
+) -> impl IntoView {
+    let threshold = RwSignal::new(defaults.consensus_threshold);
+    let weights: Vec<(String, RwSignal<f64>)> = defaults
+        .weights
+        .iter()
+        .map(|(a, w)| (a.clone(), RwSignal::new(*w)))
+        .collect();
+    let toggle = weights.clone();
+    let knobs = {
+        let weights = weights.clone();
+        move || RrKnobs {
+            consensus_threshold: threshold.get().clamp(0.01, 1.0),
+            weights: weights.iter().map(|(a, w)| (a.clone(), w.get())).collect(),
+        }
+    };
+    let result = move || {
+        let w = rr_whatif::what_if(&events, &knobs());
+        view! { <Verdict logged now=w.stance.as_str().to_owned() detail=w.reasoning unknown=None/> }
+    };
+    view! {
+        <section class="panel whatif" data-testid="what-if">
+            <h2>"What if?"</h2>
+            <p class="muted">"Change the consensus threshold and the agents' weights; the stance is recomputed here, from the agents' final logged positions."</p>
+            <ByCredibility snapshot weights=toggle/>
+            <div class="knobs">
+                <Knob label="Consensus share ≥".into() value=threshold step="0.05" testid="knob-consensus_threshold"/>
                 {weights.into_iter().map(|(a, w)| view! {
                     <Knob label=format!("Weight of {}", display_name(&a)) value=w step="0.1" testid=format!("knob-weight-{a}")/>
                 }).collect_view()}

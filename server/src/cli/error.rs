@@ -27,5 +27,9 @@ pub enum CliError {
     #[error("{0}")]
     Judge(String),
     #[error("{0}")]
+    Import(String),
+    #[error("{0}")]
+    ImportRecord(#[from] crate::record::import::ImportError),
+    #[error("{0}")]
     Outbound(#[from] crate::outbound::OutboundError),
 }

@@ -5,6 +5,7 @@ mod bench_safety;
 mod error;
 pub mod judge;
 pub mod serve;
+pub mod track_record;
 pub mod verify;
 
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Manage judges (SV-7): add, list, remove, rotate.
     Judge(judge::JudgeArgs),
+    /// The agents' track record: import outcomes, or the labelled sample history.
+    TrackRecord(track_record::TrackRecordArgs),
     /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
     /// Exits 0 only when both hold.
     Verify {
@@ -57,6 +60,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => bench::run(args).await,
         Some(Command::Judge(args)) => judge::run(args).await,
+        Some(Command::TrackRecord(args)) => track_record::run(args).await,
         Some(Command::Verify {
             source,
             ca_cert,

@@ -16,6 +16,9 @@ pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Res
     match checked {
         c @ Check::Verified { .. } => {
             println!("{}", c.details().join("\n"));
+            for line in app::audit::credibility::credibility_lines(&export.events) {
+                println!("{line}");
+            }
             println!("{}", signed.line());
             Ok(())
         }

@@ -73,6 +73,7 @@ macro_rules! insert_events {
 mod access;
 mod list;
 mod signatures;
+pub mod track_record;
 
 pub use access::JudgeRow;
 pub use list::ListQuery;
@@ -171,6 +172,18 @@ impl Store {
         events: &[Event],
         signature: Option<&app::audit::signature::LogSignature>,
     ) -> Result<(), StoreError> {
+        self.append_final(debate, events, signature, &[]).await
+    }
+
+    /// [`Store::append_signed`]; a log that ends with these events also records `predictions`
+    /// (each agent's final position, issue 13) in the same transaction.
+    pub async fn append_final(
+        &self,
+        debate: &str,
+        events: &[Event],
+        signature: Option<&app::audit::signature::LogSignature>,
+        predictions: &[track_record::NewPrediction],
+    ) -> Result<(), StoreError> {
         let signature = signature
             .map(|s| {
                 serde_json::to_string(s).map_err(|e| StoreError::Corrupt {
@@ -212,6 +225,9 @@ impl Store {
                             .bind(body)
                             .execute(&mut *tx)
                             .await?;
+                    }
+                    for p in predictions {
+                        track_record::insert_prediction!(p).execute(&mut *tx).await?;
                     }
                     tx.commit().await?;
                 }

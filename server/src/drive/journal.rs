@@ -45,8 +45,17 @@ pub fn end_signature(
 impl Journal for StoredJournal {
     async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
         let signature = end_signature(self.signer.as_deref(), &self.id, &events);
+        // Issue 13: a log that ends with its decision records each agent's prediction with it.
+        let predictions = match events.last() {
+            Some(e) if matches!(e.body, EventBody::Decision(_)) => {
+                let mut log = self.store.events_after(&self.id, 0).await?;
+                log.extend(events.iter().cloned());
+                crate::record::predictions_of(&self.id, &log)
+            }
+            _ => Vec::new(),
+        };
         self.store
-            .append_signed(&self.id, &events, signature.as_ref())
+            .append_final(&self.id, &events, signature.as_ref(), &predictions)
             .await?;
         // What remote calls cost, toward the server's daily limit (once stored, counted once).
         for e in &events {

@@ -91,9 +91,22 @@ impl Engine {
             .token_budget
             .unwrap_or(self.settings.remote.token_budget);
         // AG-2: who answers and the budget are on record, so a judge can check a budget stop.
+        let backend = registry::backend_info(&self.settings, &req, budget);
+        // CR-4: the agents' credibility in the request's context, logged so it can be checked.
+        let credibility = crate::record::snapshot(
+            &self.store,
+            machine.agents(),
+            backend.as_ref(),
+            &req.context.clone().unwrap_or_default(),
+            &now_rfc3339(),
+            &app::protocol::credibility::CrParams::default(),
+        )
+        .await?;
         let start = Start {
-            backend: registry::backend_info(&self.settings, &req, budget),
+            backend,
             budget: Some(budget),
+            context: req.context.clone(),
+            credibility: Some(credibility),
         };
         let mut run = DebateRun::start(machine, start);
         let id = new_id();

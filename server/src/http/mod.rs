@@ -1,6 +1,7 @@
 //! The HTTP contract's pieces: one error mapping, the extractors, the JSON handlers and the
 //! server side of the UI's server functions. [`crate::router`] puts them on paths.
 
+pub mod agents;
 pub mod debates;
 pub mod error;
 pub mod extract;

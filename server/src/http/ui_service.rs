@@ -88,4 +88,68 @@ impl DebateService for UiService {
         }
         .boxed()
     }
+
+    fn agents(&self) -> BoxFuture<'_, Result<Vec<app::track_record::AgentRow>, String>> {
+        async move {
+            crate::record::agent_rows(&self.engine.store, &crate::drive::now_rfc3339())
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn agent(
+        &self,
+        identity: String,
+    ) -> BoxFuture<'_, Result<Option<app::track_record::AgentDetail>, String>> {
+        async move {
+            if app::protocol::credibility::identity::check_identity(&identity).is_err() {
+                return Ok(None);
+            }
+            crate::record::agent_detail(
+                &self.engine.store,
+                &identity,
+                &crate::drive::now_rfc3339(),
+                &app::protocol::credibility::ContextTags::default(),
+            )
+            .await
+            .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn predictions(
+        &self,
+        id: String,
+    ) -> BoxFuture<'_, Result<Vec<app::track_record::PredictionRow>, String>> {
+        async move {
+            if !app::api::is_debate_id(&id) {
+                return Ok(Vec::new());
+            }
+            self.engine
+                .store
+                .predictions_in(&id)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    /// The same steps as `POST /api/predictions/{id}/outcome`: a judge (with the CSRF check).
+    fn record_outcome(
+        &self,
+        prediction: String,
+        body: app::track_record::RecordOutcome,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<(), String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            crate::http::agents::record(&self.engine, &judge.name, &prediction, body)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
 }

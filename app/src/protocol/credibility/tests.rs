@@ -347,3 +347,21 @@ proptest! {
         }
     }
 }
+
+/// The README's worked example, by hand: three right today; two wrong and one right exactly one
+/// half-life (730.5 days) ago; no regime, no context, no overrides.
+#[test]
+fn cr_1_the_readme_worked_example() {
+    let mut points: Vec<Point> = (0..3).map(|_| pt(0.0, true)).collect();
+    points.extend([pt(730.5, false), pt(730.5, false), pt(730.5, true)]);
+    let b = score(&points, &ContextTags::default());
+    let r = b.recency.unwrap();
+    let o = b.overall.unwrap();
+    let c = b.credibility;
+    assert!((r - 0.7778).abs() < 5e-5, "R = 3.5 / 4.5: {r}");
+    assert!((o - 0.6667).abs() < 5e-5, "O = 4 / 6: {o}");
+    assert!((c.score.unwrap() - 0.7460).abs() < 5e-5, "{c:?}");
+    assert!((c.low.unwrap() - 0.3616).abs() < 5e-5, "{c:?}");
+    assert!((c.high.unwrap() - 0.9384).abs() < 5e-5, "{c:?}");
+    assert!(b.trend.is_none(), "two periods: no trend");
+}

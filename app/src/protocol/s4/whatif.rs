@@ -79,9 +79,12 @@ pub fn what_if(votes: &[Vote], knobs: &S4Knobs) -> S4WhatIf {
     } else {
         0.0
     };
+    // Two decimals: credibility weights are not round numbers (0.638 + 0.836 = 1.47).
     let split = format!(
         "{} ACT, {} WARN, {} REFUSE (weighted)",
-        weighted[0], weighted[1], weighted[2]
+        short(weighted[0]),
+        short(weighted[1]),
+        short(weighted[2])
     );
     let (decision, consensus, reasoning) = if let Some(v) = veto {
         (
@@ -214,5 +217,14 @@ mod tests {
         );
         k.weights[2].1 = 0.0;
         assert_eq!(what_if(&votes, &k).weighted, [3.0, 1.0, 0.0]);
+    }
+}
+
+/// A weight as written: whole numbers as they are (`2`), others to two decimals (`1.47`).
+fn short(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        format!("{x:.2}")
     }
 }
