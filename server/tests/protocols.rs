@@ -16,10 +16,11 @@ async fn round_robin_runs_live_and_verifies() {
                "seed": 3, "config": {"max_rounds": 4, "consensus_threshold": 0.75}}),
     )
     .await;
-    // RR-5 runs first and says why.
-    assert_eq!(events[1]["type"], "trigger_checked");
-    assert_eq!(events[1]["triggered"], true);
-    assert!(events[1]["explanation"]
+    // CR-4: the credibility snapshot follows debate_started; then RR-5 runs and says why.
+    assert_eq!(events[1]["type"], "credibility");
+    assert_eq!(events[2]["type"], "trigger_checked");
+    assert_eq!(events[2]["triggered"], true);
+    assert!(events[2]["explanation"]
         .as_str()
         .expect("text")
         .contains("should i buy"));

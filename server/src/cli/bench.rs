@@ -38,6 +38,8 @@ pub struct BenchArgs {
 pub enum Suite {
     /// Recall and false alarms of the builtin agents per hazard category (issue 18).
     Safety(super::bench_safety::SafetyArgs),
+    /// Time to compute an agent's credibility (CR-1) over a long record (issue 13).
+    Credibility(super::bench_credibility::CredibilityArgs),
 }
 
 const QUERIES: [&str; 4] = [
@@ -96,8 +98,10 @@ impl Agent for Instant0 {
 }
 
 pub async fn run(args: BenchArgs) -> Result<(), CliError> {
-    if let Some(Suite::Safety(safety)) = &args.suite {
-        return super::bench_safety::run(safety);
+    match &args.suite {
+        Some(Suite::Safety(safety)) => return super::bench_safety::run(safety),
+        Some(Suite::Credibility(cr)) => return super::bench_credibility::run(cr).await,
+        None => {}
     }
     let debates = args.debates.max(1);
     let stored = args.stored_debates.max(1);

@@ -1,6 +1,7 @@
 //! The `consilium` command line: `serve` (the default), `bench`, `judge` and `verify`.
 
 pub mod bench;
+mod bench_credibility;
 mod bench_safety;
 mod error;
 pub mod judge;
