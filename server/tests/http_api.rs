@@ -231,3 +231,49 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
     let detail: serde_json::Value = get_json(&next, &format!("/api/debates/{id}")).await;
     assert_eq!(detail["status"], "interrupted");
 }
+
+/// Issue 19, item 4: the disk fills up mid-debate (every insert into the log fails, as SQLite
+/// does on a full disk). The live stream ends with a named `failed` frame giving the reason, and
+/// a viewer who reconnects gets the stored log and the same reason — never an endless
+/// "reconnecting".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_disk_ends_the_live_stream_with_the_reason_sv_5() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = TestDb {
+        url: format!("sqlite:{}", dir.path().join("full.db").display()),
+    };
+    let server = Server::start(&db, 300);
+    let id = create(
+        &server,
+        json!({"query": "Should we ship the release tonight?"}),
+    )
+    .await;
+    let mut stream = SseStream::open(&server, &id, None, "").await;
+    let first = stream.next().await.expect("the first event");
+    assert_eq!(first.data["type"], "debate_started");
+    let pool = sqlx::SqlitePool::connect(&db.url)
+        .await
+        .expect("open the file");
+    sqlx::query(
+        "CREATE TRIGGER full BEFORE INSERT ON events \
+         BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END",
+    )
+    .execute(&pool)
+    .await
+    .expect("fill the disk");
+    let frames = stream.take(1000).await;
+    let last = frames.last().expect("a last frame");
+    assert_eq!(last.event.as_deref(), Some("failed"), "{frames:?}");
+    let reason = last.data["error"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("disk is full") && reason.contains("could not store"),
+        "{reason}"
+    );
+    let again = read_sse(&server, &id, None, "", usize::MAX).await;
+    let last = again.last().expect("frames");
+    assert_eq!(last.event.as_deref(), Some("failed"), "{again:?}");
+    assert_eq!(
+        again[0].data["type"], "debate_started",
+        "the stored log comes first"
+    );
+}

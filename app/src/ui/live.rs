@@ -50,6 +50,8 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     } else {
         Connection::Connecting
     });
+    // Why the stream ended without the log's end (issue 19: the server could not store it).
+    let failure = RwSignal::new(None::<String>);
     let id = detail.id.clone();
 
     #[cfg(feature = "hydrate")]
@@ -57,7 +59,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         let id = id.clone();
         Effect::new(move |started: Option<()>| {
             if started.is_none() {
-                stream::connect(&id, state, conn);
+                stream::connect(&id, state, conn, failure);
             }
         });
     }
@@ -117,6 +119,11 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         {move || (conn.get() == Connection::Reconnecting).then(|| view! {
             <section class="panel reconnecting" role="status" data-testid="reconnecting">
                 "Connection lost — reconnecting… Events missed meanwhile will be replayed from the log."
+            </section>
+        })}
+        {move || failure.get().map(|reason| view! {
+            <section class="panel interrupted" role="alert" data-testid="stream-failed">
+                {format!("This debate stopped: {reason}. Its log is kept up to the last stored event.")}
             </section>
         })}
         {move || state.with(|v| v.interrupted.clone()).map(|reason| view! {
@@ -267,7 +274,12 @@ mod stream {
 
     type Shared = StoredValue<Link, LocalStorage>;
 
-    pub fn connect(id: &str, state: RwSignal<DebateView>, conn: RwSignal<Connection>) {
+    pub fn connect(
+        id: &str,
+        state: RwSignal<DebateView>,
+        conn: RwSignal<Connection>,
+        failure: RwSignal<Option<String>>,
+    ) {
         let link: Shared = StoredValue::new_local(Link::default());
         on_cleanup(move || {
             // The page is going away: no stream, no pending reopen.
@@ -280,15 +292,24 @@ mod stream {
                 }
             });
         });
-        open(id.to_owned(), state, conn, link);
+        open(id.to_owned(), state, conn, failure, link);
     }
 
     /// Opens the stream after the last event folded in. EventSource retries network errors by
     /// itself (sending `Last-Event-ID`); when it gives up (an HTTP error, e.g. a proxy's 502 while
     /// the server restarts) a new one is opened with backoff, from the page's own cursor.
-    fn open(id: String, state: RwSignal<DebateView>, conn: RwSignal<Connection>, link: Shared) {
-        // Finished, or the page went away (its signals are gone).
-        if matches!(conn.try_get_untracked(), None | Some(Connection::Closed)) {
+    fn open(
+        id: String,
+        state: RwSignal<DebateView>,
+        conn: RwSignal<Connection>,
+        failure: RwSignal<Option<String>>,
+        link: Shared,
+    ) {
+        // Finished, failed for good, or the page went away (its signals are gone).
+        if matches!(
+            conn.try_get_untracked(),
+            None | Some(Connection::Closed | Connection::Failed)
+        ) {
             return;
         }
         let Some(after) = state.try_with_untracked(|v| v.last_seq) else {
@@ -348,7 +369,7 @@ mod stream {
                 };
                 let delay = (250_i32 << attempt.min(6)).min(MAX_BACKOFF_MS);
                 let id = id.clone();
-                let retry = Closure::once(move || open(id, state, conn, link));
+                let retry = Closure::once(move || open(id, state, conn, failure, link));
                 let timer = web_sys::window().and_then(|w| {
                     w.set_timeout_with_callback_and_timeout_and_arguments_0(
                         retry.as_ref().unchecked_ref(),
@@ -365,6 +386,24 @@ mod stream {
                 }
             })
         };
+        // The server's last word when the log cannot go on (`event: failed`): show why, stop.
+        let on_failed = {
+            let source = source.clone();
+            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                let reason = e
+                    .data()
+                    .as_string()
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .and_then(|v| v["error"].as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "the server could not store this debate's log".into());
+                source.close();
+                let _ = failure.try_set(Some(reason));
+                let _ = conn.try_set(Connection::Failed);
+            })
+        };
+        let _ =
+            source.add_event_listener_with_callback("failed", on_failed.as_ref().unchecked_ref());
+        on_failed.forget();
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));

@@ -46,14 +46,6 @@ pub async fn handler(
     let Some(status) = engine.store.status(&id).await? else {
         return Err(not_found(&id));
     };
-    if !status.is_over() {
-        if let Some(reason) = engine.hub.failure(&id) {
-            return Err(AppError::Unavailable {
-                message: reason,
-                retry_after_s: 30,
-            });
-        }
-    }
     // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to stop
     // reconnecting (an empty 200 would make it retry every few seconds, forever).
     if status.is_over() {
@@ -88,7 +80,15 @@ pub async fn handler(
         };
         let (out, mut done) = send(backlog, &mut last);
         for e in out {
-            if tx.send(e).await.is_err() {
+            if tx.send(Out::Event(e)).await.is_err() {
+                return;
+            }
+        }
+        // A run whose log could not be stored (issue 19: a full disk): say so, then end, so
+        // the page shows why instead of reconnecting forever.
+        if !done {
+            if let Some(reason) = hub.failure(&id) {
+                let _ = tx.send(Out::Failed(reason)).await;
                 return;
             }
         }
@@ -103,9 +103,12 @@ pub async fn handler(
                         live = None;
                         let fresh = read(&store, &id, last).await;
                         // The run ended but its end could not be stored: nothing more will come.
-                        if fresh.is_empty() && hub.failure(&id).is_some() {
-                            tracing::warn!(debate = %id, "ending a live stream: the log could not be stored");
-                            return;
+                        if fresh.is_empty() {
+                            if let Some(reason) = hub.failure(&id) {
+                                tracing::warn!(debate = %id, "ending a live stream: the log could not be stored");
+                                let _ = tx.send(Out::Failed(reason)).await;
+                                return;
+                            }
                         }
                         fresh
                     }
@@ -120,7 +123,8 @@ pub async fn handler(
                             if fresh.is_empty() {
                                 return;
                             }
-                        } else if hub.failure(&id).is_some() {
+                        } else if let Some(reason) = hub.failure(&id) {
+                            let _ = tx.send(Out::Failed(reason)).await;
                             return;
                         } else {
                             match changes.as_mut() {
@@ -135,7 +139,7 @@ pub async fn handler(
             let (out, finished) = send(fresh, &mut last);
             done = finished;
             for e in out {
-                if tx.send(e).await.is_err() {
+                if tx.send(Out::Event(e)).await.is_err() {
                     return;
                 }
             }
@@ -179,9 +183,9 @@ async fn wait_for_change(rx: &mut broadcast::Receiver<String>, id: &str) {
 }
 
 /// A stream fed by a task through a small channel; the task stops when the client goes away.
-fn async_stream<F, Fut>(f: F) -> impl futures::Stream<Item = Event> + Send + 'static
+fn async_stream<F, Fut>(f: F) -> impl futures::Stream<Item = Out> + Send + 'static
 where
-    F: FnOnce(tokio::sync::mpsc::Sender<Event>) -> Fut,
+    F: FnOnce(tokio::sync::mpsc::Sender<Out>) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = tokio::sync::mpsc::channel(64);
@@ -220,13 +224,25 @@ pub fn resume_cursor(headers: &HeaderMap, query: &EventsQuery) -> Result<u64, Ap
 
 pub type EventStream = axum::response::Response;
 
-pub fn sse_response(stream: impl Stream<Item = Event> + Send + 'static) -> EventStream {
+/// What a stream sends: a log event (`id:` its sequence number), or — once, as its last frame —
+/// why the log cannot go on (`event: failed`, `data: {"error": …}`).
+pub enum Out {
+    Event(Event),
+    Failed(String),
+}
+
+pub fn sse_response(stream: impl Stream<Item = Out> + Send + 'static) -> EventStream {
     use futures::StreamExt;
-    let stream = stream.map(|e| {
-        let data = serde_json::to_string(&e).unwrap_or_default();
-        axum::response::sse::Event::default()
-            .id(e.seq.to_string())
-            .data(data)
+    let stream = stream.map(|out| match out {
+        Out::Event(e) => {
+            let data = serde_json::to_string(&e).unwrap_or_default();
+            axum::response::sse::Event::default()
+                .id(e.seq.to_string())
+                .data(data)
+        }
+        Out::Failed(error) => axum::response::sse::Event::default()
+            .event("failed")
+            .data(serde_json::json!({ "error": error }).to_string()),
     });
     Sse::new(stream.map(Ok::<_, Infallible>))
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
