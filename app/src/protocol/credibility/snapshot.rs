@@ -28,12 +28,16 @@ pub struct CredibilitySnapshot {
 }
 
 impl CredibilitySnapshot {
-    /// The vote weight of each agent by credibility: its score, or 0.5 when its record is too
-    /// short to say (RC-2's default). The what-if panels and verify use these.
+    /// The vote weight of each agent by credibility: its score to three decimals (as the
+    /// what-if panel shows it), or 0.5 when its record is too short to say (RC-2's default).
+    /// The what-if panels and verify use these, so both compute with the same numbers.
     pub fn weights(&self) -> Vec<(String, f64)> {
         self.agents
             .iter()
-            .map(|a| (a.agent.clone(), a.credibility.weight()))
+            .map(|a| {
+                let w = a.credibility.weight();
+                (a.agent.clone(), (w * 1000.0).round() / 1000.0)
+            })
             .collect()
     }
 
