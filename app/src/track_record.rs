@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::credibility::identity::check_identity;
-use crate::protocol::credibility::{time, Breakdown, ContextTags, Credibility};
+use crate::protocol::credibility::{Breakdown, ContextTags, Credibility};
+use crate::protocol::time;
 
 /// `GET /api/agents`: one row per agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

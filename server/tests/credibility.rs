@@ -5,7 +5,8 @@
 
 mod common;
 
-use app::protocol::credibility::{self, time, ContextTags, CrParams, Point};
+use app::protocol::credibility::{self, ContextTags, CrParams, Point};
+use app::protocol::time;
 use common::*;
 use serde_json::{json, Value};
 

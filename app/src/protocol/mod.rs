@@ -21,6 +21,7 @@ pub mod round_robin;
 pub mod run;
 pub mod s4;
 pub mod status;
+pub mod time;
 pub mod types;
 
 pub use debate::Debate;

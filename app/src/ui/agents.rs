@@ -8,7 +8,8 @@ use leptos_router::hooks::use_params_map;
 
 use super::credibility::IntervalBar;
 use super::data::{get_agent, list_agents};
-use crate::protocol::credibility::{time, Breakdown, Period};
+use crate::protocol::credibility::{Breakdown, Period};
+use crate::protocol::time;
 use crate::track_record::{AgentDetail, AgentRow, PredictionRow};
 
 #[component]

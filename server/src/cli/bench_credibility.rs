@@ -4,7 +4,8 @@
 
 use std::time::Instant;
 
-use app::protocol::credibility::{credibility, time, ContextTags, CrParams, Point};
+use app::protocol::credibility::{credibility, ContextTags, CrParams, Point};
+use app::protocol::time;
 use clap::Args;
 
 use super::error::CliError;

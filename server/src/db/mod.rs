@@ -182,7 +182,7 @@ impl Store {
         debate: &str,
         events: &[Event],
         signature: Option<&app::audit::signature::LogSignature>,
-        predictions: &[track_record::NewPrediction],
+        predictions: &[app::track_record::PredictionRow],
     ) -> Result<(), StoreError> {
         let signature = signature
             .map(|s| {

@@ -1,28 +1,12 @@
 //! Issue 13: the track record — predictions and their outcomes, both append-only (migration
 //! 0006). The latest outcome of a prediction is the one that counts.
 
-use app::protocol::credibility::{time, ContextTags, Point};
+use app::protocol::credibility::{ContextTags, Point};
+use app::protocol::time;
 use app::track_record::{NewOutcome, OutcomeRow, PredictionRow};
 use sqlx::Row;
 
 use super::{Db, Store, StoreError};
-
-/// A prediction to store.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewPrediction {
-    pub id: String,
-    pub identity: String,
-    pub debate_id: Option<String>,
-    pub agent: String,
-    pub held: String,
-    pub confidence: f64,
-    pub claim: Option<f64>,
-    pub detail: Option<String>,
-    pub made_at: String,
-    pub tags: ContextTags,
-    /// `debate`, `import` or `sample`.
-    pub source: &'static str,
-}
 
 /// An outcome to append, with who recorded it and when.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,7 +42,7 @@ pub(crate) const INSERT_PREDICTION: &str =
 const INSERT_OUTCOME: &str = "INSERT INTO outcomes (prediction_id, correct, actual, overridden, \
      recorded_by, recorded_at, note) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
-/// Binds a [`NewPrediction`] to [`INSERT_PREDICTION`].
+/// Binds a prediction ([`PredictionRow`]; its outcome is stored apart) to [`INSERT_PREDICTION`].
 macro_rules! insert_prediction {
     ($p:expr) => {{
         let p = $p;
@@ -78,7 +62,7 @@ macro_rules! insert_prediction {
             .bind(&p.tags.horizon)
             .bind(&p.tags.size)
             .bind(&p.tags.stage)
-            .bind(p.source)
+            .bind(&p.source)
     }};
 }
 
@@ -144,7 +128,7 @@ impl Store {
     /// transaction: all or nothing. A debate's prediction stored before is left as it is.
     pub async fn add_predictions(
         &self,
-        rows: &[(NewPrediction, Option<OutcomeEntry>)],
+        rows: &[(PredictionRow, Option<OutcomeEntry>)],
     ) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;

@@ -53,16 +53,7 @@ pub fn now_rfc3339() -> String {
 pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
     use std::fmt::Write;
     let (days, sod) = (unix_secs.div_euclid(86_400), unix_secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = app::protocol::time::civil(days);
     let mut out = String::with_capacity(24);
     let _ = write!(
         out,

@@ -2,10 +2,10 @@
 //! schema); one bad line is named by number and nothing is imported; otherwise every line goes
 //! in one transaction.
 
-use app::track_record::ImportLine;
+use app::track_record::{ImportLine, PredictionRow};
 
 use super::new_prediction_id;
-use crate::db::track_record::{NewPrediction, OutcomeEntry};
+use crate::db::track_record::OutcomeEntry;
 use crate::db::{Store, StoreError};
 
 /// The most bad lines one report names.
@@ -50,7 +50,7 @@ pub async fn import(
                     recorded_at: l.outcome_at.clone().unwrap_or_else(|| l.made_at.clone()),
                 });
                 rows.push((
-                    NewPrediction {
+                    PredictionRow {
                         id: new_prediction_id(),
                         identity: l.identity.clone(),
                         debate_id: l.debate,
@@ -67,7 +67,8 @@ pub async fn import(
                         detail: None,
                         made_at: l.made_at,
                         tags: l.context,
-                        source,
+                        source: source.into(),
+                        outcome: None,
                     },
                     outcome,
                 ));

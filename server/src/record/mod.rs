@@ -8,12 +8,13 @@ pub mod sample;
 use std::collections::BTreeMap;
 
 use app::protocol::credibility::{
-    self, time, AgentCredibility, Breakdown, ContextTags, CrParams, CredibilitySnapshot,
+    self, AgentCredibility, Breakdown, ContextTags, CrParams, CredibilitySnapshot,
 };
+use app::protocol::time;
 use app::protocol::{AgentSpec, BackendInfo, Event, EventBody};
-use app::track_record::{AgentDetail, AgentRow, RECENT};
+use app::track_record::{AgentDetail, AgentRow, PredictionRow, RECENT};
 
-use crate::db::track_record::{NewPrediction, RecordPoint};
+use crate::db::track_record::RecordPoint;
 use crate::db::{Store, StoreError};
 
 /// A new prediction or import id: `p` and 16 hex digits.
@@ -81,7 +82,7 @@ pub async fn snapshot(
 }
 
 /// The predictions a log that just ended with its decision holds (nothing otherwise).
-pub fn predictions_of(debate: &str, log: &[Event]) -> Vec<NewPrediction> {
+pub fn predictions_of(debate: &str, log: &[Event]) -> Vec<PredictionRow> {
     let Some(made_at) = log.iter().rev().find_map(|e| match e.body {
         EventBody::Decision(_) => Some(e.ts.clone()),
         _ => None,
@@ -90,7 +91,7 @@ pub fn predictions_of(debate: &str, log: &[Event]) -> Vec<NewPrediction> {
     };
     credibility::predictions(log)
         .into_iter()
-        .map(|h| NewPrediction {
+        .map(|h| PredictionRow {
             id: new_prediction_id(),
             identity: h.identity,
             debate_id: Some(debate.to_owned()),
@@ -101,7 +102,8 @@ pub fn predictions_of(debate: &str, log: &[Event]) -> Vec<NewPrediction> {
             detail: h.detail,
             made_at: made_at.clone(),
             tags: h.tags,
-            source: "debate",
+            source: "debate".into(),
+            outcome: None,
         })
         .collect()
 }

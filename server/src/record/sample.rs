@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use app::protocol::credibility::time;
+use app::protocol::time;
 
 /// The seed `import --sample` uses.
 pub const SEED: u64 = 2026;

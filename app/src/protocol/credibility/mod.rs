@@ -14,7 +14,6 @@ pub mod held;
 pub mod identity;
 pub mod score;
 pub mod snapshot;
-pub mod time;
 mod types;
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::protocol::time;
 
 const NOW: f64 = 20_000.0;
 

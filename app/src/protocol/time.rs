@@ -1,5 +1,6 @@
-//! RFC 3339 timestamps as days since 1970-01-01 (UTC), without a clock or a date library: the
-//! record's times and "now" are passed in as text and compared as numbers.
+//! Calendar arithmetic without a clock or a date library: RFC 3339 timestamps as days since
+//! 1970-01-01 (UTC) — the track record's times and "now" are passed in as text and compared as
+//! numbers — and back to dates (the server's timestamps, chart labels).
 
 /// Days since the Unix epoch of an RFC 3339 time (`2026-11-23T10:00:00Z`, fractions and offsets
 /// allowed), or `None` when it is not one.
@@ -66,9 +67,9 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date (`YYYY-MM-DD`) of a day number, for chart labels.
-pub fn date(days: f64) -> String {
-    let z = days.floor() as i64 + 719_468;
+/// Howard Hinnant's `civil_from_days`: `(year, month, day)` of a day number (proleptic Gregorian).
+pub fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -76,6 +77,11 @@ pub fn date(days: f64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The date (`YYYY-MM-DD`) of a day number, for chart labels.
+pub fn date(days: f64) -> String {
+    let (y, m, d) = civil(days.floor() as i64);
     format!("{y:04}-{m:02}-{d:02}")
 }
