@@ -9,6 +9,7 @@ pub mod credibility;
 mod debate;
 pub mod defence;
 mod error;
+pub mod escalation;
 pub mod event;
 mod machine;
 pub mod normalise;
