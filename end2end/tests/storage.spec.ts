@@ -27,6 +27,10 @@ test('a full disk mid-debate shows the viewer why the debate stopped, not an end
     await expect(page.getByTestId('stream-failed')).toContainText('disk is full');
     await expect(page.getByTestId('connection')).toHaveText('stream unavailable');
     await expect(page.getByTestId('reconnecting')).toHaveCount(0);
+    // The page no longer claims the debate runs, nor that an agent is thinking.
+    await expect(page.locator('.debate-meta .pill')).toHaveText('stopped');
+    await expect(page.getByTestId('stage')).toContainText('Stopped');
+    await expect(page.locator('.thinking-indicator', { hasText: 'thinking' })).toHaveCount(0);
   } finally {
     sql('DROP TRIGGER e2e_full');
   }

@@ -232,17 +232,20 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
     assert_eq!(detail["status"], "interrupted");
 }
 
-/// Issue 19, item 4: the disk fills up mid-debate (every insert into the log fails, as SQLite
-/// does on a full disk). The live stream ends with a named `failed` frame giving the reason, and
-/// a viewer who reconnects gets the stored log and the same reason — never an endless
-/// "reconnecting".
+/// Issue 19, item 4, with SQLite's own limit: the file is capped (`max_size_mb=1`, SQLite's
+/// `max_page_count` on every connection) and other data fills it mid-debate, so the next page the
+/// log needs is refused exactly as on a full disk. The live stream ends with a named `failed`
+/// frame, a reconnecting viewer gets the stored log and the same reason, a new debate is refused
+/// with 507 naming the cause, reading still works, and the next start (with room again) ends the
+/// stopped log `interrupted`.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_full_disk_ends_the_live_stream_with_the_reason_sv_5() {
+async fn a_database_at_its_size_cap_stops_the_debate_clearly_sv_5() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let db = TestDb {
-        url: format!("sqlite:{}", dir.path().join("full.db").display()),
+    let file = dir.path().join("capped.db");
+    let capped = TestDb {
+        url: format!("sqlite:{}?max_size_mb=1", file.display()),
     };
-    let server = Server::start(&db, 300);
+    let server = Server::start(&capped, 300);
     let id = create(
         &server,
         json!({"query": "Should we ship the release tonight?"}),
@@ -251,29 +254,82 @@ async fn a_full_disk_ends_the_live_stream_with_the_reason_sv_5() {
     let mut stream = SseStream::open(&server, &id, None, "").await;
     let first = stream.next().await.expect("the first event");
     assert_eq!(first.data["type"], "debate_started");
-    let pool = sqlx::SqlitePool::connect(&db.url)
+
+    // Another writer (no cap of its own) fills the file to the server's cap of 256 pages.
+    let other = sqlx::SqlitePool::connect(&format!("sqlite:{}", file.display()))
         .await
         .expect("open the file");
-    sqlx::query(
-        "CREATE TRIGGER full BEFORE INSERT ON events \
-         BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END",
-    )
-    .execute(&pool)
-    .await
-    .expect("fill the disk");
+    sqlx::query("CREATE TABLE ballast (b BLOB)")
+        .execute(&other)
+        .await
+        .expect("ballast table");
+    loop {
+        let (pages,): (i64,) = sqlx::query_as("PRAGMA page_count")
+            .fetch_one(&other)
+            .await
+            .expect("page count");
+        if pages >= 256 {
+            break;
+        }
+        sqlx::query("INSERT INTO ballast VALUES (zeroblob(3000))")
+            .execute(&other)
+            .await
+            .expect("ballast");
+    }
+
+    // The run stops within seconds and says why: a `failed` frame when not even that could be
+    // stored, or — when a small `interrupted` event still fits where the next event did not —
+    // the log's own last event. Either way the stream ends; a reconnect says the same.
+    let why = |frames: &[Frame]| -> String {
+        let last = frames.last().expect("a last frame");
+        match last.event.as_deref() {
+            Some("failed") => last.data["error"].as_str().unwrap_or("").to_owned(),
+            _ => {
+                assert_eq!(last.data["type"], "interrupted", "{frames:?}");
+                last.data["reason"].as_str().unwrap_or("").to_owned()
+            }
+        }
+    };
     let frames = stream.take(1000).await;
-    let last = frames.last().expect("a last frame");
-    assert_eq!(last.event.as_deref(), Some("failed"), "{frames:?}");
-    let reason = last.data["error"].as_str().unwrap_or("");
+    let reason = why(&frames);
     assert!(
         reason.contains("disk is full") && reason.contains("could not store"),
         "{reason}"
     );
     let again = read_sse(&server, &id, None, "", usize::MAX).await;
-    let last = again.last().expect("frames");
-    assert_eq!(last.event.as_deref(), Some("failed"), "{again:?}");
+    assert_eq!(why(&again), reason);
     assert_eq!(
         again[0].data["type"], "debate_started",
         "the stored log comes first"
+    );
+
+    // A new debate is refused by name; what is stored can still be read.
+    let (status, body) = post_debate(&server, &json!({"query": "And another one?"})).await;
+    assert_eq!(status, 507, "{body}");
+    let error = body["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("database is full") && error.contains("max_size_mb"),
+        "{error}"
+    );
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["id"], id.as_str());
+
+    // With room again, the next start ends the stopped log and debates run.
+    server.kill();
+    sqlx::query("DROP TABLE ballast")
+        .execute(&other)
+        .await
+        .expect("free the space");
+    other.close().await;
+    let roomy = TestDb {
+        url: format!("sqlite:{}?max_size_mb=4", file.display()),
+    };
+    let next = Server::start(&roomy, 0);
+    let detail: Value = get_json(&next, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "interrupted");
+    let (_, events) = run_to_end(&next, json!({"query": "Now is there room?"})).await;
+    assert_eq!(
+        events.last().map(|e| e["type"].clone()),
+        Some(json!("decision"))
     );
 }

@@ -66,9 +66,20 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     #[cfg(not(feature = "hydrate"))]
     let _ = &id;
 
-    let status = move || state.with(|v| v.status().as_str());
+    // A stream the server ended because the log could not be stored reads "stopped": the log
+    // says "running" (its end was never written), but nothing more will happen live.
+    let status = move || {
+        if failure.with(Option::is_some) {
+            "stopped"
+        } else {
+            state.with(|v| v.status().as_str())
+        }
+    };
     let progress = move || state.with(DebateView::progress_percent);
     let stage = move || {
+        if failure.with(Option::is_some) {
+            return "Stopped — the log could not be stored".to_owned();
+        }
         state.with(|v| {
             let round = v.rounds.iter().find(|r| r.round == v.current_round);
             match (v.status(), round) {
@@ -148,7 +159,9 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
                         .into_iter()
                         .map(|a| {
                             let agent = a.id.clone();
-                            let thinking = Memo::new(move |_| state.with(|v| v.is_thinking(&agent)));
+                            let thinking = Memo::new(move |_| {
+                                failure.with(Option::is_none) && state.with(|v| v.is_thinking(&agent))
+                            });
                             view! {
                                 <div class="agent-head" class:thinking=thinking data-agent=a.id.clone()>
                                     <span class="agent-name">{a.display_name()}</span>
@@ -397,6 +410,8 @@ mod stream {
                     .and_then(|v| v["error"].as_str().map(str::to_owned))
                     .unwrap_or_else(|| "the server could not store this debate's log".into());
                 source.close();
+                // Nobody is thinking any more: the run behind this stream has ended.
+                let _ = state.try_update(|v| v.thinking.clear());
                 let _ = failure.try_set(Some(reason));
                 let _ = conn.try_set(Connection::Failed);
             })

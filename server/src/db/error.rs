@@ -31,6 +31,15 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// True when the database refused a write for want of space: a full disk, SQLite's
+    /// `max_page_count` (our `max_size_mb`), or PostgreSQL's `disk_full` (53100).
+    pub fn is_full(&self) -> bool {
+        let StoreError::Sqlx(sqlx::Error::Database(e)) = self else {
+            return false;
+        };
+        matches!(e.code().as_deref(), Some("13" | "53100")) || e.message().contains("disk is full")
+    }
+
     /// True when a write lost a race on a primary key (another writer appended that `seq` first).
     pub fn is_conflict(&self) -> bool {
         matches!(self, StoreError::Sqlx(sqlx::Error::Database(e)) if e.is_unique_violation())

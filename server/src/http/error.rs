@@ -31,6 +31,9 @@ pub enum AppError {
     /// A limit was reached (429, with `Retry-After`).
     #[error("{message}")]
     TooManyRequests { message: String, retry_after_s: u64 },
+    /// The database has no room for another write (507): reading still works.
+    #[error("{0}")]
+    InsufficientStorage(String),
     /// Busy or too slow (503, with `Retry-After`).
     #[error("{message}")]
     Unavailable { message: String, retry_after_s: u64 },
@@ -51,6 +54,7 @@ impl AppError {
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
             AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -96,6 +100,10 @@ impl From<crate::db::StoreError> for AppError {
     fn from(e: crate::db::StoreError) -> Self {
         match e {
             crate::db::StoreError::UnknownCursor(_) => AppError::BadRequest(e.to_string()),
+            e if e.is_full() => AppError::InsufficientStorage(format!(
+                "the database is full, so nothing new can be stored ({e}); stored debates can \
+                 still be read — free disk space or raise the SQLite URL's max_size_mb"
+            )),
             e => AppError::Internal(e.to_string()),
         }
     }
