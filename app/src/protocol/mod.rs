@@ -1,6 +1,7 @@
 //! Pure protocol logic (sans-IO): no async, no clock, no I/O, no randomness but a passed-in seed.
 //! Compiled natively for the server and to WebAssembly for the browser.
 
+pub mod baseline;
 pub mod canonical;
 pub mod chain;
 pub mod collapse;

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::baseline::VoteBaseline;
 use super::collapse::events::WcOutcome;
 use super::round_robin::types::{RrEnding, RrOutcome};
 use super::s4::types::S4Outcome;
@@ -40,6 +41,23 @@ impl Outcome {
             Outcome::S4(o) => o.budget_exhausted,
             Outcome::RoundRobin(o) => o.ending == RrEnding::BudgetExhausted,
             Outcome::Collapse(o) => o.budget_exhausted,
+        }
+    }
+
+    /// QL-1: the plain vote beside the decision, when the log carries one.
+    pub fn vote_baseline(&self) -> Option<&VoteBaseline> {
+        match self {
+            Outcome::S4(o) => o.vote_baseline.as_ref(),
+            Outcome::RoundRobin(o) => o.vote_baseline.as_ref(),
+            Outcome::Collapse(o) => o.vote_baseline.as_ref(),
+        }
+    }
+
+    pub fn set_vote_baseline(&mut self, baseline: Option<VoteBaseline>) {
+        match self {
+            Outcome::S4(o) => o.vote_baseline = baseline,
+            Outcome::RoundRobin(o) => o.vote_baseline = baseline,
+            Outcome::Collapse(o) => o.vote_baseline = baseline,
         }
     }
 

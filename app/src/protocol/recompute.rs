@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::event::{Event, EventBody};
+use super::baseline::BaselineFold;
 use super::outcome::Outcome;
 use super::s4::{aggregate, cut_short, S4Outcome, Vote};
 
@@ -36,15 +37,53 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         })
         .ok_or(RecomputeError::NoDecision)?;
     check_budget(events).map_err(|(seq, reason)| RecomputeError::Budget { seq, reason })?;
-    match logged {
-        Outcome::S4(_) => recompute_s4(events).map(Outcome::S4),
-        Outcome::RoundRobin(_) => super::round_robin::recompute(events)
+    // QL-1: the protocols recompute the decision itself; the vote baseline beside it is checked
+    // on its own (logs written before it carry none).
+    let logged_baseline = logged.vote_baseline().cloned();
+    let stripped: Vec<Event>;
+    let inputs = if logged_baseline.is_some() {
+        stripped = events
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                if let EventBody::Decision(o) = &mut e.body {
+                    o.set_vote_baseline(None);
+                }
+                e
+            })
+            .collect();
+        &stripped[..]
+    } else {
+        events
+    };
+    let mut outcome = match logged {
+        Outcome::S4(_) => recompute_s4(inputs).map(Outcome::S4),
+        Outcome::RoundRobin(_) => super::round_robin::recompute(inputs)
             .map(Outcome::RoundRobin)
             .map_err(RecomputeError::Step),
-        Outcome::Collapse(_) => super::collapse::recompute(events)
+        Outcome::Collapse(_) => super::collapse::recompute(inputs)
             .map(Outcome::Collapse)
             .map_err(RecomputeError::Step),
+    }?;
+    if let Some(logged_baseline) = logged_baseline {
+        let mut fold = BaselineFold::default();
+        for e in events
+            .iter()
+            .take_while(|e| !matches!(e.body, EventBody::Decision(_)))
+        {
+            fold.see(&e.body);
+        }
+        let recomputed = fold.baseline(&outcome);
+        if recomputed.as_ref() != Some(&logged_baseline) {
+            return Err(RecomputeError::Step(format!(
+                "the logged vote baseline ({}) differs from the one the first positions give ({})",
+                logged_baseline.sentence(),
+                recomputed.map_or_else(|| "none".to_owned(), |b| b.sentence())
+            )));
+        }
+        outcome.set_vote_baseline(recomputed);
     }
+    Ok(outcome)
 }
 
 /// A budget stop that the logged calls bear out.

@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use super::baseline::BaselineFold;
 use super::collapse::CardSource;
 use super::credibility::{self, ContextTags, CredibilitySnapshot};
 use super::debate::Debate;
@@ -73,6 +74,8 @@ pub struct DebateRun {
     used: u64,
     /// Events written here (calls, scans) go out before the machine's own, in the order made.
     queue: VecDeque<EventBody>,
+    /// QL-1: the first positions and what became of them, for the decision's vote baseline.
+    fold: BaselineFold,
 }
 
 impl DebateRun {
@@ -127,6 +130,7 @@ impl DebateRun {
             budget: start.budget,
             used: 0,
             queue,
+            fold: BaselineFold::default(),
         }
     }
 
@@ -139,9 +143,20 @@ impl DebateRun {
         self.debate.poll_request()
     }
 
-    /// The next event to log, in order.
+    /// The next event to log, in order. The decision leaves with its vote baseline (QL-1).
     pub fn poll_event(&mut self) -> Option<EventBody> {
-        self.queue.pop_front().or_else(|| self.debate.poll_event())
+        let mut body = self
+            .queue
+            .pop_front()
+            .or_else(|| self.debate.poll_event())?;
+        match &mut body {
+            EventBody::Decision(outcome) => {
+                let baseline = self.fold.baseline(outcome);
+                outcome.set_vote_baseline(baseline);
+            }
+            other => self.fold.see(other),
+        }
+        Some(body)
     }
 
     /// Feeds back the answer to `req`: its cost, what the S4-8 scan finds in it, then the

@@ -210,6 +210,10 @@ pub struct WcOutcome {
     /// The token budget ran out before the debate finished: escalated to a human.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub budget_exhausted: bool,
+    /// QL-1: what a plain vote of the first positions decides, and whether the debate changed
+    /// it. Absent in logs written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_baseline: Option<crate::protocol::baseline::VoteBaseline>,
 }
 
 /// Why a collapse debate cut short by its token budget goes to a human.

@@ -290,6 +290,7 @@ impl Tally {
             memory_notes: memory.1,
             reasoning: why,
             budget_exhausted: false,
+            vote_baseline: None,
         }
     }
 }

@@ -200,6 +200,7 @@ pub fn outcome(
         total_turns,
         agent_participation,
         reasoning,
+        vote_baseline: None,
     }
 }
 

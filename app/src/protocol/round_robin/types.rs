@@ -139,6 +139,10 @@ pub struct RrOutcome {
     /// Turns per agent.
     pub agent_participation: BTreeMap<String, u32>,
     pub reasoning: String,
+    /// QL-1: what a plain vote of the first positions decides, and whether the debate changed
+    /// it. Absent in logs written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_baseline: Option<crate::protocol::baseline::VoteBaseline>,
 }
 
 /// RR-5: the verdict of the trigger check, shown before the first turn.

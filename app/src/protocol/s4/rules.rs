@@ -71,6 +71,7 @@ pub fn aggregate(votes: &[Vote], changed_minds: Vec<String>) -> S4Outcome {
         changed_minds,
         reasoning,
         budget_exhausted: false,
+        vote_baseline: None,
     }
 }
 

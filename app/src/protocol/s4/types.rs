@@ -110,4 +110,8 @@ pub struct S4Outcome {
     /// The token budget ran out before the debate finished: the decision is [`super::rules::cut_short`]'s.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub budget_exhausted: bool,
+    /// QL-1: what a plain vote of the first positions decides, and whether the debate changed
+    /// it. Absent in logs written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_baseline: Option<crate::protocol::baseline::VoteBaseline>,
 }

@@ -1,0 +1,229 @@
+//! QL-1: beside every decision, what a plain vote of the agents' *independent* first positions
+//! would have decided, whether the debate changed the outcome, and who changed their mind toward
+//! or away from the final verdict.
+//!
+//! - S4: S4-6's own aggregation on the round-1 positions.
+//! - Round-robin: RR-2's consensus check on every agent's first-turn stance (HOLD without it).
+//! - Collapse: the best initial card by its S score (WC-2), before critique, reflexion or panel.
+//!
+//! Computed from the events alone ([`BaselineFold`]), so the machine's wrapper writes it into the
+//! `decision` event and `verify`, the audit view and the offline viewer recompute the same.
+
+use serde::{Deserialize, Serialize};
+
+use super::collapse::CardSource;
+use super::event::{Config, EventBody};
+use super::outcome::Outcome;
+use super::round_robin::{check_consensus, RrParams, RrPosition, Stance};
+use super::s4::{aggregate, Vote};
+use super::types::AgentSpec;
+
+#[cfg(test)]
+mod tests;
+
+/// QL-1, in the `decision` event as `vote_baseline`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoteBaseline {
+    /// What the plain vote decides, in the protocol's own terms (`WARN`, `BUY`, a card's id).
+    pub decision: String,
+    /// Whether the debate's decision differs from it.
+    pub changed_outcome: bool,
+    /// How many independent first positions were counted.
+    pub counted: u32,
+    /// Agents whose last position differs from their first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<MindChange>,
+}
+
+/// One agent that changed its mind during the debate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MindChange {
+    pub agent: String,
+    pub from: String,
+    pub to: String,
+    /// True when it moved to the final verdict, false when away from it (or between two others).
+    pub toward: bool,
+}
+
+impl VoteBaseline {
+    /// "A plain vote of the 3 first positions: WARN — the debate changed the outcome."
+    pub fn sentence(&self) -> String {
+        let verdict = if self.changed_outcome {
+            "the debate changed the outcome"
+        } else {
+            "the debate kept it"
+        };
+        format!(
+            "A plain vote of the {} first position{} would have decided {}: {verdict}.",
+            self.counted,
+            if self.counted == 1 { "" } else { "s" },
+            self.decision
+        )
+    }
+}
+
+/// The inputs of the baseline, folded from the log in order.
+#[derive(Clone, Debug, Default)]
+pub struct BaselineFold {
+    agents: Vec<AgentSpec>,
+    rr: Option<RrParams>,
+    /// S4: round-1 positions, and the locked votes.
+    first_votes: Vec<Vote>,
+    votes: Vec<Vote>,
+    /// RR: each agent's first and latest stance.
+    first_stances: Vec<(String, RrPosition)>,
+    last_stances: Vec<(String, Stance)>,
+    /// WC: initial cards (position, S), and the last revision of each revised card.
+    cards: Vec<(String, f64)>,
+    revised: Vec<(String, u32)>,
+}
+
+impl BaselineFold {
+    pub fn see(&mut self, body: &EventBody) {
+        match body {
+            EventBody::DebateStarted { agents, config, .. } => {
+                self.agents.clone_from(agents);
+                if let Some(Config::RoundRobin(p)) = config {
+                    self.rr = Some(p.clone());
+                }
+            }
+            EventBody::Position {
+                agent, position, ..
+            } => {
+                let role = self.agents.iter().find(|a| a.id == *agent).map(|a| a.role);
+                if let Some(role) = role {
+                    self.first_votes.push(Vote {
+                        agent: agent.clone(),
+                        role,
+                        decision: position.decision,
+                        confidence: position.confidence,
+                        risk: position.risk,
+                        reasoning: String::new(),
+                    });
+                }
+            }
+            EventBody::Vote { vote, .. } => self.votes.push(vote.clone()),
+            EventBody::Turn {
+                agent, position, ..
+            } => {
+                if !self.first_stances.iter().any(|(a, _)| a == agent) {
+                    self.first_stances.push((agent.clone(), position.clone()));
+                }
+                match self.last_stances.iter_mut().find(|(a, _)| a == agent) {
+                    Some(slot) => slot.1 = position.stance,
+                    None => self.last_stances.push((agent.clone(), position.stance)),
+                }
+            }
+            EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
+                if c.revision == 0 {
+                    self.cards.push((c.position.clone(), c.score.total));
+                } else {
+                    match self.revised.iter_mut().find(|(p, _)| *p == c.position) {
+                        Some(slot) => slot.1 = c.revision,
+                        None => self.revised.push((c.position.clone(), c.revision)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The baseline beside `outcome`, or `None` when no independent position was logged.
+    pub fn baseline(&self, outcome: &Outcome) -> Option<VoteBaseline> {
+        match outcome {
+            Outcome::S4(o) => {
+                if self.first_votes.is_empty() {
+                    return None;
+                }
+                let plain = aggregate(&self.first_votes, Vec::new()).decision;
+                let moved = self
+                    .votes
+                    .iter()
+                    .filter_map(|v| {
+                        let first = self.first_votes.iter().find(|f| f.agent == v.agent)?;
+                        (first.decision != v.decision).then(|| MindChange {
+                            agent: v.agent.clone(),
+                            from: first.decision.to_string(),
+                            to: v.decision.to_string(),
+                            toward: v.decision.verdict() == o.decision,
+                        })
+                    })
+                    .collect();
+                Some(VoteBaseline {
+                    decision: plain.to_string(),
+                    changed_outcome: plain != o.decision,
+                    counted: self.first_votes.len() as u32,
+                    moved,
+                })
+            }
+            Outcome::RoundRobin(o) => {
+                if self.first_stances.is_empty() {
+                    return None;
+                }
+                let params = self.rr.clone().unwrap_or_default();
+                let positions: Vec<Option<RrPosition>> = self
+                    .agents
+                    .iter()
+                    .map(|a| {
+                        self.first_stances
+                            .iter()
+                            .find(|(id, _)| *id == a.id)
+                            .map(|(_, p)| p.clone())
+                    })
+                    .collect();
+                let turns = vec![1; self.agents.len()];
+                let check = check_consensus(1, &self.agents, &positions, &turns, &params, true);
+                let plain = if check.reached {
+                    check.leading
+                } else {
+                    Stance::Hold
+                };
+                let moved = self
+                    .last_stances
+                    .iter()
+                    .filter_map(|(agent, last)| {
+                        let first = self.first_stances.iter().find(|(a, _)| a == agent)?;
+                        (first.1.stance != *last).then(|| MindChange {
+                            agent: agent.clone(),
+                            from: first.1.stance.to_string(),
+                            to: last.to_string(),
+                            toward: *last == o.stance,
+                        })
+                    })
+                    .collect();
+                Some(VoteBaseline {
+                    decision: plain.to_string(),
+                    changed_outcome: plain != o.stance,
+                    counted: self.first_stances.len() as u32,
+                    moved,
+                })
+            }
+            Outcome::Collapse(o) => {
+                // The best initial card; the first submitted wins a tie.
+                let best = self
+                    .cards
+                    .iter()
+                    .fold(None::<&(String, f64)>, |best, c| match best {
+                        Some(b) if b.1 >= c.1 => Some(b),
+                        _ => Some(c),
+                    })?;
+                let moved = self
+                    .revised
+                    .iter()
+                    .map(|(position, revision)| MindChange {
+                        agent: position.clone(),
+                        from: "first card".into(),
+                        to: format!("revision {revision}"),
+                        toward: o.chosen.as_deref() == Some(position.as_str()),
+                    })
+                    .collect();
+                Some(VoteBaseline {
+                    decision: best.0.clone(),
+                    changed_outcome: o.chosen.as_deref() != Some(best.0.as_str()),
+                    counted: self.cards.len() as u32,
+                    moved,
+                })
+            }
+        }
+    }
+}
