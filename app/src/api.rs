@@ -322,6 +322,19 @@ pub struct DebateSummary {
     /// outcome (`ACCEPTED`, `CONSENSUS_REACHED`, …).
     pub decision: Option<String>,
     pub created_at: String,
+    /// QL-1: whether the debate changed what a plain vote of the first positions decided
+    /// (absent until it decides, and for debates decided before the baseline existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_outcome: Option<bool>,
+}
+
+/// QL-1 over every stored debate: `GET /api/debates/baseline`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineCounts {
+    /// Decided debates whose decision carries a vote baseline.
+    pub decided: u64,
+    /// Of those, the debates that changed the plain vote's outcome.
+    pub changed: u64,
 }
 
 /// `GET /api/debates/{id}`: the summary plus the whole event log.
@@ -456,6 +469,8 @@ pub trait DebateService: Send + Sync + 'static {
         &self,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Option<(String, String)>>;
+    /// QL-1: how often the debate changed the plain vote's outcome.
+    fn baseline_counts(&self) -> futures::future::BoxFuture<'_, Result<BaselineCounts, String>>;
     /// CR-2: every agent with a record.
     fn agents(
         &self,

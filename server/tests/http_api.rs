@@ -333,3 +333,42 @@ async fn a_database_at_its_size_cap_stops_the_debate_clearly_sv_5() {
         Some(json!("decision"))
     );
 }
+
+/// QL-1: every protocol's decision carries its vote baseline; `verify` recomputes it; the list
+/// and the home page's counts agree with the logs.
+#[tokio::test]
+async fn every_decision_carries_its_vote_baseline_ql_1() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let runs = [
+        ("s4", "Should we ship the release tonight?"),
+        ("round_robin", "Should I buy Tesla stock?"),
+        ("collapse", "How should we migrate the billing database?"),
+    ];
+    let mut changed = 0;
+    for (protocol, query) in runs {
+        let (id, events) = run_to_end(
+            &server,
+            json!({"query": query, "protocol": protocol, "seed": 7}),
+        )
+        .await;
+        let decision = of_type(&events, "decision")[0];
+        let baseline = &decision["vote_baseline"];
+        assert!(baseline["decision"].is_string(), "{protocol}: {decision}");
+        assert!(baseline["counted"].as_u64().unwrap_or(0) > 0, "{protocol}");
+        let moved = baseline["changed_outcome"]
+            .as_bool()
+            .expect("changed_outcome");
+        changed += usize::from(moved);
+        let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+        assert!(ok && out.contains("vote baseline"), "{out}");
+        let list: Vec<Value> = get_json(&server, "/api/debates").await;
+        let row = list
+            .iter()
+            .find(|d| d["id"] == id.as_str())
+            .expect("listed");
+        assert_eq!(row["changed_outcome"], json!(moved), "{protocol}");
+    }
+    let counts: Value = get_json(&server, "/api/debates/baseline").await;
+    assert_eq!(counts, json!({"decided": 3, "changed": changed}));
+}

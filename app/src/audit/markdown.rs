@@ -94,6 +94,23 @@ pub fn report(detail: &DebateDetail) -> String {
         }
         (None, None) => line(w, "## Still running — no decision yet"),
     }
+    // QL-1: the plain vote of the first positions beside the decision.
+    if let Some(b) = audit.outcome.as_ref().and_then(Outcome::vote_baseline) {
+        line(w, "");
+        line(w, &format!("**Vote baseline.** {}", inline(&b.sentence())));
+        for m in &b.moved {
+            line(
+                w,
+                &format!(
+                    "- {} moved {} the verdict: {} → {}",
+                    display_name(&m.agent),
+                    if m.toward { "toward" } else { "away from" },
+                    cell(&m.from),
+                    cell(&m.to)
+                ),
+            );
+        }
+    }
 
     match audit.protocol.as_str() {
         "round_robin" => round_robin(w, &crate::protocol::DebateView::from_events(&detail.events)),

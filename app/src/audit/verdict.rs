@@ -86,6 +86,21 @@ impl Check {
                 ),
             });
         }
+        if let Some(b) = match self {
+            Check::Verified { outcome, .. } => outcome.vote_baseline(),
+            _ => None,
+        } {
+            lines.push(format!(
+                "vote baseline: {} of the first positions → {}, recomputed — matches the log ({})",
+                b.counted,
+                b.decision,
+                if b.changed_outcome {
+                    "the debate changed the outcome"
+                } else {
+                    "the debate kept it"
+                }
+            ));
+        }
         if let Check::Verified {
             budget: Some(b), ..
         } = self

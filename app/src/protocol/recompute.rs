@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::event::{Event, EventBody};
 use super::baseline::BaselineFold;
+use super::event::{Event, EventBody};
 use super::outcome::Outcome;
 use super::s4::{aggregate, cut_short, S4Outcome, Vote};
 

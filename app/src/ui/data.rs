@@ -26,6 +26,15 @@ pub async fn list_debates(
         .map_err(ServerFnError::new)
 }
 
+/// QL-1: how often the debate changed the plain vote's outcome, over every stored debate.
+#[server(endpoint = "baseline_counts")]
+pub async fn baseline_counts() -> Result<crate::api::BaselineCounts, ServerFnError> {
+    service()?
+        .baseline_counts()
+        .await
+        .map_err(ServerFnError::new)
+}
+
 /// The signed-in judge (name, role), if any.
 #[server(endpoint = "who_am_i")]
 pub async fn who_am_i() -> Result<Option<(String, String)>, ServerFnError> {

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::data::list_debates;
+use super::data::{baseline_counts, list_debates};
 use super::widgets::{DecisionBadge, StatusPill};
 use crate::api::{DebateSummary, Protocol, HOME_PAGE_SIZE};
 
@@ -17,6 +17,8 @@ pub fn PastDebates() -> impl IntoView {
         move || applied.get(),
         |q| list_debates(None, Some(q).filter(|q| !q.trim().is_empty())),
     );
+    // QL-1: how often debating changed what a plain vote would have decided.
+    let counts = Resource::new(|| (), |_| baseline_counts());
     // Pages loaded after the first, and whether the last one was full (more may exist).
     let more = RwSignal::new(Vec::<DebateSummary>::new());
     let more_full = RwSignal::new(None::<bool>);
@@ -55,6 +57,20 @@ pub fn PastDebates() -> impl IntoView {
                     <button type="submit" class="secondary">"Search"</button>
                 </form>
             </div>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    counts.await.ok().filter(|c| c.decided > 0).map(|c| view! {
+                        <p class="muted delta-count" data-testid="debate-delta-count">
+                            {format!(
+                                "The debate changed the outcome in {} of {} decided debate{} (against a plain vote of the agents' first positions).",
+                                c.changed,
+                                c.decided,
+                                if c.decided == 1 { "" } else { "s" }
+                            )}
+                        </p>
+                    })
+                })}
+            </Suspense>
             <Suspense fallback=|| view! { <p class="muted">"Loading debates…"</p> }>
                 {move || Suspend::new(async move {
                     match first.await {
@@ -125,7 +141,12 @@ fn row(d: DebateSummary) -> impl IntoView {
             </td>
             <td>{Protocol::short(&d.protocol).to_owned()}</td>
             <td><StatusPill status=d.status.as_str()/></td>
-            <td><DecisionBadge decision=d.decision/></td>
+            <td>
+                <DecisionBadge decision=d.decision/>
+                {(d.changed_outcome == Some(true)).then(|| view! {
+                    <span class="changed-tag" title="The debate changed what a plain vote of the first positions decided">"debate changed it"</span>
+                })}
+            </td>
             <td class="muted">{short_time(&d.created_at)}</td>
         </tr>
     }

@@ -76,12 +76,52 @@ pub fn CardView(card: Card) -> impl IntoView {
 /// The final decision of any protocol.
 #[component]
 pub fn OutcomeBanner(outcome: Outcome) -> impl IntoView {
-    match outcome {
+    let baseline = outcome.vote_baseline().cloned();
+    let banner = match outcome {
         Outcome::S4(outcome) => view! { <DecisionBanner outcome/> }.into_any(),
         Outcome::RoundRobin(outcome) => {
             view! { <super::round_robin::RrBanner outcome/> }.into_any()
         }
         Outcome::Collapse(outcome) => view! { <super::collapse::WcBanner outcome/> }.into_any(),
+    };
+    view! {
+        {banner}
+        {baseline.map(|baseline| view! { <BaselineNote baseline/> })}
+    }
+}
+
+/// QL-1: what a plain vote of the first positions would have decided, beside the decision.
+#[component]
+pub fn BaselineNote(baseline: crate::protocol::baseline::VoteBaseline) -> impl IntoView {
+    let moved = |toward: bool| {
+        let names: Vec<String> = baseline
+            .moved
+            .iter()
+            .filter(|m| m.toward == toward)
+            .map(|m| {
+                format!(
+                    "{} ({} → {})",
+                    crate::protocol::types::display_name(&m.agent),
+                    m.from,
+                    m.to
+                )
+            })
+            .collect();
+        (!names.is_empty()).then(|| names.join(", "))
+    };
+    let (toward, away) = (moved(true), moved(false));
+    let class = if baseline.changed_outcome {
+        "panel baseline changed"
+    } else {
+        "panel baseline kept"
+    };
+    view! {
+        <section class=class data-testid="vote-baseline" data-changed=baseline.changed_outcome.to_string()>
+            <span class="baseline-tag">{if baseline.changed_outcome { "Debate changed the outcome" } else { "Debate kept the vote's outcome" }}</span>
+            <p>{baseline.sentence()}</p>
+            {toward.map(|t| view! { <p class="muted">{format!("Moved toward the verdict: {t}.")}</p> })}
+            {away.map(|a| view! { <p class="muted">{format!("Moved away from it: {a}.")}</p> })}
+        </section>
     }
 }
 

@@ -29,7 +29,7 @@ impl Store {
         let pattern = q.search.as_deref().map(like_pattern);
         let rows: Vec<SummaryRow> = on_pool!(self, pool => {
             sqlx::query_as(
-                "SELECT id, query, protocol, status, decision, created_at FROM debates \
+                "SELECT id, query, protocol, status, decision, created_at, changed_outcome FROM debates \
                  WHERE ($1 IS NULL OR protocol = $1) \
                    AND ($2 IS NULL OR status = $2) \
                    AND ($3 IS NULL OR decision = $3) \
@@ -48,6 +48,26 @@ impl Store {
             .await?
         });
         rows.into_iter().map(summary).collect()
+    }
+}
+
+impl Store {
+    /// QL-1 on the home page: of the debates whose decision carries a vote baseline, how many
+    /// the debate changed.
+    pub async fn baseline_counts(&self) -> Result<app::api::BaselineCounts, StoreError> {
+        let (decided, changed): (i64, i64) = on_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT COUNT(changed_outcome), \
+                        COALESCE(SUM(CASE WHEN changed_outcome THEN 1 ELSE 0 END), 0) \
+                 FROM debates",
+            )
+            .fetch_one(pool)
+            .await?
+        });
+        Ok(app::api::BaselineCounts {
+            decided: decided.max(0) as u64,
+            changed: changed.max(0) as u64,
+        })
     }
 }
 

@@ -198,11 +198,14 @@ impl Store {
         };
         let bodies = encode_all(debate, events)?;
         let status = DebateStatus::after(&last.body).map(|status| {
-            let decision = match &last.body {
-                EventBody::Decision(outcome) => Some(outcome.label()),
-                _ => None,
+            let (decision, changed) = match &last.body {
+                EventBody::Decision(outcome) => (
+                    Some(outcome.label()),
+                    outcome.vote_baseline().map(|b| b.changed_outcome),
+                ),
+                _ => (None, None),
             };
-            (status.as_str(), decision)
+            (status.as_str(), decision, changed)
         });
         on_pool!(self, pool => {
             let insert = insert_events!(debate, events, bodies);
@@ -210,12 +213,16 @@ impl Store {
                 None => {
                     insert.execute(pool).await?;
                 }
-                Some((status, decision)) => {
+                Some((status, decision, changed)) => {
                     let mut tx = pool.begin().await?;
                     insert.execute(&mut *tx).await?;
-                    sqlx::query("UPDATE debates SET status = $1, decision = $2 WHERE id = $3")
+                    sqlx::query(
+                        "UPDATE debates SET status = $1, decision = $2, changed_outcome = $3 \
+                         WHERE id = $4",
+                    )
                         .bind(status)
                         .bind(decision)
+                        .bind(changed)
                         .bind(debate)
                         .execute(&mut *tx)
                         .await?;
@@ -239,17 +246,20 @@ impl Store {
     pub async fn get(&self, id: &str) -> Result<Option<DebateDetail>, StoreError> {
         let row: Option<DetailRow> = on_pool!(self, pool => {
             sqlx::query_as(
-                "SELECT id, query, protocol, status, decision, created_at, seed \
+                "SELECT id, query, protocol, status, decision, created_at, changed_outcome, seed \
                  FROM debates WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)
             .await?
         });
-        let Some((row_id, query, protocol, status, decision, created_at, seed)) = row else {
+        let Some((row_id, query, protocol, status, decision, created_at, changed, seed)) = row
+        else {
             return Ok(None);
         };
-        let s = summary((row_id, query, protocol, status, decision, created_at))?;
+        let s = summary((
+            row_id, query, protocol, status, decision, created_at, changed,
+        ))?;
         let events = self.events_after(id, 0).await?;
         Ok(Some(DebateDetail {
             id: s.id,
@@ -382,13 +392,30 @@ fn insert_events_sql(n: usize) -> String {
     sql
 }
 
-/// `id, query, protocol, status, decision, created_at`.
-type SummaryRow = (String, String, String, String, Option<String>, String);
+/// `id, query, protocol, status, decision, created_at, changed_outcome`.
+type SummaryRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<bool>,
+);
 /// A summary row followed by `seed`.
-type DetailRow = (String, String, String, String, Option<String>, String, i64);
+type DetailRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<bool>,
+    i64,
+);
 
 fn summary(
-    (id, query, protocol, status, decision, created_at): SummaryRow,
+    (id, query, protocol, status, decision, created_at, changed_outcome): SummaryRow,
 ) -> Result<DebateSummary, StoreError> {
     let status = parse_status(&id, &status)?;
     Ok(DebateSummary {
@@ -398,6 +425,7 @@ fn summary(
         status,
         decision,
         created_at,
+        changed_outcome,
     })
 }
 

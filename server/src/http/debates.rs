@@ -61,6 +61,13 @@ pub async fn list_debates(
     Ok(Json(engine.store.list(&list_query(p)?).await?))
 }
 
+/// QL-1: of the decided debates that carry a vote baseline, how many the debate changed.
+pub async fn baseline_counts(
+    State(engine): State<Engine>,
+) -> Result<Json<app::api::BaselineCounts>, AppError> {
+    Ok(Json(engine.store.baseline_counts().await?))
+}
+
 fn list_query(p: ListParams) -> Result<ListQuery, AppError> {
     let limit = p.limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {

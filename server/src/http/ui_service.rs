@@ -41,6 +41,17 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn baseline_counts(&self) -> BoxFuture<'_, Result<app::api::BaselineCounts, String>> {
+        async move {
+            self.engine
+                .store
+                .baseline_counts()
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
     fn get(&self, id: String) -> BoxFuture<'_, Result<Option<DebateDetail>, String>> {
         async move {
             if !app::api::is_debate_id(&id) {

@@ -200,13 +200,13 @@ impl BaselineFold {
             }
             Outcome::Collapse(o) => {
                 // The best initial card; the first submitted wins a tie.
-                let best = self
-                    .cards
-                    .iter()
-                    .fold(None::<&(String, f64)>, |best, c| match best {
-                        Some(b) if b.1 >= c.1 => Some(b),
-                        _ => Some(c),
-                    })?;
+                let best =
+                    self.cards
+                        .iter()
+                        .fold(None::<&(String, f64)>, |best, c| match best {
+                            Some(b) if b.1 >= c.1 => Some(b),
+                            _ => Some(c),
+                        })?;
                 let moved = self
                     .revised
                     .iter()

@@ -62,7 +62,15 @@ fn ql_1_s4_baseline_is_the_aggregate_of_round_one() {
     };
     let role = |id: &str| agents.iter().find(|a| a.id == id).expect("agent").role;
     // (first positions, locked votes, final verdict, baseline, changed, moved toward/away)
-    type Case<'a> = (&'a str, [Decision; 3], [Decision; 3], Verdict, &'a str, bool, &'a [(&'a str, bool)]);
+    type Case<'a> = (
+        &'a str,
+        [Decision; 3],
+        [Decision; 3],
+        Verdict,
+        &'a str,
+        bool,
+        &'a [(&'a str, bool)],
+    );
     let cases: [Case; 3] = [
         (
             "the debate turned ACT into REFUSE",
@@ -73,7 +81,15 @@ fn ql_1_s4_baseline_is_the_aggregate_of_round_one() {
             true,
             &[("accuracy", true), ("safety", true)],
         ),
-        ("no one moved", [Act, Act, Act], [Act, Act, Act], Verdict::Act, "ACT", false, &[]),
+        (
+            "no one moved",
+            [Act, Act, Act],
+            [Act, Act, Act],
+            Verdict::Act,
+            "ACT",
+            false,
+            &[],
+        ),
         (
             "one moved away, the outcome held",
             [Warn, Warn, Warn],
@@ -98,8 +114,16 @@ fn ql_1_s4_baseline_is_the_aggregate_of_round_one() {
         let b = fold(&log)
             .baseline(&Outcome::S4(s4_outcome(verdict)))
             .expect("a baseline");
-        assert_eq!((b.decision.as_str(), b.changed_outcome, b.counted), (plain, changed, 3), "{name}");
-        let got: Vec<(&str, bool)> = b.moved.iter().map(|m| (m.agent.as_str(), m.toward)).collect();
+        assert_eq!(
+            (b.decision.as_str(), b.changed_outcome, b.counted),
+            (plain, changed, 3),
+            "{name}"
+        );
+        let got: Vec<(&str, bool)> = b
+            .moved
+            .iter()
+            .map(|m| (m.agent.as_str(), m.toward))
+            .collect();
         assert_eq!(got, moved.to_vec(), "{name}");
     }
     assert_eq!(
@@ -140,21 +164,41 @@ fn ql_1_round_robin_baseline_is_the_first_turn_consensus() {
     };
     let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
     let cases = [
-        ("2 of 3 is under 75 %: HOLD", [Stance::Buy, Stance::Buy, Stance::Sell], Stance::Buy, "HOLD", true),
+        (
+            "2 of 3 is under 75 %: HOLD",
+            [Stance::Buy, Stance::Buy, Stance::Sell],
+            Stance::Buy,
+            "HOLD",
+            true,
+        ),
         ("3 of 3 BUY", [Stance::Buy; 3], Stance::Buy, "BUY", false),
     ];
     for (name, first, last, plain, changed) in cases {
-        let mut log = vec![started(agents.clone(), Some(Config::RoundRobin(RrParams::default())))];
+        let mut log = vec![started(
+            agents.clone(),
+            Some(Config::RoundRobin(RrParams::default())),
+        )];
         for (id, s) in ids.iter().zip(first) {
             log.push(turn(id, 1, s));
         }
         for id in &ids {
             log.push(turn(id, 2, last));
         }
-        let b = fold(&log).baseline(&Outcome::RoundRobin(rr_outcome(last))).expect("baseline");
-        assert_eq!((b.decision.as_str(), b.changed_outcome), (plain, changed), "{name}");
+        let b = fold(&log)
+            .baseline(&Outcome::RoundRobin(rr_outcome(last)))
+            .expect("baseline");
+        assert_eq!(
+            (b.decision.as_str(), b.changed_outcome),
+            (plain, changed),
+            "{name}"
+        );
         let moved: Vec<&str> = b.moved.iter().map(|m| m.agent.as_str()).collect();
-        let want: Vec<&str> = ids.iter().zip(first).filter(|(_, s)| *s != last).map(|(id, _)| *id).collect();
+        let want: Vec<&str> = ids
+            .iter()
+            .zip(first)
+            .filter(|(_, s)| *s != last)
+            .map(|(id, _)| *id)
+            .collect();
         assert_eq!(moved, want, "{name}");
         assert!(b.moved.iter().all(|m| m.toward), "{name}");
     }
@@ -221,13 +265,21 @@ fn ql_1_collapse_baseline_is_the_best_initial_card() {
         })
     };
     let cases = [
-        (Some("beta"), false, "the first card with the best S wins a tie"),
+        (
+            Some("beta"),
+            false,
+            "the first card with the best S wins a tie",
+        ),
         (Some("alpha"), true, "reflexion lifted alpha past it"),
         (None, true, "escalated to a human"),
     ];
     for (chosen, changed, name) in cases {
         let b = f.baseline(&outcome(chosen)).expect("baseline");
-        assert_eq!((b.decision.as_str(), b.changed_outcome, b.counted), ("beta", changed, 3), "{name}");
+        assert_eq!(
+            (b.decision.as_str(), b.changed_outcome, b.counted),
+            ("beta", changed, 3),
+            "{name}"
+        );
         assert_eq!(b.moved.len(), 1, "alpha revised its card");
         assert_eq!(b.moved[0].toward, chosen == Some("alpha"), "{name}");
     }
@@ -281,12 +333,24 @@ fn ql_1_the_decision_carries_the_baseline_and_verify_recomputes_it() {
     let Some(EventBody::Decision(o)) = log.last().map(|e| &e.body) else {
         panic!("a decision");
     };
-    let b = o.vote_baseline().expect("the decision carries its baseline").clone();
-    assert_eq!((b.decision.as_str(), b.changed_outcome, b.moved.len()), ("ACT", true, 3));
+    let b = o
+        .vote_baseline()
+        .expect("the decision carries its baseline")
+        .clone();
+    assert_eq!(
+        (b.decision.as_str(), b.changed_outcome, b.moved.len()),
+        ("ACT", true, 3)
+    );
     assert_eq!(o.label(), "REFUSE");
-    assert_eq!(recompute_decision(&log).map(|o| o.vote_baseline().cloned()), Ok(Some(b)));
+    assert_eq!(
+        recompute_decision(&log).map(|o| o.vote_baseline().cloned()),
+        Ok(Some(b))
+    );
     let json = serde_json::to_value(&log.last().expect("event").body).expect("json");
-    assert_eq!(json["vote_baseline"]["decision"], "ACT", "the contract's field");
+    assert_eq!(
+        json["vote_baseline"]["decision"], "ACT",
+        "the contract's field"
+    );
     assert_eq!(json["vote_baseline"]["changed_outcome"], true);
 
     // A forger claims the debate changed nothing, and re-hashes the chain.
