@@ -203,12 +203,6 @@ pub fn HomePage() -> impl IntoView {
                             on:input=move |ev| seed.set(event_target_value(&ev))
                         />
                     </label>
-                    <span class=move || { if chars() > MAX_QUERY_CHARS { "count over" } else { "count" } }>
-                        {move || format!("{} / {MAX_QUERY_CHARS}", chars())}
-                    </span>
-                    <button type="submit" class="primary" disabled=move || start.pending().get()>
-                        {move || if start.pending().get() { "Starting…" } else { "Start debate" }}
-                    </button>
                 </div>
                 <div class="form-row" data-testid="backend-row">
                     <label>
@@ -261,6 +255,14 @@ pub fn HomePage() -> impl IntoView {
                     </label>
                     <textarea id="cards" name="cards" rows="4" placeholder="[ { \"agent\": \"…\", \"claims\": [...], … } ]"
                         prop:value=move || cards.get() on:input=move |ev| cards.set(event_target_value(&ev))></textarea>
+                </div>
+                <div class="form-actions">
+                    <span class=move || { if chars() > MAX_QUERY_CHARS { "count over" } else { "count" } }>
+                        {move || format!("{} / {MAX_QUERY_CHARS}", chars())}
+                    </span>
+                    <button type="submit" class="primary" disabled=move || start.pending().get()>
+                        {move || if start.pending().get() { "Starting…" } else { "Start debate" }}
+                    </button>
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             </form>
