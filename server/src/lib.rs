@@ -13,6 +13,7 @@ pub mod db;
 pub mod drive;
 pub mod embed;
 pub mod engine;
+pub mod eval;
 pub mod http;
 pub mod live;
 pub mod outbound;

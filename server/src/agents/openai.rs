@@ -114,7 +114,7 @@ impl OpenAiAgents {
     }
 }
 
-fn completion_text(body: &Value) -> Option<String> {
+pub(crate) fn completion_text(body: &Value) -> Option<String> {
     body.pointer("/choices/0/message/content")?
         .as_str()
         .map(str::to_owned)

@@ -29,6 +29,8 @@ pub enum CliError {
     #[error("{0}")]
     Import(String),
     #[error("{0}")]
+    Eval(String),
+    #[error("{0}")]
     ImportRecord(#[from] crate::record::import::ImportError),
     #[error("{0}")]
     Outbound(#[from] crate::outbound::OutboundError),

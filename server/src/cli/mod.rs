@@ -4,6 +4,7 @@ pub mod bench;
 mod bench_credibility;
 mod bench_safety;
 mod error;
+pub mod eval;
 pub mod judge;
 pub mod serve;
 pub mod track_record;
@@ -35,6 +36,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run many debates in-process and print the orchestration overhead per agent turn.
     Bench(bench::BenchArgs),
+    /// QL-2: one agent vs self-consistency vs debate on a task set, on a real model.
+    Eval(eval::EvalArgs),
     /// Manage judges (SV-7): add, list, remove, rotate.
     Judge(judge::JudgeArgs),
     /// The agents' track record: import outcomes, or the labelled sample history.
@@ -61,6 +64,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => bench::run(args).await,
         Some(Command::Judge(args)) => judge::run(args).await,
+        Some(Command::Eval(args)) => eval::run(args).await,
         Some(Command::TrackRecord(args)) => track_record::run(args).await,
         Some(Command::Verify {
             source,

@@ -16,6 +16,7 @@
 
 use std::fmt::Write as _;
 
+use app::protocol::seeded::SplitMix64;
 use app::protocol::time;
 
 /// The seed `import --sample` uses.
@@ -37,25 +38,16 @@ const DEBATES: u32 = 60;
 const SECTORS: [&str; 4] = ["tech", "energy", "health", "finance"];
 const HORIZONS: [&str; 2] = ["3m", "1y"];
 
-/// SplitMix64: a tiny, well-known seeded generator (no dependency, same numbers everywhere).
-struct Rng(u64);
+/// The sample's generator: the core's seeded SplitMix64.
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[(self.next() % from.len() as u64) as usize]
+        from[self.0.below(from.len() as u64) as usize]
     }
 }
 
@@ -87,7 +79,7 @@ fn skill(agent: &str, bear: bool, progress: f64) -> f64 {
 /// The sample record as JSON Lines (the import format), made at days before `now` (RFC 3339).
 pub fn generate(seed: u64, now: &str) -> String {
     let now = time::days(now).unwrap_or(0.0);
-    let mut rng = Rng(seed);
+    let mut rng = Rng(SplitMix64(seed));
     let mut out = String::new();
     for (panel, agents, choices) in PANELS {
         for d in 0..DEBATES {
@@ -109,7 +101,7 @@ pub fn generate(seed: u64, now: &str) -> String {
                 let correct = luck < skill(agent, bear, progress);
                 let overridden = !correct && agent == "sentiment" && rng.unit() < 0.34;
                 let held = rng.pick(&choices);
-                let confidence = 0.5 + (rng.next() % 41) as f64 / 100.0;
+                let confidence = 0.5 + rng.0.below(41) as f64 / 100.0;
                 let outcome = if pending {
                     String::new()
                 } else if overridden {
