@@ -9,6 +9,9 @@ const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../target/debu
 // Workers inherit E2E_DB from the runner, so tests that run the CLI (judges) use the same file.
 const db = process.env.E2E_DB ?? path.join(os.tmpdir(), `consilium-e2e-${process.pid}.db`);
 process.env.E2E_DB = db;
+// Where the server reads saved `consilium eval` runs (the eval spec writes one there).
+const evalDir = process.env.E2E_EVAL_DIR ?? path.join(os.tmpdir(), `consilium-e2e-eval-${process.pid}`);
+process.env.E2E_EVAL_DIR = evalDir;
 process.env.CONSILIUM_BIN = bin;
 // The real small model that `make test` starts (scripts/llm.sh) answers the `openai` backend.
 const llm = process.env.CONSILIUM_TEST_LLM_URL ?? `http://127.0.0.1:${process.env.LLM_PORT ?? 8091}/v1`;
@@ -36,7 +39,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 200`,
+    command: `rm -f ${db} ${db}-wal ${db}-shm && ${bin} serve --addr 127.0.0.1:${port} --database-url sqlite:${db} --pace-ms 200 --eval-dir ${evalDir}`,
     url: `http://127.0.0.1:${port}/api/debates`,
     // The paging test starts 35 debates at once from this one address: above the default of 8.
     env: {

@@ -328,6 +328,19 @@ pub struct DebateSummary {
     pub changed_outcome: Option<bool>,
 }
 
+/// QL-2: one run `consilium eval` saved, as `GET /api/eval` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedEval {
+    /// The file's name in the server's eval directory.
+    pub file: String,
+    pub config: crate::protocol::eval::EvalConfig,
+    pub started_at: String,
+    pub updated_at: String,
+    pub wall_ms: u64,
+    pub items: usize,
+    pub report: crate::protocol::eval::Report,
+}
+
 /// QL-1 over every stored debate: `GET /api/debates/baseline`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BaselineCounts {
@@ -469,6 +482,8 @@ pub trait DebateService: Send + Sync + 'static {
         &self,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Option<(String, String)>>;
+    /// QL-2: the evaluation runs saved in the server's eval directory, newest first.
+    fn eval_runs(&self) -> futures::future::BoxFuture<'_, Result<Vec<SavedEval>, String>>;
     /// QL-1: how often the debate changed the plain vote's outcome.
     fn baseline_counts(&self) -> futures::future::BoxFuture<'_, Result<BaselineCounts, String>>;
     /// CR-2: every agent with a record.

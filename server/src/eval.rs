@@ -100,10 +100,18 @@ fn user(text: String) -> Value {
 /// Everything asked about one task.
 async fn run_item(model: &Model, c: &EvalConfig, n: usize, task: &Task) -> ItemResult {
     let q = &task.question;
-    let single = sample(task, &model.ask(&[user(prompts::first(q))], seed_of(c.seed, n, 0, 0, 0)).await);
+    let single = sample(
+        task,
+        &model
+            .ask(&[user(prompts::first(q))], seed_of(c.seed, n, 0, 0, 0))
+            .await,
+    );
     let samples = futures::future::join_all((0..c.samples).map(|s| async move {
         let reply = model
-            .ask(&[user(prompts::first(q))], seed_of(c.seed, n, 1, u64::from(s), 0))
+            .ask(
+                &[user(prompts::first(q))],
+                seed_of(c.seed, n, 1, u64::from(s), 0),
+            )
             .await;
         sample(task, &reply)
     }))
@@ -127,9 +135,12 @@ async fn run_item(model: &Model, c: &EvalConfig, n: usize, task: &Task) -> ItemR
             };
             history.push(user(text));
         }
-        let replies = futures::future::join_all(histories.iter().enumerate().map(|(a, h)| {
-            model.ask(h, seed_of(c.seed, n, 2, a as u64, u64::from(round)))
-        }))
+        let replies = futures::future::join_all(
+            histories
+                .iter()
+                .enumerate()
+                .map(|(a, h)| model.ask(h, seed_of(c.seed, n, 2, a as u64, u64::from(round)))),
+        )
         .await;
         let mut row = Vec::new();
         for (a, reply) in replies.iter().enumerate() {
@@ -154,7 +165,8 @@ async fn run_item(model: &Model, c: &EvalConfig, n: usize, task: &Task) -> ItemR
 /// new one, never half of one.
 fn save(out: &Path, run: &EvalRun) -> Result<(), String> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let tmp = out.with_extension("json.partial");
     let text = serde_json::to_string_pretty(run).map_err(|e| e.to_string())?;
@@ -164,7 +176,8 @@ fn save(out: &Path, run: &EvalRun) -> Result<(), String> {
 
 /// Loads a saved run to resume, refusing one made with other settings.
 pub fn load(out: &Path, config: &EvalConfig) -> Result<EvalRun, String> {
-    let text = std::fs::read_to_string(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    let text =
+        std::fs::read_to_string(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
     let run: EvalRun = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a saved evaluation run: {e}", out.display()))?;
     if let Some(d) = config.difference(&run.config) {
@@ -202,4 +215,46 @@ pub async fn run(
         }
     }
     Ok(run)
+}
+
+/// A saved run's file may be at most this large.
+const MAX_SAVED_BYTES: u64 = 32 * 1024 * 1024;
+
+/// QL-2 for the `/eval` page: every run saved in `dir`, newest first (at most 50). Files that are
+/// not runs are skipped; a missing directory is no runs.
+pub fn saved_runs(dir: &Path) -> Vec<app::api::SavedEval> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut runs: Vec<app::api::SavedEval> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.len() <= MAX_SAVED_BYTES)
+        })
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let run: EvalRun = serde_json::from_str(&text).ok()?;
+            Some(app::api::SavedEval {
+                file: e.file_name().to_string_lossy().into_owned(),
+                report: run.report(),
+                items: run.items.len(),
+                config: run.config,
+                started_at: run.started_at,
+                updated_at: run.updated_at,
+                wall_ms: run.wall_ms,
+            })
+        })
+        .collect();
+    runs.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.file.cmp(&b.file)));
+    runs.truncate(50);
+    runs
+}
+
+/// [`saved_runs`] off the async workers.
+pub async fn saved_runs_async(dir: std::path::PathBuf) -> Vec<app::api::SavedEval> {
+    tokio::task::spawn_blocking(move || saved_runs(&dir))
+        .await
+        .unwrap_or_default()
 }

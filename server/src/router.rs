@@ -55,6 +55,7 @@ pub fn router(state: AppState) -> Router {
             get(debates::list_debates).post(debates::create_debate),
         )
         .route("/debates/baseline", get(debates::baseline_counts))
+        .route("/eval", get(debates::eval_runs))
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
         .route("/debates/{id}/predictions", get(agents::of_debate))

@@ -55,7 +55,10 @@ fn eval_expr(expr: &str) -> i64 {
     let mut term = String::new();
     for c in expr.chars().chain(std::iter::once('+')) {
         if c == '+' || c == '-' {
-            let product: i64 = term.split('*').map(|x| x.trim().parse::<i64>().unwrap_or(0)).product();
+            let product: i64 = term
+                .split('*')
+                .map(|x| x.trim().parse::<i64>().unwrap_or(0))
+                .product();
             total += sign * product;
             term.clear();
             sign = if c == '+' { 1 } else { -1 };
@@ -120,30 +123,58 @@ async fn eval_prints_the_table_and_resumes_after_a_crash_ql_2() {
     .await
     .expect("join");
     assert!(cut, "the run reached item 2");
-    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("saved")).expect("json");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("saved")).expect("json");
     let answered = saved["items"].as_array().expect("items").len();
     assert!((2..6).contains(&answered), "{answered} items saved");
 
     // Without --resume the saved run is not overwritten; with other settings it is refused.
     let (ok, text) = output(eval_cmd(&base, &out, &["--items", "6"]));
     assert!(!ok && text.contains("pass --resume"), "{text}");
-    let (ok, text) = output(eval_cmd(&base, &out, &["--items", "6", "--resume", "--seed", "7"]));
+    let (ok, text) = output(eval_cmd(
+        &base,
+        &out,
+        &["--items", "6", "--resume", "--seed", "7"],
+    ));
     assert!(!ok && text.contains("other settings (seed"), "{text}");
 
     let before = calls.load(Ordering::SeqCst);
     let (ok, text) = output(eval_cmd(&base, &out, &["--items", "6", "--resume"]));
     assert!(ok, "{text}");
     let asked = calls.load(Ordering::SeqCst) - before;
-    assert_eq!(asked, (6 - answered) * per_item, "answered items are not asked again: {text}");
-    assert!(text.contains(&format!("{answered} already answered")), "{text}");
-    for row in ["one agent", "self-consistency (4 samples, majority)", "debate (2 agents × 2 rounds)", "debate, round 2"] {
-        let line = text.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("{row}: {text}"));
-        assert!(line.contains("100.0%") && line.contains("(6 of 6)"), "{line}");
+    assert_eq!(
+        asked,
+        (6 - answered) * per_item,
+        "answered items are not asked again: {text}"
+    );
+    assert!(
+        text.contains(&format!("{answered} already answered")),
+        "{text}"
+    );
+    for row in [
+        "one agent",
+        "self-consistency (4 samples, majority)",
+        "debate (2 agents × 2 rounds)",
+        "debate, round 2",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {text}"));
+        assert!(
+            line.contains("100.0%") && line.contains("(6 of 6)"),
+            "{line}"
+        );
     }
-    let run: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("saved")).expect("json");
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("saved")).expect("json");
     assert_eq!(run["items"].as_array().map(Vec::len), Some(6));
     assert_eq!(run["config"]["endpoint"], base.trim_end_matches("/v1"));
-    assert_eq!(run["items"][0]["debate"].as_array().map(Vec::len), Some(2), "two rounds");
+    assert_eq!(
+        run["items"][0]["debate"].as_array().map(Vec::len),
+        Some(2),
+        "two rounds"
+    );
 }
 
 #[test]
@@ -157,10 +188,17 @@ fn eval_refuses_without_a_model_and_names_a_bad_task_file_ql_2() {
         .expect("run");
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(text.contains("asks a real model") && text.contains("builtin agents are not evaluated"), "{text}");
+    assert!(
+        text.contains("asks a real model") && text.contains("builtin agents are not evaluated"),
+        "{text}"
+    );
 
     let tasks = dir.path().join("mine.jsonl");
-    std::fs::write(&tasks, "{\"question\": \"2+2?\", \"answer\": 4}\n{\"question\": \"q\"}\n").expect("write");
+    std::fs::write(
+        &tasks,
+        "{\"question\": \"2+2?\", \"answer\": 4}\n{\"question\": \"q\"}\n",
+    )
+    .expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
         .arg("eval")
         .arg(&tasks)
@@ -169,5 +207,8 @@ fn eval_refuses_without_a_model_and_names_a_bad_task_file_ql_2() {
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && text.contains("line 2: missing field `answer`"), "{text}");
+    assert!(
+        !out.status.success() && text.contains("line 2: missing field `answer`"),
+        "{text}"
+    );
 }

@@ -139,3 +139,62 @@ async fn a_full_s4_debate_on_a_real_small_model() {
         println!("  flag: {e}");
     }
 }
+
+/// QL-2 smoke test on the real small model: the harness asks, grades, saves and prints the
+/// three-row table. A check that the harness works on a real model's messy replies — not a
+/// claim about the model.
+#[test]
+#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
+fn eval_runs_on_a_real_small_model() {
+    let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect("CONSILIUM_TEST_LLM_URL");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("smoke.json");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+        .args([
+            "eval",
+            "arithmetic",
+            "--items",
+            "2",
+            "--agents",
+            "2",
+            "--rounds",
+            "2",
+        ])
+        .args(["--samples", "2", "--max-tokens", "96", "--timeout-s", "120"])
+        .arg("--out")
+        .arg(&out)
+        .env("OPENAI_BASE_URL", &base)
+        .env("OPENAI_MODEL", "smollm2")
+        .output()
+        .expect("run consilium eval");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    println!("{text}");
+    for row in [
+        "one agent",
+        "self-consistency (2 samples, majority)",
+        "debate (2 agents × 2 rounds)",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {text}"));
+        assert!(line.contains("of 2)"), "{line}");
+    }
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("saved")).expect("json");
+    let items = saved["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    // 1 + 2 samples + 2 × 2 debate calls per item, every one graded or its failure recorded.
+    let calls = |i: &Value| {
+        1 + i["samples"].as_array().map_or(0, Vec::len)
+            + i["debate"].as_array().map_or(0, |r| {
+                r.iter().map(|x| x.as_array().map_or(0, Vec::len)).sum()
+            })
+    };
+    assert!(items.iter().all(|i| calls(i) == 7), "{saved}");
+}

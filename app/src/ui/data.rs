@@ -26,6 +26,12 @@ pub async fn list_debates(
         .map_err(ServerFnError::new)
 }
 
+/// QL-2: the saved evaluation runs, newest first.
+#[server(endpoint = "eval_runs")]
+pub async fn eval_runs() -> Result<Vec<crate::api::SavedEval>, ServerFnError> {
+    service()?.eval_runs().await.map_err(ServerFnError::new)
+}
+
 /// QL-1: how often the debate changed the plain vote's outcome, over every stored debate.
 #[server(endpoint = "baseline_counts")]
 pub async fn baseline_counts() -> Result<crate::api::BaselineCounts, ServerFnError> {

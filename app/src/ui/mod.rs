@@ -6,6 +6,7 @@ mod collapse;
 mod costs;
 mod credibility;
 mod data;
+mod eval;
 mod home;
 mod judge;
 mod live;
@@ -62,7 +63,7 @@ pub fn App() -> impl IntoView {
                         <span class="brand-name">"Consilium"</span>
                     </A>
                     <span class="tagline">"Structured debates between AI agents, with a log you can audit"</span>
-                    <nav class="topnav"><A href="/agents">"Agents"</A></nav>
+                    <nav class="topnav"><A href="/agents">"Agents"</A><A href="/eval">"Eval"</A></nav>
                     <judge::JudgeCorner/>
                 </header>
                 <main>
@@ -73,6 +74,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
                         <Route path=path!("/judge/sign-in") view=judge::SignInPage ssr=SsrMode::Async/>
                         <Route path=path!("/agents") view=agents::AgentsPage ssr=SsrMode::Async/>
+                        <Route path=path!("/eval") view=eval::EvalPage ssr=SsrMode::Async/>
                         <Route path=path!("/agents/*identity") view=agents::AgentPage ssr=SsrMode::Async/>
                     </Routes>
                 </main>

@@ -43,7 +43,11 @@ pub struct EvalArgs {
     #[arg(long, env = "CONSILIUM_EVAL_DIR", default_value = "data/eval")]
     pub eval_dir: PathBuf,
     /// The OpenAI-compatible API's base URL, up to `/v1`.
-    #[arg(long, env = "OPENAI_BASE_URL", default_value = "https://api.openai.com/v1")]
+    #[arg(
+        long,
+        env = "OPENAI_BASE_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
     pub base_url: String,
     /// The model to evaluate.
     #[arg(long, env = "OPENAI_MODEL")]
@@ -68,7 +72,9 @@ fn task_set(args: &EvalArgs) -> Result<(Vec<Task>, String), CliError> {
     if args.tasks == "arithmetic" {
         let n = args.items.unwrap_or(20);
         if !(1..=10_000).contains(&n) {
-            return Err(CliError::Eval(format!("--items must be from 1 to 10000, got {n}")));
+            return Err(CliError::Eval(format!(
+                "--items must be from 1 to 10000, got {n}"
+            )));
         }
         return Ok((arithmetic(args.seed, n), "arithmetic".into()));
     }
@@ -84,7 +90,9 @@ fn task_set(args: &EvalArgs) -> Result<(Vec<Task>, String), CliError> {
     if let Some(n) = args.items {
         tasks.truncate(n.max(1));
     }
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     Ok((tasks, format!("file:{name}")))
 }
 
@@ -92,7 +100,14 @@ fn task_set(args: &EvalArgs) -> Result<(Vec<Task>, String), CliError> {
 fn host_of(url: &str) -> String {
     reqwest::Url::parse(url)
         .ok()
-        .map(|u| format!("{}://{}{}", u.scheme(), u.host_str().unwrap_or(""), u.port().map_or_else(String::new, |p| format!(":{p}"))))
+        .map(|u| {
+            format!(
+                "{}://{}{}",
+                u.scheme(),
+                u.host_str().unwrap_or(""),
+                u.port().map_or_else(String::new, |p| format!(":{p}"))
+            )
+        })
         .unwrap_or_else(|| "an unparseable URL".into())
 }
 
@@ -122,7 +137,9 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     }
     let samples = args.samples.unwrap_or(args.agents * args.rounds);
     if samples == 0 || samples > 50 {
-        return Err(CliError::Eval(format!("--samples must be from 1 to 50, got {samples}")));
+        return Err(CliError::Eval(format!(
+            "--samples must be from 1 to 50, got {samples}"
+        )));
     }
     let (tasks, set) = task_set(&args)?;
     let config = EvalConfig {
@@ -139,8 +156,14 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     };
     let stamp = now_rfc3339();
     let out = args.out.clone().unwrap_or_else(|| {
-        let name = set.trim_start_matches("file:").replace(['/', '.', ':'], "-");
-        let when: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
+        let name = set
+            .trim_start_matches("file:")
+            .replace(['/', '.', ':'], "-");
+        let when: String = stamp
+            .chars()
+            .filter(char::is_ascii_digit)
+            .take(14)
+            .collect();
         args.eval_dir.join(format!("{name}-{when}.json"))
     });
     let saved = if out.exists() {
@@ -191,8 +214,10 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     let progress = |n: usize, total: usize, item: &ItemResult, ms: u64| {
         let last = item.debate.last().cloned().unwrap_or_default();
         let answers: Vec<Option<String>> = last.iter().map(|s| s.answer.clone()).collect();
-        let debate = app::protocol::eval::majority(&answers)
-            .is_some_and(|m| last.iter().any(|s| s.correct && s.answer.as_deref() == Some(&m)));
+        let debate = app::protocol::eval::majority(&answers).is_some_and(|m| {
+            last.iter()
+                .any(|s| s.correct && s.answer.as_deref() == Some(&m))
+        });
         let failed = std::iter::once(&item.single)
             .chain(&item.samples)
             .chain(item.debate.iter().flatten())
@@ -203,7 +228,11 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             mark(item.single.correct),
             mark(debate),
             ms as f64 / 1000.0,
-            if failed > 0 { format!(", {failed} failed calls") } else { String::new() }
+            if failed > 0 {
+                format!(", {failed} failed calls")
+            } else {
+                String::new()
+            }
         );
     };
     let run = crate::eval::run(&model, &tasks, saved, &out, progress)

@@ -140,6 +140,9 @@ pub struct ServeArgs {
     /// [default: target/site of this checkout]
     #[arg(long, env = "CONSILIUM_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
+    /// Where `consilium eval` saves runs; the `/eval` page shows them.
+    #[arg(long, env = "CONSILIUM_EVAL_DIR", default_value = "data/eval")]
+    pub eval_dir: PathBuf,
 }
 
 fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
@@ -203,6 +206,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
             agent_timeout: Duration::from_secs(args.agent_timeout_s.max(1)),
             remote,
             daily_tokens: args.daily_token_budget,
+            eval_dir: args.eval_dir.clone(),
         },
     );
     let signer = match args

@@ -18,6 +18,8 @@ pub struct Settings {
     pub remote: Remote,
     /// Tokens every remote debate together may spend per UTC day; 0: no daily limit.
     pub daily_tokens: u64,
+    /// QL-2: where `consilium eval` saves runs, which the `/eval` page lists.
+    pub eval_dir: std::path::PathBuf,
 }
 
 impl Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             agent_timeout: Duration::from_secs(30),
             remote: Remote::default(),
             daily_tokens: 0,
+            eval_dir: "data/eval".into(),
         }
     }
 }

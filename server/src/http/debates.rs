@@ -68,6 +68,11 @@ pub async fn baseline_counts(
     Ok(Json(engine.store.baseline_counts().await?))
 }
 
+/// QL-2: the evaluation runs saved in the server's eval directory, newest first.
+pub async fn eval_runs(State(engine): State<Engine>) -> Json<Vec<app::api::SavedEval>> {
+    Json(crate::eval::saved_runs_async(engine.settings.eval_dir.clone()).await)
+}
+
 fn list_query(p: ListParams) -> Result<ListQuery, AppError> {
     let limit = p.limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {

@@ -41,6 +41,13 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn eval_runs(&self) -> BoxFuture<'_, Result<Vec<app::api::SavedEval>, String>> {
+        async move {
+            Ok(crate::eval::saved_runs_async(self.engine.settings.eval_dir.clone()).await)
+        }
+        .boxed()
+    }
+
     fn baseline_counts(&self) -> BoxFuture<'_, Result<app::api::BaselineCounts, String>> {
         async move {
             self.engine

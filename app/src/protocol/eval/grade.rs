@@ -62,7 +62,11 @@ pub fn grade(task: &Task, reply: &str) -> (Option<String>, bool) {
         };
         (Some(shown), (got - want).abs() < 1e-6)
     } else {
-        let line = reply.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let line = reply
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         let line = normalise(line);
         let line = ["the answer is", "answer:", "final answer:"]
             .iter()

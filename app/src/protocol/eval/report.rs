@@ -36,7 +36,10 @@ impl EvalConfig {
         let (a, b) = (a.as_object()?, b.as_object()?);
         a.iter().find_map(|(k, v)| {
             (b.get(k) != Some(v)).then(|| {
-                format!("{k}: the saved run has {}, this one {v}", b.get(k).unwrap_or(&serde_json::Value::Null))
+                format!(
+                    "{k}: the saved run has {}, this one {v}",
+                    b.get(k).unwrap_or(&serde_json::Value::Null)
+                )
             })
         })
     }
@@ -121,7 +124,11 @@ fn cell(method: String, right: impl Iterator<Item = bool>, calls: u64, tokens: u
         n += 1;
         correct += u32::from(r);
     }
-    let accuracy = if n == 0 { 0.0 } else { f64::from(correct) / f64::from(n) };
+    let accuracy = if n == 0 {
+        0.0
+    } else {
+        f64::from(correct) / f64::from(n)
+    };
     let (low, high) = wilson(accuracy, n, 1.96);
     Cell {
         method,
@@ -140,14 +147,22 @@ impl EvalRun {
         let c = &self.config;
         let items = &self.items;
         let sum = |f: &dyn Fn(&ItemResult) -> Vec<&Sample>| -> (u64, u64) {
-            items.iter().flat_map(f).fold((0, 0), |(n, t), s| (n + 1, t + s.tokens))
+            items
+                .iter()
+                .flat_map(f)
+                .fold((0, 0), |(n, t), s| (n + 1, t + s.tokens))
         };
         let (single_calls, single_tokens) = sum(&|i| vec![&i.single]);
         let (sc_calls, sc_tokens) = sum(&|i| i.samples.iter().collect());
         let (d_calls, d_tokens) = sum(&|i| i.debate.iter().flatten().collect());
         let last = |i: &ItemResult| i.debate.last().cloned().unwrap_or_default();
         let cells = vec![
-            cell("one agent".into(), items.iter().map(|i| i.single.correct), single_calls, single_tokens),
+            cell(
+                "one agent".into(),
+                items.iter().map(|i| i.single.correct),
+                single_calls,
+                single_tokens,
+            ),
             cell(
                 format!("self-consistency ({} samples, majority)", c.samples),
                 items.iter().map(|i| majority_right(&i.samples)),

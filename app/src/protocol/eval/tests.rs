@@ -8,7 +8,11 @@ fn ql_2_arithmetic_is_reproducible_and_right() {
     let a = arithmetic(2026, 50);
     assert_eq!(a, arithmetic(2026, 50), "same seed, same items");
     assert_ne!(a, arithmetic(2027, 50), "another seed, other items");
-    assert_eq!(arithmetic(2026, 5), a[..5].to_vec(), "a prefix of a longer set");
+    assert_eq!(
+        arithmetic(2026, 5),
+        a[..5].to_vec(),
+        "a prefix of a longer set"
+    );
     for t in &a {
         let expr = t
             .question
@@ -21,7 +25,9 @@ fn ql_2_arithmetic_is_reproducible_and_right() {
             .collect();
         assert_eq!(parts.len(), 6, "{expr}");
         assert!(parts.iter().all(|x| (0..=30).contains(x)), "{expr}");
-        let [a, b, c, d, e, f] = parts[..] else { unreachable!() };
+        let [a, b, c, d, e, f] = parts[..] else {
+            unreachable!()
+        };
         assert_eq!(t.answer, (a + b * c + d - e * f).to_string(), "{expr}");
         assert!(t.numeric);
     }
@@ -41,7 +47,12 @@ fn ql_2_grader_reads_the_final_number() {
         ("42", "42", Some("42"), true),
         ("**42**", "42", Some("42"), true),
         ("forty-two", "42", None, false),
-        ("3*4 = 12, so 12 - 30 = -18. The answer is -18", "-18", Some("-18"), true),
+        (
+            "3*4 = 12, so 12 - 30 = -18. The answer is -18",
+            "-18",
+            Some("-18"),
+            true,
+        ),
         ("−18", "-18", Some("-18"), true),
         ("First 7, then 9; final answer: 9", "9", Some("9"), true),
         ("The result is 1,234.", "1234", Some("1234"), true),
@@ -90,9 +101,18 @@ fn ql_2_task_files_are_checked() {
     assert!(tasks[0].numeric && !tasks[1].numeric);
     let cases = [
         ("{\"question\": \"q\"}", "line 1: missing field `answer`"),
-        ("{\"question\": \"q\", \"answer\": 1}\n{\"question\": \"\", \"answer\": 1}", "line 2: question must be"),
-        ("{\"question\": \"q\", \"answer\": [1]}", "line 1: answer must be a number"),
-        ("{\"question\": \"q\", \"answer\": 1, \"x\": 2}", "line 1: unknown field `x`"),
+        (
+            "{\"question\": \"q\", \"answer\": 1}\n{\"question\": \"\", \"answer\": 1}",
+            "line 2: question must be",
+        ),
+        (
+            "{\"question\": \"q\", \"answer\": [1]}",
+            "line 1: answer must be a number",
+        ),
+        (
+            "{\"question\": \"q\", \"answer\": 1, \"x\": 2}",
+            "line 1: unknown field `x`",
+        ),
         ("\n\n", "no tasks"),
     ];
     for (text, part) in cases {
@@ -136,7 +156,10 @@ fn ql_2_report_counts_each_method_and_round() {
             answer: "4".into(),
             single: right(),
             samples: vec![right(), wrong(), right()],
-            debate: vec![vec![right(), right(), wrong()], vec![wrong(), wrong(), right()]],
+            debate: vec![
+                vec![right(), right(), wrong()],
+                vec![wrong(), wrong(), right()],
+            ],
         },
         // Wrong alone; the debate talks the agents into the right answer.
         ItemResult {
@@ -145,7 +168,10 @@ fn ql_2_report_counts_each_method_and_round() {
             answer: "4".into(),
             single: wrong(),
             samples: vec![wrong(), wrong(), right()],
-            debate: vec![vec![wrong(), right(), wrong()], vec![right(), right(), wrong()]],
+            debate: vec![
+                vec![wrong(), right(), wrong()],
+                vec![right(), right(), wrong()],
+            ],
         },
     ];
     let run = EvalRun {
@@ -161,9 +187,15 @@ fn ql_2_report_counts_each_method_and_round() {
     let rounds: Vec<u32> = r.per_round.iter().map(|c| c.correct).collect();
     assert_eq!(rounds, vec![1, 1]);
     assert_eq!((r.talked_out, r.talked_into), (1, 1));
-    assert!(r.cells.iter().all(|c| c.low <= c.accuracy && c.accuracy <= c.high));
+    assert!(r
+        .cells
+        .iter()
+        .all(|c| c.low <= c.accuracy && c.accuracy <= c.high));
     let table = r.table();
-    assert!(table.contains("debate (3 agents × 2 rounds)") && table.contains("talked out"), "{table}");
+    assert!(
+        table.contains("debate (3 agents × 2 rounds)") && table.contains("talked out"),
+        "{table}"
+    );
     let mut other = run.config.clone();
     other.rounds = 3;
     assert_eq!(
