@@ -11,7 +11,7 @@ mod sqlite;
 
 use std::sync::Arc;
 
-use app::api::{DebateDetail, DebateSummary};
+use app::api::DebateDetail;
 use app::protocol::{DebateStatus, Event, EventBody};
 use sqlx::SqlitePool;
 use tokio::sync::broadcast;
@@ -77,6 +77,7 @@ pub mod track_record;
 
 pub use access::JudgeRow;
 pub use list::ListQuery;
+use list::{summary, DetailRow};
 
 impl Store {
     /// Opens the database named by `url` and applies migrations: `sqlite:<path>` (the file is
@@ -390,43 +391,6 @@ fn insert_events_sql(n: usize) -> String {
         let _ = write!(sql, "{sep}(${}, ${}, ${}, ${})", p + 1, p + 2, p + 3, p + 4);
     }
     sql
-}
-
-/// `id, query, protocol, status, decision, created_at, changed_outcome`.
-type SummaryRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<bool>,
-);
-/// A summary row followed by `seed`.
-type DetailRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<bool>,
-    i64,
-);
-
-fn summary(
-    (id, query, protocol, status, decision, created_at, changed_outcome): SummaryRow,
-) -> Result<DebateSummary, StoreError> {
-    let status = parse_status(&id, &status)?;
-    Ok(DebateSummary {
-        id,
-        query,
-        protocol,
-        status,
-        decision,
-        created_at,
-        changed_outcome,
-    })
 }
 
 fn parse_status(debate: &str, status: &str) -> Result<DebateStatus, StoreError> {

@@ -1,0 +1,68 @@
+//! The server side of the UI's server functions.
+
+#[cfg(feature = "ssr")]
+use super::{BaselineCounts, CreateDebate, DebateDetail, DebateSummary, SavedEval};
+
+/// What the server gives the UI's server functions (provided as context during SSR).
+#[cfg(feature = "ssr")]
+pub trait DebateService: Send + Sync + 'static {
+    /// A page of debates, newest first: those older than `before` whose query contains `search`.
+    fn list(
+        &self,
+        before: Option<String>,
+        search: Option<String>,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<DebateSummary>, String>>;
+    fn get(
+        &self,
+        id: String,
+    ) -> futures::future::BoxFuture<'_, Result<Option<DebateDetail>, String>>;
+    /// Returns the new debate's id, or an error message naming the problem.
+    /// The request's head decides who asks (SV-7) and from which address (limits).
+    fn start(
+        &self,
+        request: CreateDebate,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    /// SV-7: a signed-in judge stops a running debate; the error names why not.
+    fn stop(
+        &self,
+        id: String,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// The signed-in judge or viewer (name, role) the request's session cookie belongs to.
+    fn whoami(
+        &self,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Option<(String, String)>>;
+    /// QL-2: the evaluation runs saved in the server's eval directory, newest first.
+    fn eval_runs(&self) -> futures::future::BoxFuture<'_, Result<Vec<SavedEval>, String>>;
+    /// QL-1: how often the debate changed the plain vote's outcome.
+    fn baseline_counts(&self) -> futures::future::BoxFuture<'_, Result<BaselineCounts, String>>;
+    /// CR-2: every agent with a record.
+    fn agents(
+        &self,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<crate::track_record::AgentRow>, String>>;
+    /// CR-2: one agent's breakdown; `None` without a record.
+    fn agent(
+        &self,
+        identity: String,
+    ) -> futures::future::BoxFuture<'_, Result<Option<crate::track_record::AgentDetail>, String>>;
+    /// The predictions debate `id` recorded.
+    fn predictions(
+        &self,
+        id: String,
+    ) -> futures::future::BoxFuture<'_, Result<Vec<crate::track_record::PredictionRow>, String>>;
+    /// SV-7: a signed-in judge appends an outcome; the error names why not.
+    fn record_outcome(
+        &self,
+        prediction: String,
+        body: crate::track_record::RecordOutcome,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+}
+
+/// Debates the home page shows per "load more".
+pub const HOME_PAGE_SIZE: u32 = 30;
+
+#[cfg(feature = "ssr")]
+pub type SharedService = std::sync::Arc<dyn DebateService>;
