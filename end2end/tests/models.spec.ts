@@ -57,3 +57,26 @@ test('a backend the server lacks is refused on the form with what to configure',
   await expect(page.locator('.form-error')).toContainText("backend 'http' is not configured on this server");
   await expect(page).toHaveURL(/\/$/);
 });
+
+test('QL-3: one agent on the real model, the others builtin, chosen on the form', async ({ page, request }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await hydrated(page);
+  await page.getByLabel('Question for the agents').fill('Should we move our team chat to a self-hosted server?');
+  await page.getByTestId('per-agent').locator('summary').click();
+  await page.getByTestId('agent-backend-safety').selectOption('openai');
+  await expect(page.getByTestId('agent-model-utility')).toBeDisabled();
+  await page.getByTestId('agent-model-safety').fill('smollm2-135m');
+  await page.getByRole('button', { name: 'Start debate' }).click();
+  await expect(page).toHaveURL(/\/debates\/[0-9a-f]+$/);
+  const id = page.url().split('/').pop();
+  await expect(page.getByTestId('decision')).toBeVisible({ timeout: 200_000 });
+  // Only the safety agent asked the model; its row says so.
+  const usage = page.getByTestId('agent-usage');
+  await expect(usage.locator('tbody tr')).toHaveCount(1);
+  await expect(usage.locator('tr[data-agent="safety"]')).toContainText('(openai · smollm2-135m)');
+  const detail = await (await request.get(`/api/debates/${id}`)).json();
+  const agents = detail.events[0].agents;
+  expect(agents.find((a: any) => a.id === 'safety')).toMatchObject({ backend: 'openai', model: 'smollm2-135m', identity: 'openai:smollm2-135m:safety' });
+  expect(agents.find((a: any) => a.id === 'utility')).toMatchObject({ backend: 'builtin', identity: 'builtin:utility' });
+});

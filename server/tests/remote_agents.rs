@@ -26,6 +26,8 @@ struct Fake {
     flaky: Arc<AtomicU32>,
     /// Agents whose next call must fail with HTTP 500 first (every other attempt).
     tokens_per_call: u64,
+    /// The `model` of every chat request.
+    models: Arc<Mutex<Vec<String>>>,
 }
 
 impl Fake {
@@ -76,6 +78,10 @@ fn good_answer(user: &str, reasoning: &str, confidence: u8) -> String {
 async fn chat(State(fake): State<Fake>, Json(body): Json<Value>) -> Response {
     let agent = agent_of(&body);
     fake.count(&agent);
+    fake.models
+        .lock()
+        .expect("lock")
+        .push(body["model"].as_str().unwrap_or("").to_owned());
     let user = body["messages"][1]["content"].as_str().unwrap_or("");
     match agent.as_str() {
         "utility" => {
@@ -478,5 +484,61 @@ async fn backends_that_are_not_configured_or_unknown_are_refused_by_name() {
         list.as_array().map(Vec::len),
         Some(0),
         "nothing half-written"
+    );
+}
+
+/// QL-3: one debate, agents on different kinds: utility asks the model endpoint with its own
+/// model, the others are builtin. Each agent's backend, model and identity are on record; only
+/// utility's calls are made and costed; a choice naming no agent of the protocol is refused.
+#[tokio::test]
+async fn each_agent_may_have_its_own_backend_and_model_ql_3() {
+    let fake = Fake {
+        tokens_per_call: 100,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    let (_dir, db) = temp_db();
+    let server = server_for(&db, &fakes, "200000");
+    let (_, events) = run_to_end(
+        &server,
+        json!({"query": "Should we deploy the new payment service on Friday?", "seed": 3,
+               "agents": [{"role": "utility", "backend": "openai", "model": "other-model"}]}),
+    )
+    .await;
+    let started = &events[0];
+    assert_eq!(started["backend"]["kind"], "mixed", "{started}");
+    let agents = started["agents"].as_array().expect("agents");
+    let of = |id: &str| agents.iter().find(|a| a["id"] == id).expect(id).clone();
+    assert_eq!(of("utility")["backend"], "openai");
+    assert_eq!(of("utility")["model"], "other-model");
+    assert_eq!(of("utility")["identity"], "openai:other-model:utility");
+    assert_eq!(of("safety")["backend"], "builtin");
+    assert_eq!(of("safety")["identity"], "builtin:safety");
+    let calls = fake.calls.lock().expect("lock").clone();
+    assert_eq!(
+        calls.keys().collect::<Vec<_>>(),
+        vec!["utility"],
+        "only utility asks the model"
+    );
+    let models = fake.models.lock().expect("lock").clone();
+    assert!(
+        !models.is_empty() && models.iter().all(|m| m == "other-model"),
+        "{models:?}"
+    );
+    let costed = of_type(&events, "agent_call");
+    assert!(!costed.is_empty());
+    assert!(costed
+        .iter()
+        .all(|c| c["agent"] == "utility" && c["backend"] == "openai"));
+
+    let (status, body) = post_debate(
+        &server,
+        &json!({"query": "q?", "agents": [{"role": "chef", "backend": "openai"}]}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "agents[0].role: the s4 debate has no agent 'chef' (its agents: utility, accuracy, safety)"
     );
 }

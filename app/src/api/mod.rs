@@ -39,6 +39,9 @@ pub struct CreateDebate {
     /// and every agent's prediction carries it.
     #[serde(default)]
     pub context: Option<ContextTags>,
+    /// QL-3: per-agent backends and models (see [`agents::AgentChoice`]).
+    #[serde(default)]
+    pub agents: Option<Vec<AgentChoice>>,
 }
 
 /// The largest token budget a request may set.
@@ -131,6 +134,8 @@ pub struct ValidDebate {
     pub token_budget: Option<u64>,
     /// Trimmed; `None` when no tag was given.
     pub context: Option<ContextTags>,
+    /// QL-3: the agents given their own backend or model (empty: all use `backend`).
+    pub agents: Vec<ValidChoice>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -154,6 +159,9 @@ pub enum RequestError {
     /// A bad context tag, named: "context.sector: 80 characters; the limit is 64".
     #[error("{0}")]
     BadContext(String),
+    /// A bad per-agent choice, named: "agents[1].model: only the openai backend takes a model".
+    #[error("{0}")]
+    BadAgents(String),
     #[error(
         "query contains the control character U+{code:04X} at character {at}; only tabs and line breaks are allowed"
     )]
@@ -197,6 +205,7 @@ impl CreateDebate {
             backend: None,
             token_budget: None,
             context: None,
+            agents: None,
         })
     }
 
@@ -250,6 +259,7 @@ impl CreateDebate {
             None => None,
         }
         .filter(|c| !c.is_empty());
+        let agents = agents::validate(self.agents.as_deref().unwrap_or_default(), backend)?;
         Ok(ValidDebate {
             query: query.to_owned(),
             protocol,
@@ -258,6 +268,7 @@ impl CreateDebate {
             backend,
             token_budget: self.token_budget,
             context,
+            agents,
         })
     }
 
@@ -299,10 +310,12 @@ impl CreateDebate {
     }
 }
 
+pub mod agents;
 mod answers;
 mod service;
 #[cfg(test)]
 mod tests;
 
+pub use agents::{AgentChoice, ValidChoice};
 pub use answers::{BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, SavedEval};
 pub use service::*;

@@ -80,3 +80,64 @@ fn errors_name_the_problem() {
     let e = req("", None).validate().expect_err("empty");
     assert!(e.to_string().contains("query"), "{e}");
 }
+
+/// QL-3: per-agent choices are checked field by field, naming the entry.
+#[test]
+fn ql_3_per_agent_choices_name_their_problem() {
+    let choice = |role: &str, backend: Option<&str>, model: Option<&str>| AgentChoice {
+        role: role.into(),
+        backend: backend.map(Into::into),
+        model: model.map(Into::into),
+    };
+    let with = |agents: Vec<AgentChoice>| CreateDebate {
+        query: "Ship it?".into(),
+        agents: Some(agents),
+        ..CreateDebate::default()
+    };
+    let ok = with(vec![
+        choice("Safety", Some("openai"), Some("llama3.1:8b")),
+        choice("utility", None, None),
+    ])
+    .validate()
+    .expect("valid");
+    assert_eq!(
+        ok.agents,
+        vec![
+            ValidChoice {
+                agent: "safety".into(),
+                backend: Backend::Openai,
+                model: Some("llama3.1:8b".into())
+            },
+            ValidChoice {
+                agent: "utility".into(),
+                backend: Backend::Builtin,
+                model: None
+            },
+        ]
+    );
+    let cases = [
+        (vec![choice("", None, None)], "agents[0].role: must name"),
+        (
+            vec![choice("safety", None, None), choice("SAFETY", None, None)],
+            "agents[1].role: 'safety' is chosen twice",
+        ),
+        (
+            vec![choice("safety", Some("gpt"), None)],
+            "agents[0].backend: unknown backend 'gpt'",
+        ),
+        (
+            vec![choice("safety", Some("http"), Some("m"))],
+            "agents[0].model: only the openai backend takes a model, not http",
+        ),
+        (vec![choice("safety", None, Some("m"))], "not builtin"),
+        (
+            vec![choice("safety", Some("openai"), Some("bad model"))],
+            "agents[0].model: ' ' is not allowed",
+        ),
+        (vec![choice("x", None, None); 13], "at most 12"),
+    ];
+    for (agents, part) in cases {
+        let e = with(agents).validate().expect_err("refused").to_string();
+        assert!(e.contains(part), "{e}");
+    }
+}

@@ -43,6 +43,9 @@ pub struct Start {
     pub context: Option<ContextTags>,
     /// CR-4: the agents' credibility read from the record, logged after `debate_started`.
     pub credibility: Option<CredibilitySnapshot>,
+    /// QL-3: each agent's own backend and model when the request chose them per agent (then
+    /// every agent is listed); empty when all use `backend`.
+    pub per_agent: Vec<(String, BackendInfo)>,
 }
 
 /// CR-1: the identity of agent `agent` answered by `backend` (`None`: the builtin agents).
@@ -53,6 +56,17 @@ pub fn identity_of(backend: Option<&BackendInfo>, agent: &str) -> String {
             credibility::identity(&b.kind, b.model.as_deref().or(b.service.as_deref()), agent)
         }
     }
+}
+
+/// CR-1 with QL-3: each agent's identity, from its own backend when the request chose one per
+/// agent, else the debate's.
+pub fn agent_identity(
+    backend: Option<&BackendInfo>,
+    per_agent: &[(String, BackendInfo)],
+    agent: &str,
+) -> String {
+    let own = per_agent.iter().find(|(id, _)| id == agent).map(|(_, b)| b);
+    identity_of(own.or(backend), agent)
 }
 
 /// One answer to one request, as the runner got it.
@@ -69,6 +83,8 @@ pub struct Answered {
 #[derive(Debug)]
 pub struct DebateRun {
     debate: Debate,
+    /// QL-3: each agent's backend when chosen per agent, for its `agent_call` events.
+    kinds: Vec<(String, String)>,
     backend: Option<BackendInfo>,
     budget: Option<u64>,
     used: u64,
@@ -97,7 +113,16 @@ impl DebateRun {
                     backend.clone_from(&start.backend);
                     context.clone_from(&start.context);
                     for a in agents.iter_mut() {
-                        a.identity = Some(identity_of(start.backend.as_ref(), &a.id));
+                        a.identity = Some(agent_identity(
+                            start.backend.as_ref(),
+                            &start.per_agent,
+                            &a.id,
+                        ));
+                        let own = start.per_agent.iter().find(|(id, _)| *id == a.id);
+                        if let Some((_, b)) = own {
+                            a.backend = Some(b.kind.clone());
+                            a.model.clone_from(&b.model);
+                        }
                     }
                     findings.push(("query".to_owned(), 0, defence::scan(query)));
                     if let Some(snapshot) = &start.credibility {
@@ -124,8 +149,14 @@ impl DebateRun {
                 });
             }
         }
+        let kinds = start
+            .per_agent
+            .iter()
+            .map(|(id, b)| (id.clone(), b.kind.clone()))
+            .collect();
         DebateRun {
             debate,
+            kinds,
             backend: start.backend,
             budget: start.budget,
             used: 0,
@@ -169,10 +200,13 @@ impl DebateRun {
             self.queue.push_back(EventBody::AgentCall(AgentCall {
                 agent: req.agent.clone(),
                 round: req.round,
-                backend: self
-                    .backend
-                    .as_ref()
-                    .map_or_else(|| "builtin".to_owned(), |b| b.kind.clone()),
+                backend: match self.kinds.iter().find(|(a, _)| *a == req.agent) {
+                    Some((_, kind)) => kind.clone(),
+                    None => self
+                        .backend
+                        .as_ref()
+                        .map_or_else(|| "builtin".to_owned(), |b| b.kind.clone()),
+                },
                 attempts: u.attempts,
                 latency_ms: u.latency_ms,
                 prompt_tokens: u.prompt_tokens,

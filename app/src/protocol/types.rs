@@ -195,6 +195,12 @@ pub struct AgentSpec {
     /// its track record follows it. Absent in logs written before credibility.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<String>,
+    /// QL-3: the backend (`builtin`, `openai`, `http`) and model of this agent when the request
+    /// chose them per agent; absent when every agent uses the debate's `backend`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl AgentSpec {
@@ -203,6 +209,8 @@ impl AgentSpec {
             id: id.into(),
             role,
             identity: None,
+            backend: None,
+            model: None,
         }
     }
 

@@ -75,6 +75,16 @@ pub fn UsageTable(state: Signal<DebateView>) -> impl IntoView {
         let usage = state.with(|v| v.usage.clone());
         let total = state.with(DebateView::tokens_used);
         let declared = state.with(|v| v.backend.clone());
+        let agents = state.with(|v| v.agents.clone());
+        // QL-3: an agent with its own backend says which, beside its name.
+        let own = move |agent: &str| {
+            agents.iter().find(|a| a.id == agent).and_then(|a| {
+                a.backend.as_ref().map(|b| match &a.model {
+                    Some(m) => format!(" ({b} · {m})"),
+                    None => format!(" ({b})"),
+                })
+            })
+        };
         (!usage.is_empty() || declared.is_some()).then(|| {
             let backend = match &declared {
                 Some(b) => match &b.model {
@@ -109,7 +119,7 @@ pub fn UsageTable(state: Signal<DebateView>) -> impl IntoView {
                                     let mean = u.latency_ms / u64::from(u.calls.max(1));
                                     view! {
                                         <tr data-agent=u.agent.clone()>
-                                            <td>{display_name(&u.agent)}</td>
+                                            <td>{display_name(&u.agent)}<span class="muted" data-testid="agent-own-backend">{own(&u.agent)}</span></td>
                                             <td>{u.calls}</td>
                                             <td>{u.failed}</td>
                                             <td>{u.retries}</td>

@@ -78,11 +78,20 @@ pub async fn start_debate(
     cards: Option<String>,
     backend: String,
     token_budget: Option<u64>,
+    agents: Option<String>,
 ) -> Result<String, ServerFnError> {
     let mut request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
         .map_err(ServerFnError::new)?;
     request.backend = Some(backend);
     request.token_budget = token_budget;
+    // QL-3: the per-agent choices arrive as JSON text.
+    request.agents = match agents.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(
+            serde_json::from_str(text)
+                .map_err(|e| ServerFnError::new(format!("agents: not valid JSON: {e}")))?,
+        ),
+    };
     service()?
         .start(request, head()?)
         .await

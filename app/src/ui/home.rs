@@ -6,6 +6,7 @@ use leptos_router::hooks::use_navigate;
 use super::clean_error;
 use super::data::StartDebate;
 use super::past::PastDebates;
+use super::per_agent::{self, PerAgentChoices};
 use crate::api::{Backend, CreateDebate, Protocol, MAX_QUERY_CHARS};
 
 const S4_EXAMPLES: [&str; 4] = [
@@ -63,6 +64,9 @@ pub fn HomePage() -> impl IntoView {
     let max_rounds = RwSignal::new("5".to_owned());
     let cards = RwSignal::new(String::new());
     let form_error = RwSignal::new(None::<String>);
+    // QL-3: per-agent backends and models, reset when the protocol changes.
+    let agent_rows: per_agent::Rows = RwSignal::new(per_agent::rows_for(Protocol::S4.as_str()));
+    Effect::new(move |_| agent_rows.set(per_agent::rows_for(&protocol.get())));
     let start = ServerAction::<StartDebate>::new();
 
     // A started debate opens its live page.
@@ -120,9 +124,11 @@ pub fn HomePage() -> impl IntoView {
             config.clone(),
             cards_text.clone(),
         );
+        let agents = agent_rows.with_untracked(|rows| per_agent::choices(rows));
         let request = request.map(|mut r| {
             r.backend = Some(backend.get_untracked());
             r.token_budget = budget_value;
+            r.agents.clone_from(&agents);
             r
         });
         if let Err(e) = request.and_then(|r| r.validate()) {
@@ -138,6 +144,7 @@ pub fn HomePage() -> impl IntoView {
             cards: cards_text,
             backend: backend.get_untracked(),
             token_budget: budget_value,
+            agents: agents.map(|a| serde_json::to_string(&a).unwrap_or_default()),
         });
     };
 
@@ -229,6 +236,7 @@ pub fn HomePage() -> impl IntoView {
                         />
                     </label>
                 </div>
+                <PerAgentChoices rows=agent_rows/>
                 <div class="form-row protocol-params" data-testid="rr-params" hidden=move || protocol.get() != "round_robin">
                     <label>
                         "Consensus threshold"

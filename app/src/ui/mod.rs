@@ -12,6 +12,7 @@ mod judge;
 mod live;
 mod outcomes;
 mod past;
+mod per_agent;
 mod round_robin;
 pub mod viewer;
 mod whatif;

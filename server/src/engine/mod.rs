@@ -71,7 +71,8 @@ impl Engine {
         hold: H,
     ) -> Result<String, StartError> {
         let seed = req.seed.unwrap_or_else(random_seed);
-        let agents = registry::agents_for(&self.settings, &req, seed)?;
+        let machine = registry::machine_for(&req, seed)?;
+        let agents = registry::agents_for(&self.settings, &req, seed, machine.agents())?;
         self.start_with(req, seed, agents, hold).await
     }
 
@@ -91,12 +92,14 @@ impl Engine {
             .token_budget
             .unwrap_or(self.settings.remote.token_budget);
         // AG-2: who answers and the budget are on record, so a judge can check a budget stop.
-        let backend = registry::backend_info(&self.settings, &req, budget);
+        let (backend, per_agent) =
+            registry::backend_info(&self.settings, &req, budget, machine.agents());
         // CR-4: the agents' credibility in the request's context, logged so it can be checked.
         let credibility = crate::record::snapshot(
             &self.store,
             machine.agents(),
             backend.as_ref(),
+            &per_agent,
             &req.context.clone().unwrap_or_default(),
             &now_rfc3339(),
             &app::protocol::credibility::CrParams::default(),
@@ -107,6 +110,7 @@ impl Engine {
             budget: Some(budget),
             context: req.context.clone(),
             credibility: Some(credibility),
+            per_agent,
         };
         let mut run = DebateRun::start(machine, start);
         let id = new_id();

@@ -11,9 +11,11 @@ use super::error::StartError;
 use super::settings::Settings;
 use crate::agents::builtin::BuiltinAgents;
 use crate::agents::http::HttpAgents;
-use crate::agents::openai::OpenAiAgents;
-use crate::agents::Agent;
+use crate::agents::openai::{OpenAiAgents, OpenAiConfig};
+use crate::agents::{Agent, Answer};
 use crate::drive::now_rfc3339;
+use app::protocol::AgentRequest;
+use futures::future::BoxFuture;
 
 /// The protocol machine a validated request asks for.
 pub fn machine_for(req: &ValidDebate, seed: u64) -> Result<Debate, ProtocolError> {
@@ -56,14 +58,89 @@ pub fn machine_for(req: &ValidDebate, seed: u64) -> Result<Debate, ProtocolError
     })
 }
 
-/// The agents a request asks for (AG-1), or what the server lacks to provide them.
+/// The agents a request asks for (AG-1), or what the server lacks to provide them. With
+/// per-agent choices (QL-3) each of `agents` gets its own kind and model.
 pub fn agents_for(
     settings: &Settings,
     req: &ValidDebate,
     seed: u64,
+    agents: &[AgentSpec],
+) -> Result<Box<dyn Agent>, StartError> {
+    if req.agents.is_empty() {
+        return one_kind(settings, req, req.backend, None, seed);
+    }
+    check_choices(req, agents)?;
+    let mut by_agent = Vec::new();
+    for a in agents {
+        let (backend, model) = choice_of(req, &a.id);
+        by_agent.push((a.id.clone(), one_kind(settings, req, backend, model, seed)?));
+    }
+    Ok(Box::new(MixedAgents { by_agent }))
+}
+
+/// QL-3: every chosen agent must be one of the debate's.
+fn check_choices(req: &ValidDebate, agents: &[AgentSpec]) -> Result<(), StartError> {
+    for (i, c) in req.agents.iter().enumerate() {
+        if !agents.iter().any(|a| a.id == c.agent) {
+            let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+            return Err(StartError::Backend(format!(
+                "agents[{i}].role: the {} debate has no agent '{}' (its agents: {})",
+                req.protocol.as_str(),
+                c.agent,
+                ids.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The backend and model agent `id` uses: its own choice, or the debate's.
+fn choice_of<'a>(req: &'a ValidDebate, id: &str) -> (Backend, Option<&'a str>) {
+    req.agents
+        .iter()
+        .find(|c| c.agent == id)
+        .map_or((req.backend, None), |c| (c.backend, c.model.as_deref()))
+}
+
+/// QL-3: each request goes to its agent's own kind.
+struct MixedAgents {
+    by_agent: Vec<(String, Box<dyn Agent>)>,
+}
+
+impl Agent for MixedAgents {
+    fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
+        match self.by_agent.iter().find(|(id, _)| *id == req.agent) {
+            Some((_, agent)) => agent.respond(req),
+            None => Box::pin(std::future::ready(Answer {
+                reply: Err(crate::agents::AgentError::Failed(format!(
+                    "no agent is configured for '{}'",
+                    req.agent
+                ))),
+                usage: None,
+            })),
+        }
+    }
+
+    /// The first remote kind among the agents (so remote limits and timeouts apply), else
+    /// `builtin`.
+    fn backend(&self) -> &'static str {
+        self.by_agent
+            .iter()
+            .map(|(_, a)| a.backend())
+            .find(|k| *k != "builtin")
+            .unwrap_or("builtin")
+    }
+}
+
+fn one_kind(
+    settings: &Settings,
+    req: &ValidDebate,
+    backend: Backend,
+    model: Option<&str>,
+    seed: u64,
 ) -> Result<Box<dyn Agent>, StartError> {
     let remote = &settings.remote;
-    Ok(match req.backend {
+    Ok(match backend {
         Backend::Builtin => Box::new(BuiltinAgents::new(seed)),
         Backend::Openai => {
             let config = remote.openai.clone().ok_or_else(|| {
@@ -74,6 +151,13 @@ pub fn agents_for(
                         .into(),
                 )
             })?;
+            let config = match model {
+                Some(m) if m != config.model => std::sync::Arc::new(OpenAiConfig {
+                    model: m.to_owned(),
+                    ..(*config).clone()
+                }),
+                _ => config,
+            };
             Box::new(OpenAiAgents {
                 config,
                 policy: remote.policy.clone(),
@@ -100,12 +184,54 @@ pub fn agents_for(
     })
 }
 
-/// What `debate_started` records of a remote backend; nothing for the builtin agents.
-pub fn backend_info(settings: &Settings, req: &ValidDebate, budget: u64) -> Option<BackendInfo> {
-    let (model, service) = match req.backend {
+/// What `debate_started` records of the agents' backends: the debate's (nothing for the builtin
+/// agents alone) and, with per-agent choices (QL-3), every agent's own.
+pub fn backend_info(
+    settings: &Settings,
+    req: &ValidDebate,
+    budget: u64,
+    agents: &[AgentSpec],
+) -> (Option<BackendInfo>, Vec<(String, BackendInfo)>) {
+    if req.agents.is_empty() {
+        return (info_of(settings, req.backend, None, budget), Vec::new());
+    }
+    let per_agent: Vec<(String, BackendInfo)> = agents
+        .iter()
+        .map(|a| {
+            let (backend, model) = choice_of(req, &a.id);
+            let info = info_of(settings, backend, model, budget).unwrap_or(BackendInfo {
+                kind: "builtin".into(),
+                model: None,
+                token_budget: budget,
+                service: None,
+            });
+            (a.id.clone(), info)
+        })
+        .collect();
+    let debate = per_agent
+        .iter()
+        .any(|(_, b)| b.kind != "builtin")
+        .then(|| BackendInfo {
+            kind: "mixed".into(),
+            model: None,
+            token_budget: budget,
+            service: None,
+        });
+    (debate, per_agent)
+}
+
+fn info_of(
+    settings: &Settings,
+    backend: Backend,
+    model: Option<&str>,
+    budget: u64,
+) -> Option<BackendInfo> {
+    let (model, service) = match backend {
         Backend::Builtin => return None,
         Backend::Openai => (
-            settings.remote.openai.as_ref().map(|c| c.model.clone()),
+            model
+                .map(str::to_owned)
+                .or_else(|| settings.remote.openai.as_ref().map(|c| c.model.clone())),
             None,
         ),
         Backend::Http => (
@@ -118,7 +244,7 @@ pub fn backend_info(settings: &Settings, req: &ValidDebate, budget: u64) -> Opti
         ),
     };
     Some(BackendInfo {
-        kind: req.backend.as_str().to_owned(),
+        kind: backend.as_str().to_owned(),
         model,
         token_budget: budget,
         service,

@@ -47,6 +47,7 @@ pub async fn snapshot(
     store: &Store,
     agents: &[AgentSpec],
     backend: Option<&BackendInfo>,
+    per_agent: &[(String, BackendInfo)],
     context: &ContextTags,
     now: &str,
     params: &CrParams,
@@ -54,7 +55,7 @@ pub async fn snapshot(
     let mut rows = Vec::new();
     let mut by_debate: BTreeMap<String, Vec<Option<bool>>> = BTreeMap::new();
     for (i, a) in agents.iter().enumerate() {
-        let identity = app::protocol::run::identity_of(backend, &a.id);
+        let identity = app::protocol::run::agent_identity(backend, per_agent, &a.id);
         let (b, record) = breakdown_of(store, &identity, now, context, params).await?;
         for r in &record {
             if let Some(d) = &r.debate {
