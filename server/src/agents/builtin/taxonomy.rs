@@ -1,4 +1,4 @@
-//! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): twelve
+//! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): thirteen
 //! categories, each with exemplar questions and harmless look-alikes. A query is embedded by the
 //! builtin embedder and compared with every exemplar: it is flagged when its nearest hazard
 //! exemplar is close enough *and* closer than the nearest look-alike, so "how do I kill a
@@ -34,10 +34,12 @@ pub enum Category {
     DangerousDiy,
     RecklessFinance,
     IllegalDrugs,
+    /// Irreversibly destroying important data or systems without safeguards.
+    DestructiveOps,
 }
 
 impl Category {
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 13] = [
         Category::SelfHarm,
         Category::MedicalEmergency,
         Category::MedicationMisuse,
@@ -50,6 +52,7 @@ impl Category {
         Category::DangerousDiy,
         Category::RecklessFinance,
         Category::IllegalDrugs,
+        Category::DestructiveOps,
     ];
 
     /// The id used in the data files.
@@ -67,6 +70,7 @@ impl Category {
             Category::DangerousDiy => "dangerous_diy",
             Category::RecklessFinance => "reckless_finance",
             Category::IllegalDrugs => "illegal_drugs",
+            Category::DestructiveOps => "destructive_ops",
         }
     }
 
@@ -85,6 +89,7 @@ impl Category {
             Category::DangerousDiy => "dangerous DIY or electrical work",
             Category::RecklessFinance => "reckless financial risk",
             Category::IllegalDrugs => "illegal drugs",
+            Category::DestructiveOps => "irreversible damage to data or systems",
         }
     }
 
@@ -256,7 +261,7 @@ pub fn shared() -> Option<Arc<Taxonomy>> {
 mod tests {
     use super::*;
 
-    /// The taxonomy has twelve categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
+    /// The taxonomy has thirteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
     #[test]
     fn every_category_has_exemplars_and_look_alikes() {
         let rows = parse(DATA).expect("hazards.tsv parses");
