@@ -8,6 +8,9 @@
 
 mod cli;
 pub use cli::*;
+mod fakes;
+#[allow(unused_imports)]
+pub use fakes::*;
 mod sse;
 pub use sse::*;
 
