@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::collapse::{self, PositionCard, WcParams};
 use crate::protocol::credibility::ContextTags;
+use crate::protocol::escalation::{self, EsParams};
 use crate::protocol::round_robin::{self, RrParams};
 
 /// S4-8: longer queries are rejected with a clear error.
@@ -42,6 +43,10 @@ pub struct CreateDebate {
     /// QL-3: per-agent backends and models (see [`agents::AgentChoice`]).
     #[serde(default)]
     pub agents: Option<Vec<AgentChoice>>,
+    /// ES-10, escalation only: pipeline seconds per wall second (1 to 86,400; 3600 shows an
+    /// hour of the ladder each second). Default 1.
+    #[serde(default)]
+    pub time_scale: Option<u64>,
 }
 
 /// The largest token budget a request may set.
@@ -78,16 +83,23 @@ pub enum Protocol {
     S4,
     RoundRobin,
     Collapse,
+    Escalation,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::S4, Protocol::RoundRobin, Protocol::Collapse];
+    pub const ALL: [Protocol; 4] = [
+        Protocol::S4,
+        Protocol::RoundRobin,
+        Protocol::Collapse,
+        Protocol::Escalation,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::S4 => "s4",
             Protocol::RoundRobin => "round_robin",
             Protocol::Collapse => "collapse",
+            Protocol::Escalation => "escalation",
         }
     }
 
@@ -96,6 +108,7 @@ impl Protocol {
             Protocol::S4 => "S4 — four-round debate",
             Protocol::RoundRobin => "RR — round-robin investment debate",
             Protocol::Collapse => "WC — weighted collapse of position cards",
+            Protocol::Escalation => "ES — analysis pipeline with the escalation ladder",
         }
     }
 
@@ -105,6 +118,7 @@ impl Protocol {
             "s4" => "S4",
             "round_robin" => "Round-robin",
             "collapse" => "Collapse",
+            "escalation" => "Escalation",
             other => other,
         }
     }
@@ -120,6 +134,7 @@ pub enum Setup {
         /// Empty: the builtin authors write the cards.
         cards: Vec<PositionCard>,
     },
+    Escalation(EsParams),
 }
 
 /// A request that passed validation.
@@ -144,7 +159,7 @@ pub enum RequestError {
     EmptyQuery,
     #[error("query is {0} characters long; the limit is {MAX_QUERY_CHARS}")]
     QueryTooLong(usize),
-    #[error("unknown protocol '{0}': expected one of: s4, round_robin, collapse")]
+    #[error("unknown protocol '{0}': expected one of: s4, round_robin, collapse, escalation")]
     UnknownProtocol(String),
     /// A bad `config` key or value, e.g. "config.max_rounds: must be 1–20, got 0".
     #[error("{0}")]
@@ -206,6 +221,7 @@ impl CreateDebate {
             token_budget: None,
             context: None,
             agents: None,
+            time_scale: None,
         })
     }
 
@@ -275,6 +291,12 @@ impl CreateDebate {
     fn setup(&self, protocol: Protocol) -> Result<Setup, RequestError> {
         let config = self.config.as_ref().filter(|c| !c.is_null());
         let cards = self.cards.as_ref().filter(|c| !c.is_null());
+        if self.time_scale.is_some() && protocol != Protocol::Escalation {
+            return Err(RequestError::BadConfig(format!(
+                "time_scale: only the escalation protocol has timers, not {}",
+                protocol.as_str()
+            )));
+        }
         if cards.is_some() && protocol != Protocol::Collapse {
             return Err(RequestError::BadCards(format!(
                 "cards: only the collapse protocol takes position cards, not {}",
@@ -306,6 +328,17 @@ impl CreateDebate {
                     None => Vec::new(),
                 },
             },
+            Protocol::Escalation => {
+                let mut params = match config {
+                    Some(c) => escalation::parse_params(c).map_err(RequestError::BadConfig)?,
+                    None => EsParams::default(),
+                };
+                if let Some(scale) = self.time_scale {
+                    params.time_scale =
+                        escalation::clock::check_scale(scale).map_err(RequestError::BadConfig)?;
+                }
+                Setup::Escalation(params)
+            }
         })
     }
 }

@@ -115,6 +115,7 @@ pub fn report(detail: &DebateDetail) -> String {
     match audit.protocol.as_str() {
         "round_robin" => round_robin(w, &crate::protocol::DebateView::from_events(&detail.events)),
         "collapse" => collapse(w, &crate::protocol::DebateView::from_events(&detail.events)),
+        "escalation" => escalation(w, &crate::protocol::DebateView::from_events(&detail.events)),
         _ => journeys(w, &audit),
     }
 
@@ -337,6 +338,71 @@ fn collapse(w: &mut String, view: &crate::protocol::DebateView) {
             line(w, &format!("- C({}) = {:.3}", inline(&c.position), c.score));
         }
         line(w, &format!("- {}", inline(&p.rule)));
+    }
+}
+
+/// ES: each challenge's climb and how it was resolved, then the assumptions the analyses used.
+fn escalation(w: &mut String, view: &crate::protocol::DebateView) {
+    use crate::protocol::escalation::{assumption, clock::show};
+    let shown = |key: &str, v: f64| assumption(key).map_or_else(|| v.to_string(), |a| a.show(v));
+    line(w, "");
+    line(w, "## Challenges and the escalation ladder");
+    line(w, "");
+    if view.es.challenges.is_empty() {
+        line(
+            w,
+            "The specialists agreed on every assumption: no challenge was raised.",
+        );
+    }
+    for c in &view.es.challenges {
+        let ch = &c.challenge;
+        line(
+            w,
+            &format!(
+                "- **{}** ({}, {}): {} challenges {}: {} against {}",
+                ch.id,
+                ch.assumption,
+                ch.priority.as_str(),
+                display_name(&ch.challenger),
+                display_name(&ch.challenged),
+                shown(&ch.assumption, ch.challenger_value),
+                shown(&ch.assumption, ch.challenged_value)
+            ),
+        );
+        for (at, level, why) in &c.climbs {
+            line(
+                w,
+                &format!("  - +{} → level {level}: {}", show(*at), inline(why)),
+            );
+        }
+        match &c.resolution {
+            Some(r) => line(
+                w,
+                &format!(
+                    "  - {} at level {}: {} ({}){}",
+                    if r.provisional {
+                        "Provisional"
+                    } else {
+                        "Resolved"
+                    },
+                    r.level,
+                    shown(&r.assumption, r.position),
+                    inline(&r.method),
+                    r.review_by
+                        .map(|t| format!(", review by +{}", show(t)))
+                        .unwrap_or_default()
+                ),
+            ),
+            None => line(w, &format!("  - Open: {}", inline(&c.stage))),
+        }
+    }
+    if let Some(a) = view.es.analyses.last() {
+        line(w, "");
+        line(w, "| Assumption | Value |");
+        line(w, "|---|---|");
+        for (k, v) in &a.assumptions.0 {
+            line(w, &format!("| {k} | {} |", shown(k, *v)));
+        }
     }
 }
 

@@ -84,6 +84,14 @@ impl Check {
                     "decision: {} recomputed from {votes} logged cards, verifications and panel evaluations (scores, gates, ranking and panel consensus) — matches the log",
                     o.outcome.as_str()
                 ),
+                Outcome::Escalation(o) => format!(
+                    "decision: {} (DCF target ${:.2}, risk {:.2}) recomputed from the logged findings, {} challenge(s) and their resolutions ({} provisional; cautious fallbacks and facilitator rulings checked) — matches the log",
+                    o.results.rating.as_str(),
+                    o.results.target_price,
+                    o.results.risk_score,
+                    o.resolutions.len(),
+                    o.provisional.len()
+                ),
             });
         }
         if let Some(b) = match self {

@@ -3,6 +3,7 @@
 
 use super::collapse::WcDebate;
 use super::error::ProtocolError;
+use super::escalation::EsDebate;
 use super::event::EventBody;
 use super::machine::Machine;
 use super::request::{AgentReply, AgentRequest};
@@ -15,6 +16,7 @@ pub enum Debate {
     S4(S4Debate),
     RoundRobin(RrDebate),
     Collapse(Box<WcDebate>),
+    Escalation(Box<EsDebate>),
 }
 
 impl Debate {
@@ -24,6 +26,7 @@ impl Debate {
             Debate::S4(m) => m,
             Debate::RoundRobin(m) => m,
             Debate::Collapse(m) => m.as_ref(),
+            Debate::Escalation(m) => m.as_ref(),
         }
     }
 
@@ -32,6 +35,7 @@ impl Debate {
             Debate::S4(m) => m,
             Debate::RoundRobin(m) => m,
             Debate::Collapse(m) => m.as_mut(),
+            Debate::Escalation(m) => m.as_mut(),
         }
     }
 

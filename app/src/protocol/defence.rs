@@ -272,6 +272,12 @@ pub fn reply_texts(reply: &AgentReply) -> Vec<&str> {
             .map(String::as_str)
             .chain(e.scores.iter().map(|s| s.rationale.as_str()))
             .collect(),
+        AgentReply::Estimates(list) => list
+            .iter()
+            .flat_map(|e| e.evidence.iter().map(String::as_str))
+            .collect(),
+        AgentReply::ChallengeAnswer(a) => a.evidence.iter().map(String::as_str).collect(),
+        AgentReply::Verdict(v) => vec![&v.reason],
     }
 }
 

@@ -9,6 +9,8 @@ use super::collapse::events::{
 };
 use super::collapse::params::WcParams;
 use super::credibility::{ContextTags, CredibilitySnapshot};
+use super::escalation::messages::{Challenge as EsChallenge, Message};
+use super::escalation::types::{AnalysisRun, EsParams, Escalated, JudgeAssigned, Resolved};
 use super::outcome::Outcome;
 use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
 use super::s4::types::Vote;
@@ -160,6 +162,28 @@ pub enum EventBody {
     PanelScored(PanelScored),
     /// WC-6: the hybrid of the top two.
     HybridSynthesized(HybridSynthesized),
+    /// ES-1: a typed message between the pipeline's agents.
+    Message {
+        round: u8,
+        #[serde(flatten)]
+        message: Message,
+    },
+    /// ES-2: a disagreement on an assumption becomes a challenge at level 1.
+    ChallengeRaised {
+        at: u64,
+        #[serde(flatten)]
+        challenge: EsChallenge,
+    },
+    /// ES-3…ES-6: a challenge climbed to `level`.
+    Escalated(Escalated),
+    /// ES-5: the desk gave a challenge to a judge.
+    JudgeAssigned(JudgeAssigned),
+    /// ES-9: a challenge resolved for good.
+    ChallengeResolved(Resolved),
+    /// ES-6: the most cautious position applied provisionally; open for review at the gate.
+    ProvisionalDecision(Resolved),
+    /// ES-8: the analyses computed from the pipeline's assumptions.
+    Analysis(AnalysisRun),
     /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
@@ -217,6 +241,13 @@ impl EventBody {
             EventBody::PanelEvaluated(_) => "panel_evaluated",
             EventBody::PanelScored(_) => "panel_scored",
             EventBody::HybridSynthesized(_) => "hybrid_synthesized",
+            EventBody::Message { .. } => "message",
+            EventBody::ChallengeRaised { .. } => "challenge_raised",
+            EventBody::Escalated(_) => "escalated",
+            EventBody::JudgeAssigned(_) => "judge_assigned",
+            EventBody::ChallengeResolved(_) => "challenge_resolved",
+            EventBody::ProvisionalDecision(_) => "provisional_decision",
+            EventBody::Analysis(_) => "analysis",
             EventBody::InjectionDetected { .. } => "injection_detected",
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
@@ -238,7 +269,8 @@ impl EventBody {
             | EventBody::AgentFailed { round, .. }
             | EventBody::Turn { round, .. }
             | EventBody::ConfidenceClamped { round, .. }
-            | EventBody::BudgetExhausted { round, .. } => Some(*round),
+            | EventBody::BudgetExhausted { round, .. }
+            | EventBody::Message { round, .. } => Some(*round),
             EventBody::InjectionDetected { round, .. } => (*round > 0).then_some(*round),
             EventBody::AgentCall(c) => Some(c.round),
             EventBody::ConsensusChecked(c) => Some(c.round),
@@ -251,6 +283,12 @@ impl EventBody {
             EventBody::PanelEvaluated(c) => Some(c.round),
             EventBody::PanelScored(c) => Some(c.round),
             EventBody::HybridSynthesized(c) => Some(c.round),
+            EventBody::ChallengeRaised { .. }
+            | EventBody::Escalated(_)
+            | EventBody::JudgeAssigned(_)
+            | EventBody::ChallengeResolved(_)
+            | EventBody::ProvisionalDecision(_) => Some(2),
+            EventBody::Analysis(_) => Some(3),
             EventBody::DebateStarted { .. }
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
@@ -298,4 +336,5 @@ pub struct AgentCall {
 pub enum Config {
     RoundRobin(RrParams),
     Collapse(WcParams),
+    Escalation(EsParams),
 }

@@ -3,7 +3,9 @@
 //! [`Machine::handle_failure`]) and drains the log with [`Machine::poll_event`]. A machine never
 //! awaits, reads a clock or touches I/O.
 
+use super::credibility::CredibilitySnapshot;
 use super::error::ProtocolError;
+use super::escalation::{Admission, Priority};
 use super::event::EventBody;
 use super::request::{AgentReply, AgentRequest};
 use super::types::AgentSpec;
@@ -30,4 +32,30 @@ pub trait Machine: std::fmt::Debug + Send {
     fn is_finished(&self) -> bool;
 
     fn agents(&self) -> &[AgentSpec];
+
+    /// CR-4: the agents' credibility as the debate starts (ES-4's facilitator weighs it).
+    fn set_credibility(&mut self, _snapshot: &CredibilitySnapshot) {}
+
+    /// ES-10: the runner's clock, as wall milliseconds since the debate began. Protocols
+    /// without timers ignore it.
+    fn advance(&mut self, _wall_ms: u64) {}
+
+    /// ES-10: the wall millisecond (since the start) at which a timer fires, so the runner
+    /// wakes the machine then even when no agent is answering.
+    fn wake_at(&self) -> Option<u64> {
+        None
+    }
+
+    /// ES-5: challenges waiting for a place in the judges' queue, with their priority.
+    fn queued(&self) -> Vec<(String, Priority)> {
+        Vec::new()
+    }
+
+    /// ES-5: the desk's answer for a queued challenge.
+    fn admit(&mut self, _challenge: &str, _admission: Admission) {}
+
+    /// ES-5: the challenges a judge holds now (the runner frees the others' places).
+    fn held(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::baseline::VoteBaseline;
 use super::collapse::events::WcOutcome;
+use super::escalation::types::EsOutcome;
 use super::round_robin::types::{RrEnding, RrOutcome};
 use super::s4::types::S4Outcome;
 
@@ -15,6 +16,8 @@ pub enum Outcome {
     S4(S4Outcome),
     RoundRobin(RrOutcome),
     Collapse(WcOutcome),
+    /// Last: its required `results` is the key no other outcome has.
+    Escalation(Box<EsOutcome>),
 }
 
 impl Outcome {
@@ -24,6 +27,7 @@ impl Outcome {
             Outcome::S4(o) => o.decision.as_str(),
             Outcome::RoundRobin(o) => o.stance.as_str(),
             Outcome::Collapse(o) => o.outcome.as_str(),
+            Outcome::Escalation(o) => o.results.rating.as_str(),
         }
     }
 
@@ -32,6 +36,7 @@ impl Outcome {
             Outcome::S4(o) => &o.reasoning,
             Outcome::RoundRobin(o) => &o.reasoning,
             Outcome::Collapse(o) => &o.reasoning,
+            Outcome::Escalation(o) => &o.reasoning,
         }
     }
 
@@ -41,6 +46,7 @@ impl Outcome {
             Outcome::S4(o) => o.budget_exhausted,
             Outcome::RoundRobin(o) => o.ending == RrEnding::BudgetExhausted,
             Outcome::Collapse(o) => o.budget_exhausted,
+            Outcome::Escalation(o) => o.budget_exhausted,
         }
     }
 
@@ -50,6 +56,7 @@ impl Outcome {
             Outcome::S4(o) => o.vote_baseline.as_ref(),
             Outcome::RoundRobin(o) => o.vote_baseline.as_ref(),
             Outcome::Collapse(o) => o.vote_baseline.as_ref(),
+            Outcome::Escalation(o) => o.vote_baseline.as_ref(),
         }
     }
 
@@ -58,6 +65,7 @@ impl Outcome {
             Outcome::S4(o) => o.vote_baseline = baseline,
             Outcome::RoundRobin(o) => o.vote_baseline = baseline,
             Outcome::Collapse(o) => o.vote_baseline = baseline,
+            Outcome::Escalation(o) => o.vote_baseline = baseline,
         }
     }
 

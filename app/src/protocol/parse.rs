@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+mod escalation;
 mod extract;
 pub use extract::extract_object;
 
@@ -98,6 +99,9 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
                 ));
             }
             AgentReply::Evaluation(evaluation)
+        }
+        Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
+            escalation::reply(task, &o)?
         }
     })
 }

@@ -64,6 +64,9 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         Outcome::Collapse(_) => super::collapse::recompute(inputs)
             .map(Outcome::Collapse)
             .map_err(RecomputeError::Step),
+        Outcome::Escalation(_) => super::escalation::recompute::recompute(inputs)
+            .map(|o| Outcome::Escalation(Box::new(o)))
+            .map_err(RecomputeError::Step),
     }?;
     if let Some(logged_baseline) = logged_baseline {
         let mut fold = BaselineFold::default();

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::collapse::card::PositionCard;
 use super::collapse::types::{Critique, PanelEvaluation, Verification};
+use super::escalation::analysis::Company;
+use super::escalation::messages::Challenge as EsChallenge;
+use super::escalation::types::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use super::round_robin::types::{PeerPosition, RrPosition};
 use super::types::{Decision, Position, Role};
 
@@ -69,6 +72,25 @@ pub enum Task {
         query: Arc<str>,
         positions: Vec<(String, PositionCard)>,
     },
+    /// ES-1: state a value, with confidence and evidence, for each named assumption.
+    Estimate {
+        query: Arc<str>,
+        assumptions: Vec<String>,
+        company: Company,
+    },
+    /// ES-3: the challenged agent answers a challenge to its value.
+    AnswerChallenge {
+        query: Arc<str>,
+        challenge: EsChallenge,
+        own_value: f64,
+    },
+    /// ES-3: the challenger weighs the challenged agent's evidence.
+    WeighEvidence {
+        query: Arc<str>,
+        challenge: EsChallenge,
+        value: f64,
+        evidence: Vec<String>,
+    },
 }
 
 impl Task {
@@ -82,7 +104,10 @@ impl Task {
             | Task::ReviseCard { query, .. }
             | Task::VerifyCard { query, .. }
             | Task::Critique { query, .. }
-            | Task::Evaluate { query, .. } => query,
+            | Task::Evaluate { query, .. }
+            | Task::Estimate { query, .. }
+            | Task::AnswerChallenge { query, .. }
+            | Task::WeighEvidence { query, .. } => query,
         }
     }
 
@@ -96,6 +121,9 @@ impl Task {
             Task::VerifyCard { .. } => "verification",
             Task::Critique { .. } => "critique",
             Task::Evaluate { .. } => "evaluation",
+            Task::Estimate { .. } => "estimates",
+            Task::AnswerChallenge { .. } => "challenge_answer",
+            Task::WeighEvidence { .. } => "verdict",
         }
     }
 }
@@ -120,6 +148,9 @@ pub enum AgentReply {
     Verification(Verification),
     Critique(Critique),
     Evaluation(PanelEvaluation),
+    Estimates(Vec<Estimate>),
+    ChallengeAnswer(ChallengeAnswer),
+    Verdict(EvidenceVerdict),
 }
 
 impl AgentReply {
@@ -132,6 +163,9 @@ impl AgentReply {
             AgentReply::Verification(_) => "verification",
             AgentReply::Critique(_) => "critique",
             AgentReply::Evaluation(_) => "evaluation",
+            AgentReply::Estimates(_) => "estimates",
+            AgentReply::ChallengeAnswer(_) => "challenge_answer",
+            AgentReply::Verdict(_) => "verdict",
         }
     }
 }

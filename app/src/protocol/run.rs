@@ -11,6 +11,7 @@ use super::collapse::CardSource;
 use super::credibility::{self, ContextTags, CredibilitySnapshot};
 use super::debate::Debate;
 use super::defence;
+use super::escalation::{Admission, Priority};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
 
@@ -98,6 +99,9 @@ impl DebateRun {
     /// Takes a freshly built machine. Its opening events come out first, `debate_started`
     /// declaring the backend; then what the S4-8 scan of the query found.
     pub fn start(mut debate: Debate, start: Start) -> Self {
+        if let Some(snapshot) = &start.credibility {
+            debate.machine_mut().set_credibility(snapshot);
+        }
         let mut queue = VecDeque::new();
         // (source, round, findings): the query, then every card the user submitted (WC-1).
         let mut findings = Vec::new();
@@ -241,6 +245,31 @@ impl DebateRun {
             // Cannot fail for a request the machine itself issued; a stray id changes nothing.
             let _ = self.debate.handle_failure(req.id, &error);
         }
+    }
+
+    /// ES-10: the runner's clock, wall milliseconds since the debate began.
+    pub fn advance(&mut self, wall_ms: u64) {
+        self.debate.machine_mut().advance(wall_ms);
+    }
+
+    /// ES-10: when (wall milliseconds since the start) a timer next fires, if one runs.
+    pub fn wake_at(&self) -> Option<u64> {
+        self.debate.machine().wake_at()
+    }
+
+    /// ES-5: challenges waiting for a judge's place, with their priority.
+    pub fn queued(&self) -> Vec<(String, Priority)> {
+        self.debate.machine().queued()
+    }
+
+    /// ES-5: the desk's answer for a queued challenge.
+    pub fn admit(&mut self, challenge: &str, admission: Admission) {
+        self.debate.machine_mut().admit(challenge, admission);
+    }
+
+    /// ES-5: the challenges judges hold now.
+    pub fn held(&self) -> Vec<String> {
+        self.debate.machine().held()
     }
 
     /// Tokens the agents have used so far.

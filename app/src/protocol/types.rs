@@ -120,10 +120,13 @@ pub enum Role {
     CollectiveIntelligence,
     RiskCompliance,
     UserValue,
+    Financial,
+    Strategy,
+    Risk,
 }
 
 impl Role {
-    pub const ALL: [Role; 14] = [
+    pub const ALL: [Role; 17] = [
         Role::Utility,
         Role::Accuracy,
         Role::Safety,
@@ -138,6 +141,9 @@ impl Role {
         Role::CollectiveIntelligence,
         Role::RiskCompliance,
         Role::UserValue,
+        Role::Financial,
+        Role::Strategy,
+        Role::Risk,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -156,6 +162,9 @@ impl Role {
             Role::CollectiveIntelligence => "collective_intelligence",
             Role::RiskCompliance => "risk_compliance",
             Role::UserValue => "user_value",
+            Role::Financial => "financial",
+            Role::Strategy => "strategy",
+            Role::Risk => "risk",
         }
     }
 
@@ -176,6 +185,9 @@ impl Role {
             Role::CollectiveIntelligence => "What happened when others did this?",
             Role::RiskCompliance => "Is it secure, compliant and auditable?",
             Role::UserValue => "What does the user gain?",
+            Role::Financial => "What do the accounts say about growth, margins and tax?",
+            Role::Strategy => "Where is the business going, and what must it reinvest?",
+            Role::Risk => "How much can go wrong, and what does leverage do to it?",
         }
     }
 

@@ -101,6 +101,10 @@ pub fn AuditBody(export: Export) -> impl IntoView {
                 let state = Signal::stored(DebateView::from_events(&events));
                 view! { <super::collapse::WcBoard state/> }.into_any()
             }
+            "escalation" => {
+                let state = Signal::stored(DebateView::from_events(&events));
+                view! { <super::escalation::EsPanel state/> }.into_any()
+            }
             _ => view! {
                 <section class="panel">
                     <h2>"Before and after the challenges"</h2>

@@ -28,9 +28,16 @@ const WC_EXAMPLES: [&str; 3] = [
     "Delete all inactive user accounts and their payment data in production",
 ];
 
+const ES_EXAMPLES: [&str; 3] = [
+    "Should we buy Acme at $80 after its cost programme lifts margins?",
+    "Acme plans new borrowing for an acquisition while rates rise: still a buy at $80?",
+    "Is Acme fairly valued at $80?",
+];
+
 fn examples(protocol: &str) -> &'static [&'static str] {
     match protocol {
         "round_robin" => &RR_EXAMPLES,
+        "escalation" => &ES_EXAMPLES,
         "collapse" => &WC_EXAMPLES,
         _ => &S4_EXAMPLES,
     }
@@ -63,6 +70,8 @@ pub fn HomePage() -> impl IntoView {
     let min_turns = RwSignal::new("2".to_owned());
     let max_rounds = RwSignal::new("5".to_owned());
     let cards = RwSignal::new(String::new());
+    // ES-10: pipeline seconds per wall second.
+    let time_scale = RwSignal::new("3600".to_owned());
     let form_error = RwSignal::new(None::<String>);
     // QL-3: per-agent backends and models, reset when the protocol changes.
     let agent_rows: per_agent::Rows = RwSignal::new(per_agent::rows_for(Protocol::S4.as_str()));
@@ -105,14 +114,19 @@ pub fn HomePage() -> impl IntoView {
             },
         };
         let chosen = protocol.get_untracked();
-        let config = (chosen == "round_robin").then(|| {
-            format!(
+        let config = match chosen.as_str() {
+            "round_robin" => Some(format!(
                 r#"{{"consensus_threshold": {}, "min_turns_per_agent": {}, "max_rounds": {}}}"#,
                 json_number(&threshold.get_untracked()),
                 json_number(&min_turns.get_untracked()),
                 json_number(&max_rounds.get_untracked())
-            )
-        });
+            )),
+            "escalation" => Some(format!(
+                r#"{{"time_scale": {}}}"#,
+                json_number(&time_scale.get_untracked())
+            )),
+            _ => None,
+        };
         let cards_text = (chosen == "collapse")
             .then(|| cards.get_untracked())
             .filter(|c| !c.trim().is_empty());
@@ -156,8 +170,9 @@ pub fn HomePage() -> impl IntoView {
                 <h1>"Watch AI agents argue it out"</h1>
                 <p>
                     "Three agents — Utility, Accuracy and Safety — analyse your question, challenge each other, "
-                    "revise and vote. Or run a round-robin investment debate, or collapse position cards "
-                    "into one decision. Every step is logged; the decision comes with its reasons."
+                    "revise and vote. Or run a round-robin investment debate, collapse position cards "
+                    "into one decision, or run an analysis pipeline whose disputes climb an escalation "
+                    "ladder. Every step is logged; the decision comes with its reasons."
                 </p>
             </div>
             <form class="panel start-form" on:submit=on_submit data-testid="start-form">
@@ -252,6 +267,18 @@ pub fn HomePage() -> impl IntoView {
                         "Max rounds"
                         <input name="max_rounds" inputmode="numeric" prop:value=move || max_rounds.get()
                             on:input=move |ev| max_rounds.set(event_target_value(&ev)) />
+                    </label>
+                </div>
+                <div class="form-row protocol-params" data-testid="es-params" hidden=move || protocol.get() != "escalation">
+                    <label>
+                        "Time scale (the ladder's timers: 15 min to acknowledge, 6 h for a judge)"
+                        <select name="time_scale" data-testid="time-scale" prop:value=move || time_scale.get()
+                            on:change=move |ev| time_scale.set(event_target_value(&ev))>
+                            <option value="1">"Real time"</option>
+                            <option value="60">"A minute per second"</option>
+                            <option value="3600">"An hour per second"</option>
+                            <option value="86400">"A day per second"</option>
+                        </select>
                     </label>
                 </div>
                 <div class="protocol-params" data-testid="wc-params" hidden=move || protocol.get() != "collapse">

@@ -6,6 +6,7 @@ mod collapse;
 mod costs;
 mod credibility;
 mod data;
+mod escalation;
 mod eval;
 mod home;
 mod judge;

@@ -3,13 +3,14 @@
 use leptos::prelude::*;
 
 use crate::api::AgentChoice;
-use crate::protocol::{collapse, round_robin, AgentSpec};
+use crate::protocol::{collapse, escalation, round_robin, AgentSpec};
 
 /// The agents a protocol starts with, as the form offers them.
 pub fn agents_of(protocol: &str) -> Vec<AgentSpec> {
     match protocol {
         "round_robin" => round_robin::default_agents(),
         "collapse" => collapse::default_authors(),
+        "escalation" => escalation::default_agents(),
         _ => AgentSpec::default_s4(),
     }
 }

@@ -83,6 +83,9 @@ pub fn OutcomeBanner(outcome: Outcome) -> impl IntoView {
             view! { <super::round_robin::RrBanner outcome/> }.into_any()
         }
         Outcome::Collapse(outcome) => view! { <super::collapse::WcBanner outcome/> }.into_any(),
+        Outcome::Escalation(outcome) => {
+            view! { <super::escalation::EsBanner outcome=*outcome/> }.into_any()
+        }
     };
     view! {
         {banner}

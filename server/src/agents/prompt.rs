@@ -3,6 +3,7 @@
 //! [`app::protocol::parse::parse_reply`] checks field by field.
 
 use app::protocol::collapse::PositionCard;
+use app::protocol::escalation::assumption;
 use app::protocol::types::display_name;
 use app::protocol::{AgentRequest, Role, Task};
 
@@ -23,6 +24,9 @@ fn brief(role: Role) -> &'static str {
         Role::CollectiveIntelligence => "You judge by what happened when others tried the same thing.",
         Role::RiskCompliance => "You judge security, compliance and auditability.",
         Role::UserValue => "You judge what the end user gains or loses.",
+        Role::Financial => "You are the financial analyst of an investment pipeline: revenue growth, operating margin, tax.",
+        Role::Strategy => "You are the strategy analyst of an investment pipeline: markets, competition, reinvestment, long-run growth.",
+        Role::Risk => "You are the risk analyst of an investment pipeline: leverage, the cost of capital, what can go wrong.",
     }
 }
 
@@ -182,8 +186,76 @@ pub fn user(req: &AgentRequest) -> String {
                 scores.join(", ")
             )
         }
+        Task::Estimate {
+            assumptions,
+            company,
+            ..
+        } => {
+            let list: String = assumptions
+                .iter()
+                .filter_map(|k| assumption(k))
+                .map(|a| {
+                    format!(
+                        "- {} ({}): {}, from {} to {}; base case {}\n",
+                        a.key,
+                        a.label,
+                        unit(a.unit),
+                        a.min,
+                        a.max,
+                        a.default
+                    )
+                })
+                .collect();
+            format!(
+                "Investment pipeline, round 1: state your value for each assumption below, for the \
+                 company the query is about (revenue per share ${:.2}, share price ${:.2}).\n{list}\
+                 Give each value in its unit, your confidence from 0 to 1 and your evidence.\n\
+                 Reply in this form:\n\
+                 {{\"estimates\": [{{\"assumption\": \"<key>\", \"value\": <number>, \"confidence\": <number 0-1>, \"evidence\": [\"<one sentence>\"]}}]}}",
+                company.revenue_per_share, company.price
+            )
+        }
+        Task::AnswerChallenge {
+            challenge,
+            own_value,
+            ..
+        } => format!(
+            "Challenge {}: {} disputes your {} of {own_value}. They hold {}. Their basis: {}\n\
+             Answer the challenge: keep your value with evidence, or move to the value you now \
+             believe (theirs if they convinced you).\nReply in this form:\n\
+             {{\"acknowledge\": true, \"value\": <number>, \"evidence\": [\"<one sentence>\"]}}",
+            challenge.id,
+            display_name(&challenge.challenger),
+            challenge.assumption,
+            challenge.challenger_value,
+            challenge.basis
+        ),
+        Task::WeighEvidence {
+            challenge,
+            value,
+            evidence,
+            ..
+        } => format!(
+            "Challenge {}: you disputed {}'s {} and hold {}. They answered with {value} and this \
+             evidence:\n{}Accept it if it settles the question; otherwise reject it and say why.\n\
+             Reply in this form:\n\
+             {{\"accept\": <true or false>, \"reason\": \"<one sentence>\"}}",
+            challenge.id,
+            display_name(&challenge.challenged),
+            challenge.assumption,
+            challenge.challenger_value,
+            bullets(evidence)
+        ),
     };
     format!("{}\n\n{body}", delimited(query))
+}
+
+/// How a value of this unit is written.
+fn unit(unit: &str) -> &'static str {
+    match unit {
+        "fraction" => "a fraction (0.25 means 25 %)",
+        _ => "a ratio",
+    }
 }
 
 /// Issue 19, item 7: the user's text inside markers it cannot guess (random for every call), so

@@ -175,6 +175,7 @@ async fn run_memory<A: Agent>(
             &mut log,
             &mut Sequencer::new(),
             timing(),
+            None,
         )
         .await?;
         events += black_box(log).len();
@@ -208,6 +209,6 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
         // The figures are per turn; signing happens once per debate, at its end.
         signer: None,
     };
-    drive(&mut run, &Instant0, &mut journal, &mut seq, timing()).await?;
+    drive(&mut run, &Instant0, &mut journal, &mut seq, timing(), None).await?;
     Ok(store.events_after(&id, 0).await?.len())
 }

@@ -2,13 +2,15 @@
 //! back, and appends every event the machine writes — numbered and chained by the [`Sequencer`],
 //! stored by the [`Journal`] — in order.
 
+pub mod desk;
 pub mod journal;
 pub mod sequencer;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use app::protocol::{Answered, DebateRun};
 
+pub use desk::JudgeDesk;
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, rfc3339_millis, Sequencer};
 
@@ -27,14 +29,36 @@ pub struct Timing {
 /// Runs a debate to its end. Everything the machine wrote since the last answer — the answer's
 /// cost and scans, its own event, a new round, the `thinking` of the next request — is stored in
 /// one batch before the next call.
+///
+/// A protocol with timers (ES-10) is told the time before every step, and when no agent is
+/// being asked the loop sleeps until its next timer; challenges that reach the judges' queue
+/// get their place from `desk` (none: no judges, so they overflow to the fallback).
 pub async fn drive<A: Agent + ?Sized, J: Journal>(
     run: &mut DebateRun,
     agent: &A,
     journal: &mut J,
     seq: &mut Sequencer,
     timing: Timing,
+    desk: Option<(&JudgeDesk, &str)>,
 ) -> Result<(), StoreError> {
+    // Pipeline time leaves out the pacing pauses: they are for the people watching, not time
+    // the agents took.
+    let began = Instant::now();
+    let mut paced = Duration::ZERO;
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     loop {
+        let elapsed = ms(began.elapsed().saturating_sub(paced));
+        run.advance(elapsed);
+        for (challenge, priority) in run.queued() {
+            let admission = match desk {
+                Some((desk, debate)) => desk.admit(debate, &challenge, priority, elapsed).await,
+                None => app::protocol::escalation::Desk::default().admit(&challenge, priority, 0),
+            };
+            run.admit(&challenge, admission);
+        }
+        if let Some((desk, debate)) = desk {
+            desk.sync(debate, &run.held());
+        }
         let next = run.poll_request();
         let mut batch = Vec::new();
         while let Some(body) = run.poll_event() {
@@ -44,10 +68,28 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             journal.append(batch).await?;
         }
         let Some(req) = next else {
-            return Ok(());
+            if run.is_finished() {
+                return Ok(());
+            }
+            match run.wake_at() {
+                Some(at) => {
+                    let wait = at.saturating_sub(elapsed);
+                    tokio::time::sleep(Duration::from_millis(wait.max(1))).await;
+                    continue;
+                }
+                // Nothing to ask and nothing to wait for: end the log rather than hang.
+                None => {
+                    let end = app::protocol::run::interruption(
+                        "the protocol had nothing left to ask or wait for".into(),
+                    );
+                    journal.append(vec![seq.stamp(end)]).await?;
+                    return Ok(());
+                }
+            }
         };
         if !timing.pace.is_zero() {
             tokio::time::sleep(timing.pace).await;
+            paced += timing.pace;
         }
         let (reply, usage) = match tokio::time::timeout(timing.limit, agent.respond(&req)).await {
             Ok(answer) => (answer.reply.map_err(|e| e.to_string()), answer.usage),
@@ -57,6 +99,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             ),
         };
         let now = now_rfc3339();
+        run.advance(ms(began.elapsed().saturating_sub(paced)));
         run.handle(&req, Answered { reply, usage, now });
     }
 }

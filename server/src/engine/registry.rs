@@ -3,6 +3,7 @@
 
 use app::api::{Backend, Setup, ValidDebate};
 use app::protocol::collapse::WcDebate;
+use app::protocol::escalation::{self, EsDebate};
 use app::protocol::round_robin::{self, RrDebate};
 use app::protocol::s4::S4Debate;
 use app::protocol::{AgentSpec, BackendInfo, Debate, ProtocolError, Role};
@@ -55,6 +56,12 @@ pub fn machine_for(req: &ValidDebate, seed: u64) -> Result<Debate, ProtocolError
                 seed,
             )?))
         }
+        Setup::Escalation(params) => Debate::Escalation(Box::new(EsDebate::new(
+            &req.query,
+            escalation::default_agents(),
+            *params,
+            seed,
+        )?)),
     })
 }
 

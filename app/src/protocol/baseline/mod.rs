@@ -12,6 +12,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::collapse::CardSource;
+use super::escalation::analysis::{compute, Company};
+use super::escalation::assumptions::assumption;
+use super::escalation::types::EsOutcome;
 use super::event::{Config, EventBody};
 use super::outcome::Outcome;
 use super::round_robin::{check_consensus, RrParams, RrPosition, Stance};
@@ -76,6 +79,11 @@ pub struct BaselineFold {
     /// WC: initial cards (position, S), and the last revision of each revised card.
     cards: Vec<(String, f64)>,
     revised: Vec<(String, u32)>,
+    /// ES: the company, each challenged assumption's first value and who stated it, and the
+    /// agents that stated findings.
+    es_company: Option<Company>,
+    es_first: Vec<(String, String, f64)>,
+    es_finders: Vec<String>,
 }
 
 impl BaselineFold {
@@ -83,8 +91,10 @@ impl BaselineFold {
         match body {
             EventBody::DebateStarted { agents, config, .. } => {
                 self.agents.clone_from(agents);
-                if let Some(Config::RoundRobin(p)) = config {
-                    self.rr = Some(p.clone());
+                match config {
+                    Some(Config::RoundRobin(p)) => self.rr = Some(p.clone()),
+                    Some(Config::Escalation(p)) => self.es_company = Some(p.company),
+                    _ => {}
                 }
             }
             EventBody::Position {
@@ -103,6 +113,18 @@ impl BaselineFold {
                 }
             }
             EventBody::Vote { vote, .. } => self.votes.push(vote.clone()),
+            EventBody::Message { round: 1, message } => {
+                if !self.es_finders.contains(&message.from) {
+                    self.es_finders.push(message.from.clone());
+                }
+            }
+            EventBody::ChallengeRaised { challenge: c, .. } => {
+                self.es_first.push((
+                    c.assumption.clone(),
+                    c.challenged.clone(),
+                    c.challenged_value,
+                ));
+            }
             EventBody::Turn {
                 agent, position, ..
             } => {
@@ -198,6 +220,7 @@ impl BaselineFold {
                     moved,
                 })
             }
+            Outcome::Escalation(o) => self.escalation(o),
             Outcome::Collapse(o) => {
                 // The best initial card; the first submitted wins a tie.
                 let best =
@@ -225,5 +248,38 @@ impl BaselineFold {
                 })
             }
         }
+    }
+}
+
+impl BaselineFold {
+    /// ES: the plain vote is the pipeline run on the specialists' first findings, before any
+    /// challenge; who moved is every challenged agent whose value the ladder changed.
+    fn escalation(&self, o: &EsOutcome) -> Option<VoteBaseline> {
+        let company = self.es_company?;
+        let mut plain = o.assumptions.clone();
+        for (key, _, first) in &self.es_first {
+            plain = plain.with(key, *first);
+        }
+        let first = compute(&company, &plain).ok()?;
+        let moved = o
+            .resolutions
+            .iter()
+            .filter_map(|r| {
+                let (key, agent, v) = self.es_first.iter().find(|(k, _, _)| *k == r.assumption)?;
+                let spec = assumption(key)?;
+                spec.disagree(*v, r.position).then(|| MindChange {
+                    agent: agent.clone(),
+                    from: format!("{key} {}", spec.show(*v)),
+                    to: format!("{key} {}", spec.show(r.position)),
+                    toward: true,
+                })
+            })
+            .collect();
+        Some(VoteBaseline {
+            decision: first.rating.as_str().to_owned(),
+            changed_outcome: first.rating != o.results.rating,
+            counted: self.es_finders.len() as u32,
+            moved,
+        })
     }
 }

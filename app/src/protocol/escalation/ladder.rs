@@ -259,6 +259,15 @@ impl Ladder {
         ]
     }
 
+    /// ES-6 at once (the token budget ran out): an open challenge takes its most cautious
+    /// position provisionally; a resolved or provisional one is left as it is.
+    pub fn give_up(&mut self, at: u64, reason: String) -> Vec<Step> {
+        if matches!(self.stage, Stage::Closed | Stage::Provisional { .. }) {
+            return Vec::new();
+        }
+        self.fall_back(at, reason)
+    }
+
     /// ES-3…ES-6: every timer that has run out by `now` (a long pause can pass several).
     pub fn tick(&mut self, now: u64) -> Vec<Step> {
         let mut steps = Vec::new();

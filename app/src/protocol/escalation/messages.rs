@@ -58,7 +58,8 @@ pub struct Message {
     /// `high`, `medium` or `low`.
     pub priority: String,
     pub content: Content,
-    pub timestamp: String,
+    /// Pipeline seconds since the debate began (ES-10).
+    pub at: u64,
     pub requires_response: bool,
 }
 

@@ -13,13 +13,24 @@ pub mod clock;
 pub mod desk;
 pub mod impact;
 pub mod ladder;
+pub mod machine;
 pub mod messages;
+pub mod recompute;
+pub mod rules;
 #[cfg(test)]
 mod tests;
+pub mod types;
+pub mod view;
 
 pub use analysis::{Company, Rating, Results};
 pub use assumptions::{assumption, Assumption, Assumptions, Caution, Priority, ASSUMPTIONS};
 pub use desk::{Admission, Desk};
 pub use impact::{impact, ImpactReport, RerunPlan};
 pub use ladder::{facilitate, JudgeAction, Ladder, Resolution, Side, Stage, Step};
+pub use machine::EsDebate;
 pub use messages::{Challenge, Content, Message, MessageKind};
+pub use rules::default_agents;
+pub use types::{
+    parse_params, AnalysisRun, ChallengeAnswer, EsOutcome, EsParams, Escalated, Estimate,
+    EvidenceVerdict, JudgeAssigned, Resolved,
+};

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::collapse::view::{PositionState, WcState};
 pub use super::columns::{Card, RoundView, Tone};
+pub use super::escalation::view::{ChallengeView, EsState};
 pub use super::round_robin::view::RrState;
 
 use super::event::{BackendInfo, Config, Event, EventBody};
@@ -34,6 +35,9 @@ pub struct DebateView {
     pub rr: RrState,
     /// Weighted collapse only (WC-1…WC-6).
     pub wc: WcState,
+    /// Escalation only (ES-1…ES-9).
+    #[serde(default)]
+    pub es: EsState,
     /// AG-2: calls, wall time and tokens per agent (remote kinds only), in order of first call.
     pub usage: Vec<AgentUsage>,
     /// S4-8: injection patterns found and confidences clamped, in log order.
@@ -124,7 +128,7 @@ impl DebateView {
         if expected == 0 {
             0
         } else {
-            self.messages_received() * 100 / expected
+            self.messages_received().min(expected) * 100 / expected
         }
     }
 
@@ -163,6 +167,7 @@ impl DebateView {
                 match config {
                     Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
                     Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),
+                    Some(Config::Escalation(p)) => self.es.params = Some(*p),
                     None => {}
                 }
                 self.rr.participation = agents.iter().map(|a| (a.id.clone(), 0)).collect();
@@ -207,6 +212,7 @@ impl DebateView {
                 substitute,
             } => {
                 self.failures += 1;
+                self.thinking.retain(|a| a != agent);
                 self.last_failure = Some((seq, agent.clone(), *round, error.clone()));
                 // The substitute position or challenge follows as its own card; this one explains it.
                 if let Some(r) = self.round_mut(*round) {
@@ -230,7 +236,7 @@ impl DebateView {
                     Outcome::RoundRobin(o) => {
                         rr_view::on_decision(&mut self.rounds, &self.agents, o);
                     }
-                    Outcome::Collapse(_) => {}
+                    Outcome::Collapse(_) | Outcome::Escalation(_) => {}
                 }
                 self.thinking.clear();
                 self.decision = Some(outcome.clone());
@@ -302,7 +308,8 @@ impl DebateView {
                 // One protocol's view claims each protocol event and may write a card for it.
                 let card = s4_view::card(seq, other)
                     .or_else(|| self.rr.apply(seq, other))
-                    .or_else(|| self.wc.apply(seq, other));
+                    .or_else(|| self.wc.apply(seq, other))
+                    .or_else(|| self.es.apply(seq, other));
                 if let Some(card) = card {
                     self.push_card(card);
                 }

@@ -7,6 +7,7 @@ mod accuracy;
 mod analyse;
 mod challenge;
 mod collapse;
+mod escalation;
 pub mod eval;
 mod features;
 mod lexicon;
@@ -127,6 +128,9 @@ impl BuiltinAgents {
             | Task::VerifyCard { .. }
             | Task::Critique { .. }
             | Task::Evaluate { .. } => collapse::reply(self.seed, req),
+            Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
+                escalation::reply(self.seed, req)
+            }
         }
     }
 }

@@ -1,0 +1,228 @@
+//! The escalation machine's inbox: each kind of agent answer checked, logged as a typed message
+//! (ES-1) and fed to the ladder it belongs to.
+
+use super::{Asked, EsDebate};
+use crate::protocol::error::ProtocolError;
+use crate::protocol::escalation::assumptions::{assumption, Priority};
+use crate::protocol::escalation::ladder::Stage;
+use crate::protocol::escalation::messages::{Content, Message, MessageKind};
+use crate::protocol::escalation::rules::covers;
+use crate::protocol::escalation::types::{ChallengeAnswer, Estimate, EvidenceVerdict};
+use crate::protocol::event::EventBody;
+use crate::protocol::request::{AgentRequest, Task};
+
+fn message_priority(p: Priority) -> &'static str {
+    match p {
+        Priority::CriticalPath => "high",
+        Priority::ValuationImpact => "medium",
+        Priority::Supporting => "low",
+    }
+}
+
+impl EsDebate {
+    pub(super) fn say(
+        &mut self,
+        from: &str,
+        to: Option<&str>,
+        kind: MessageKind,
+        key: &str,
+        content: Content,
+    ) {
+        let priority = assumption(key).map_or("low", |a| message_priority(a.priority));
+        self.events.push_back(EventBody::Message {
+            round: self.round,
+            message: Message {
+                from: from.to_owned(),
+                to: to.map(str::to_owned),
+                kind,
+                priority: priority.to_owned(),
+                content,
+                at: self.now,
+                requires_response: kind == MessageKind::Challenge,
+            },
+        });
+    }
+
+    /// Logs what a ladder did, at pipeline second `at`.
+
+    pub(super) fn estimates_in(
+        &mut self,
+        agent: usize,
+        list: Vec<Estimate>,
+    ) -> Result<(), ProtocolError> {
+        let wanted = covers(&self.agents, agent);
+        let mut kept = Vec::new();
+        for e in list {
+            if !wanted.contains(&e.assumption)
+                || kept.iter().any(|k: &Estimate| k.assumption == e.assumption)
+            {
+                continue;
+            }
+            e.check().map_err(|problem| ProtocolError::BadParameter {
+                field: "estimates",
+                problem,
+            })?;
+            kept.push(e);
+        }
+        if kept.is_empty() {
+            return Err(ProtocolError::BadParameter {
+                field: "estimates",
+                problem: format!("no value for any of {}", wanted.join(", ")),
+            });
+        }
+        let from = self.agents[agent].id.clone();
+        for e in &kept {
+            let label = assumption(&e.assumption).map_or_else(
+                || e.assumption.clone(),
+                |a| format!("{}: {}", a.label, a.show(e.value)),
+            );
+            self.say(
+                &from,
+                None,
+                MessageKind::Finding,
+                &e.assumption,
+                Content {
+                    finding: label,
+                    confidence: e.confidence,
+                    evidence: e.evidence.clone(),
+                    impact: String::new(),
+                    assumption: Some(e.assumption.clone()),
+                    value: Some(e.value),
+                    precedents: Vec::new(),
+                },
+            );
+        }
+        self.estimates[agent] = kept;
+        Ok(())
+    }
+
+    pub(super) fn answer_in(
+        &mut self,
+        ladder: usize,
+        a: ChallengeAnswer,
+    ) -> Result<(), ProtocolError> {
+        let c = self.ladders[ladder].challenge.clone();
+        if let Some(spec) = assumption(&c.assumption) {
+            spec.check(a.value)
+                .map_err(|problem| ProtocolError::BadParameter {
+                    field: "value",
+                    problem,
+                })?;
+        }
+        let now = self.now;
+        if !a.acknowledge {
+            self.say(
+                &c.challenged,
+                Some(&c.challenger),
+                MessageKind::Alert,
+                &c.assumption,
+                Content {
+                    finding: format!("{} is not taken up now", c.id),
+                    confidence: 0.0,
+                    evidence: Vec::new(),
+                    impact: String::new(),
+                    assumption: Some(c.assumption.clone()),
+                    value: None,
+                    precedents: Vec::new(),
+                },
+            );
+            return Ok(());
+        }
+        let conceded =
+            assumption(&c.assumption).is_some_and(|s| !s.disagree(a.value, c.challenger_value));
+        let kind = if conceded {
+            MessageKind::Confirmation
+        } else {
+            MessageKind::Finding
+        };
+        let shown =
+            assumption(&c.assumption).map_or_else(|| a.value.to_string(), |s| s.show(a.value));
+        self.say(
+            &c.challenged,
+            Some(&c.challenger),
+            kind,
+            &c.assumption,
+            Content {
+                finding: format!("{}: {} holds {shown}", c.id, c.challenged),
+                confidence: 0.0,
+                evidence: a.evidence.clone(),
+                impact: String::new(),
+                assumption: Some(c.assumption.clone()),
+                value: Some(a.value),
+                precedents: Vec::new(),
+            },
+        );
+        let mut steps = self.ladders[ladder].acknowledged(now);
+        steps.extend(self.ladders[ladder].evidence(now, a.value, a.evidence));
+        self.log_steps(ladder, now, steps);
+        Ok(())
+    }
+
+    pub(super) fn verdict_in(&mut self, ladder: usize, v: EvidenceVerdict) {
+        let c = self.ladders[ladder].challenge.clone();
+        let kind = if v.accept {
+            MessageKind::Confirmation
+        } else {
+            MessageKind::Challenge
+        };
+        self.say(
+            &c.challenger,
+            Some(&c.challenged),
+            kind,
+            &c.assumption,
+            Content {
+                finding: format!(
+                    "{}: the evidence is {}: {}",
+                    c.id,
+                    if v.accept { "accepted" } else { "rejected" },
+                    v.reason
+                ),
+                confidence: 0.0,
+                evidence: Vec::new(),
+                impact: String::new(),
+                assumption: Some(c.assumption.clone()),
+                value: None,
+                precedents: Vec::new(),
+            },
+        );
+        let now = self.now;
+        let steps = self.ladders[ladder].verdict(now, v.accept, &v.reason);
+        self.log_steps(ladder, now, steps);
+    }
+
+    /// The next L1 request a ladder waits for, if any.
+    pub(super) fn next_l1(&mut self) -> Option<AgentRequest> {
+        for i in 0..self.ladders.len() {
+            let stage = self.ladders[i].stage.clone();
+            if self.asked[i].as_ref() == Some(&stage) {
+                continue;
+            }
+            let c = self.ladders[i].challenge.clone();
+            let (agent, asked, task) = match stage {
+                Stage::Acknowledge { .. } => (
+                    self.index(&c.challenged)?,
+                    Asked::Answer(i),
+                    Task::AnswerChallenge {
+                        query: self.query.clone(),
+                        challenge: c.clone(),
+                        own_value: self.ladders[i].challenged_value,
+                    },
+                ),
+                Stage::Verdict { .. } => (
+                    self.index(&c.challenger)?,
+                    Asked::Verdict(i),
+                    Task::WeighEvidence {
+                        query: self.query.clone(),
+                        challenge: c.clone(),
+                        value: self.ladders[i].challenged_value,
+                        evidence: self.ladders[i].evidence.clone(),
+                    },
+                ),
+                _ => continue,
+            };
+            self.asked[i] = Some(stage);
+            return Some(self.request(agent, asked, task));
+        }
+        None
+    }
+}

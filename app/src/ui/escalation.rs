@@ -1,0 +1,185 @@
+//! The escalation view (ES): the ladder each challenge climbs — its level, what it waits for,
+//! its timer and who holds it — the analyses, and the decision with what is provisional.
+
+use leptos::prelude::*;
+
+use crate::protocol::escalation::assumptions::assumption;
+use crate::protocol::escalation::clock::show;
+use crate::protocol::escalation::EsOutcome;
+use crate::protocol::reducer::ChallengeView;
+use crate::protocol::types::display_name;
+use crate::protocol::DebateView;
+
+const LEVELS: [&str; 5] = ["Agents", "Facilitator", "Judge", "Provisional", "Gate"];
+
+fn shown(key: &str, v: f64) -> String {
+    assumption(key).map_or_else(|| format!("{v}"), |a| a.show(v))
+}
+
+/// The pipeline's result: the rating, the numbers behind it, and the provisional count.
+#[component]
+pub fn EsBanner(outcome: EsOutcome) -> impl IntoView {
+    let rating = outcome.results.rating.as_str();
+    let r = outcome.results.clone();
+    let provisional = outcome.provisional.len();
+    view! {
+        <section class=format!("decision-banner v-{}", rating.to_lowercase()) data-testid="decision" data-decision=rating data-provisional=provisional>
+            <div class="verdict">
+                <span class="verdict-label">"Rating"</span>
+                <span class="verdict-value">{rating}</span>
+                <span class="verdict-consensus">{format!("confidence {:.2}", r.confidence)}</span>
+            </div>
+            <div class="decision-body">
+                <p class="reasoning">{outcome.reasoning.clone()}</p>
+                <dl class="facts">
+                    <div><dt>"DCF target"</dt><dd data-testid="target-price">{format!("${:.2}", r.target_price)}</dd></div>
+                    <div><dt>"Sensitivity"</dt><dd>{format!("${:.2}–${:.2}", r.downside, r.upside)}</dd></div>
+                    <div><dt>"Risk score"</dt><dd>{format!("{:.2}", r.risk_score)}</dd></div>
+                    <div><dt>"Challenges"</dt><dd>{outcome.resolutions.len()}</dd></div>
+                </dl>
+                {(provisional > 0).then(|| view! {
+                    <p class="provisional-note" data-testid="provisional-count">
+                        {format!("{provisional} provisional decision{} require{} review at the gate.", if provisional == 1 { "" } else { "s" }, if provisional == 1 { "s" } else { "" })}
+                    </p>
+                })}
+            </div>
+        </section>
+    }
+}
+
+/// One challenge's climb: the five rungs, the current one lit.
+#[component]
+fn Rungs(level: u8, provisional: bool, open: bool) -> impl IntoView {
+    let rungs = LEVELS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let n = i as u8 + 1;
+            let class = if n == level {
+                if open || provisional {
+                    "rung now"
+                } else {
+                    "rung done now"
+                }
+            } else if n < level {
+                "rung done"
+            } else {
+                "rung"
+            };
+            view! { <li class=class title=format!("Level {n}: {name}")>{format!("L{n} {name}")}</li> }
+        })
+        .collect_view();
+    view! { <ol class="rungs">{rungs}</ol> }
+}
+
+fn row(c: ChallengeView, left: Option<String>) -> impl IntoView {
+    let ch = c.challenge.clone();
+    let provisional = c.is_provisional();
+    let open = c.is_open();
+    let status = if open {
+        "open"
+    } else if provisional {
+        "provisional"
+    } else {
+        "resolved"
+    };
+    let outcome = c.resolution.as_ref().map(|r| {
+        let who = if r.held_by.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", display_name(&r.held_by))
+        };
+        format!("{}{who} — {}", shown(&r.assumption, r.position), r.method)
+    });
+    let last_climb = c
+        .climbs
+        .last()
+        .map(|(at, l, why)| format!("+{} → L{l}: {why}", show(*at)));
+    view! {
+        <li class=format!("ladder-row {status}") data-testid="challenge" data-challenge=ch.id.clone() data-level=c.level data-status=status>
+            <div class="ladder-head">
+                <strong>{ch.id.clone()}</strong>
+                <span class="muted">{format!(" {} · {}", ch.assumption.replace('_', " "), ch.priority.as_str())}</span>
+            </div>
+            <p>
+                {format!("{} challenges {}: {} against {}", display_name(&ch.challenger), display_name(&ch.challenged), shown(&ch.assumption, ch.challenger_value), shown(&ch.assumption, ch.challenged_value))}
+            </p>
+            <Rungs level=c.level provisional open/>
+            <p class="ladder-stage" data-testid="stage">
+                {c.stage.clone()}
+                {left.map(|l| view! { <span class="timer" data-testid="timer">{format!(" · {l}")}</span> })}
+            </p>
+            {last_climb.map(|t| view! { <p class="muted small">{t}</p> })}
+            {outcome.map(|o| view! { <p class="resolution" data-testid="resolution">{o}</p> })}
+        </li>
+    }
+}
+
+/// ES-3…ES-9 at a glance, above the agents' columns.
+#[component]
+pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
+    let rows = move || {
+        state.with(|v| {
+            v.es.challenges
+                .iter()
+                .map(|c| {
+                    (
+                        c.clone(),
+                        v.es.time_left(c)
+                            .filter(|_| v.decision.is_none() || c.is_provisional()),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    // The latest analysis, and the assumptions whose value in it is provisional.
+    let analysis = move || {
+        state.with(|v| {
+            v.es.analyses.last().cloned().map(|a| {
+                let provisional: Vec<String> =
+                    v.es.challenges
+                        .iter()
+                        .filter(|c| a.provisional.contains(&c.challenge.id))
+                        .map(|c| c.challenge.assumption.clone())
+                        .collect();
+                (a, provisional)
+            })
+        })
+    };
+    let clock = move || {
+        state.with(|v| {
+            let scale = v.es.params.map_or(1, |p| p.time_scale);
+            format!(
+                "Pipeline time +{} (time scale {scale}×: one wall second is {} of pipeline time)",
+                show(v.es.now),
+                show(u64::from(scale))
+            )
+        })
+    };
+    view! {
+        <section class="panel es-panel" data-testid="ladder">
+            <h2>"Escalation ladder"</h2>
+            <p class="muted" data-testid="pipeline-clock">{clock}</p>
+            {move || {
+                let rows = rows();
+                if rows.is_empty() {
+                    view! { <p class="muted" data-testid="no-challenges">{move || if state.with(|v| v.current_round >= 2) { "The specialists agreed on every assumption: no challenge." } else { "Challenges appear here once every specialist has stated its findings." }}</p> }.into_any()
+                } else {
+                    view! { <ol class="ladder">{rows.into_iter().map(|(c, left)| row(c, left)).collect_view()}</ol> }.into_any()
+                }
+            }}
+            {move || analysis().map(|(a, provisional)| {
+                let items = a.assumptions.0.into_iter().map(|(k, v)| {
+                    let label = assumption(&k).map_or_else(|| k.clone(), |s| s.label.to_owned());
+                    let p = provisional.contains(&k);
+                    let value = if p { format!("{} (provisional)", shown(&k, v)) } else { shown(&k, v) };
+                    view! { <div class:provisional=p><dt>{label}</dt><dd>{value}</dd></div> }
+                }).collect_view();
+                view! {
+                    <h3>"Assumptions the analyses used"</h3>
+                    <dl class="facts es-assumptions" data-testid="assumptions">{items}</dl>
+                }
+            })}
+        </section>
+    }
+}

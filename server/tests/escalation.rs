@@ -1,0 +1,183 @@
+//! The escalation pipeline over the real HTTP/SSE surface of the real binary (issue 14): a
+//! challenge climbs the ladder on a scaled clock to a provisional decision, a judge's place is
+//! taken and times out, an agreeing panel raises nothing, and every log verifies.
+
+mod common;
+
+use std::time::Instant;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn levels(events: &[Value]) -> Vec<u64> {
+    of_type(events, "escalated")
+        .iter()
+        .map(|e| e["level"].as_u64().expect("level"))
+        .collect()
+}
+
+/// ES-2…ES-6 with no judge configured: the margin dispute (seed 000's 25 % against 28 %) is
+/// fought at level 1, the facilitator has no record to weigh (level 2), the queue has no judge
+/// (level 3 overflows) and the cautious margin applies provisionally (level 4).
+#[tokio::test]
+async fn a_challenge_climbs_to_a_provisional_decision_es_2_to_es_6() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
+               "protocol": "escalation", "time_scale": 3600, "seed": 5}),
+    )
+    .await;
+    assert_eq!(events[0]["protocol"], "escalation");
+    assert_eq!(events[0]["config"]["escalation"]["time_scale"], 3600);
+    // ES-1: the findings are typed messages with their assumption and value.
+    let findings = of_type(&events, "message");
+    assert!(findings.iter().any(|m| m["kind"] == "finding"
+        && m["from"] == "financial"
+        && m["content"]["assumption"] == "operating_margin"
+        && m["content"]["value"] == 0.28));
+    let raised = of_type(&events, "challenge_raised");
+    assert_eq!(raised.len(), 1, "{raised:?}");
+    let c = raised[0];
+    assert_eq!(
+        (&c["id"], &c["challenger"], &c["challenged"], &c["priority"]),
+        (
+            &json!("CH-001"),
+            &json!("valuation"),
+            &json!("financial"),
+            &json!("critical-path")
+        )
+    );
+    assert_eq!(levels(&events), [2, 3, 4]);
+    let provisional = of_type(&events, "provisional_decision");
+    assert_eq!(provisional.len(), 1);
+    assert_eq!(
+        provisional[0]["position"], 0.25,
+        "the lower margin is the cautious one"
+    );
+    assert_eq!(provisional[0]["provisional"], true);
+    assert!(provisional[0]["rationale"]
+        .as_str()
+        .expect("why")
+        .contains("lowest"));
+    let decision = events.last().expect("events");
+    assert_eq!(decision["type"], "decision");
+    assert_eq!(decision["provisional"], json!(["CH-001"]));
+    assert!(decision["results"]["target_price"].as_f64().expect("price") > 0.0);
+    assert!(decision["reasoning"]
+        .as_str()
+        .expect("reasoning")
+        .contains("1 provisional decision requires review"));
+    // QL-1: the baseline is the pipeline on the first findings (the 28 % margin).
+    assert!(
+        decision["vote_baseline"]["decision"].is_string(),
+        "{decision}"
+    );
+
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["protocol"], "escalation");
+    assert_eq!(detail["status"], "finished");
+    let html = client()
+        .get(server.url(&format!("/debates/{id}")))
+        .send()
+        .await
+        .expect("live page")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        html.contains("Escalation ladder") && html.contains("CH-001"),
+        "ladder shown"
+    );
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok && out.contains("provisional"), "{out}");
+}
+
+/// ES-5 + ES-10: with a judge configured the challenge takes a place at the desk and waits six
+/// pipeline hours — a quarter of a second at a day per second — then falls back (ES-6).
+#[tokio::test]
+async fn a_judge_holds_the_challenge_until_the_timer_es_5_es_10() {
+    let (_dir, db) = temp_db();
+    add_judge(&db, "ada", "judge");
+    let server = Server::start(&db, 0);
+    let began = Instant::now();
+    let (_, events) = run_to_end(
+        &server,
+        json!({"query": "Buy Acme at $80? Its cost programme should lift margins.",
+               "protocol": "escalation", "time_scale": 86400, "seed": 5}),
+    )
+    .await;
+    let assigned = of_type(&events, "judge_assigned");
+    assert_eq!(assigned.len(), 1, "{events:?}");
+    assert_eq!(assigned[0]["judge"], "ada");
+    let at = assigned[0]["at"].as_u64().expect("at");
+    assert_eq!(assigned[0]["deadline"].as_u64(), Some(at + 6 * 3600));
+    let fallback = of_type(&events, "escalated")
+        .into_iter()
+        .find(|e| e["level"] == 4)
+        .expect("level 4");
+    assert!(fallback["reason"]
+        .as_str()
+        .expect("reason")
+        .contains("6 hours"));
+    assert!(fallback["at"].as_u64().expect("at") >= at + 6 * 3600);
+    assert!(
+        began.elapsed().as_millis() >= 250,
+        "six pipeline hours took real (scaled) time"
+    );
+}
+
+/// A question with no cue for any specialist raises no challenge; the decision says so.
+#[tokio::test]
+async fn agreeing_specialists_raise_no_challenge() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (_, events) = run_to_end(
+        &server,
+        json!({"query": "Is Acme fairly valued at $80?", "protocol": "escalation", "seed": 1}),
+    )
+    .await;
+    assert!(of_type(&events, "challenge_raised").is_empty());
+    let decision = events.last().expect("decision");
+    assert!(decision["reasoning"]
+        .as_str()
+        .expect("text")
+        .contains("agreed on every assumption"));
+    assert_eq!(decision["provisional"], json!([]));
+}
+
+/// Bad parameters are refused by name, never a 500.
+#[tokio::test]
+async fn bad_escalation_parameters_are_refused_by_name() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let cases = [
+        (
+            json!({"query": "q", "protocol": "escalation", "time_scale": 0}),
+            "time_scale",
+        ),
+        (
+            json!({"query": "q", "protocol": "escalation", "time_scale": 100000}),
+            "time_scale",
+        ),
+        (
+            json!({"query": "q", "protocol": "s4", "time_scale": 60}),
+            "only the escalation",
+        ),
+        (
+            json!({"query": "q", "protocol": "escalation", "config": {"speed": 2}}),
+            "speed",
+        ),
+        (
+            json!({"query": "q", "protocol": "escalation", "config": {"company": {"revenue_per_share": -1, "price": 80}}}),
+            "company.revenue_per_share",
+        ),
+    ];
+    for (body, needle) in cases {
+        let (status, v) = post_debate(&server, &body).await;
+        assert_eq!(status, 400, "{body}: {v}");
+        let error = v["error"].as_str().expect("error");
+        assert!(error.contains(needle), "{body}: {error}");
+    }
+}
