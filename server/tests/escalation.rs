@@ -181,3 +181,61 @@ async fn bad_escalation_parameters_are_refused_by_name() {
         assert!(error.contains(needle), "{body}: {error}");
     }
 }
+
+/// ES-5 / SV-7: `GET /api/judge/queue` shows the desk to judges only — 401 with a JSON error
+/// without a token, 403 for a viewer — with each judge's load and the held challenge.
+#[tokio::test]
+async fn the_judges_queue_is_for_judges_only_es_5() {
+    let (_dir, db) = temp_db();
+    let judge = add_judge(&db, "ada", "judge");
+    let viewer = add_judge(&db, "vic", "viewer");
+    let server = Server::start(&db, 0);
+    let get = |token: Option<String>| {
+        let mut req = client().get(server.url("/api/judge/queue"));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        async move {
+            let resp = req.send().await.expect("GET");
+            let status = resp.status().as_u16();
+            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, body) = get(None).await;
+    assert_eq!(status, 401);
+    assert!(body["error"]
+        .as_str()
+        .expect("error")
+        .contains("only judges"));
+    assert_eq!(get(Some(viewer)).await.0, 403);
+
+    // An hour a second: the judge holds the challenge for six seconds.
+    let id = create(
+        &server,
+        json!({"query": "Buy Acme at $80 after its cost programme lifts margins?",
+               "protocol": "escalation", "time_scale": 3600, "seed": 5}),
+    )
+    .await;
+    let mut held = Value::Null;
+    for _ in 0..100 {
+        let (status, q) = get(Some(judge.clone())).await;
+        assert_eq!(status, 200, "{q}");
+        if q["held"].as_array().is_some_and(|h| !h.is_empty()) {
+            held = q;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(held["capacity"], 3, "{held}");
+    assert_eq!(held["judges"], json!([{"name": "ada", "load": 1}]));
+    assert_eq!(
+        held["held"][0],
+        json!({"debate": id, "challenge": "CH-001", "judge": "ada", "priority": "critical-path"})
+    );
+    // After the timer the place is given back.
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    assert_eq!(frames.last().expect("frames").data["type"], "decision");
+    let (_, q) = get(Some(judge)).await;
+    assert_eq!(q["held"], json!([]), "{q}");
+    assert_eq!(q["judges"], json!([{"name": "ada", "load": 0}]));
+}

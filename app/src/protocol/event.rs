@@ -288,8 +288,8 @@ impl EventBody {
             | EventBody::JudgeAssigned(_)
             | EventBody::ChallengeResolved(_)
             | EventBody::ProvisionalDecision(_) => Some(2),
-            EventBody::Analysis(_) => Some(3),
             EventBody::DebateStarted { .. }
+            | EventBody::Analysis(_)
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Decision(_)

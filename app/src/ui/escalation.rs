@@ -115,19 +115,49 @@ fn row(c: ChallengeView, left: Option<String>) -> impl IntoView {
     }
 }
 
+/// Unix milliseconds in the browser; `None` while rendering on the server.
+fn wall_ms() -> Option<f64> {
+    #[cfg(feature = "hydrate")]
+    {
+        Some(web_sys::js_sys::Date::now())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        None
+    }
+}
+
 /// ES-3…ES-9 at a glance, above the agents' columns.
 #[component]
 pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
+    // ES-10: while the pipeline runs, its clock and the timers count on every second between
+    // events, at the debate's time scale.
+    let tick = RwSignal::new(0u32);
+    #[cfg(feature = "hydrate")]
+    if let Ok(handle) = set_interval_with_handle(
+        move || tick.update(|t| *t = t.wrapping_add(1)),
+        std::time::Duration::from_secs(1),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+    let now = move || {
+        tick.track();
+        state.with(|v| match wall_ms() {
+            Some(ms) if v.status() == crate::protocol::DebateStatus::Running => {
+                v.es.now_at(&v.last_ts, ms)
+            }
+            _ => v.es.now,
+        })
+    };
     let rows = move || {
+        let now = now();
         state.with(|v| {
             v.es.challenges
                 .iter()
                 .map(|c| {
-                    (
-                        c.clone(),
-                        v.es.time_left(c)
-                            .filter(|_| v.decision.is_none() || c.is_provisional()),
-                    )
+                    let left = crate::protocol::reducer::EsState::time_left(c, now)
+                        .filter(|_| v.decision.is_none() || c.is_provisional());
+                    (c.clone(), left)
                 })
                 .collect::<Vec<_>>()
         })
@@ -147,11 +177,12 @@ pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
         })
     };
     let clock = move || {
+        let now = now();
         state.with(|v| {
             let scale = v.es.params.map_or(1, |p| p.time_scale);
             format!(
                 "Pipeline time +{} (time scale {scale}×: one wall second is {} of pipeline time)",
-                show(v.es.now),
+                show(now),
                 show(u64::from(scale))
             )
         })

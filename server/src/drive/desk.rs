@@ -4,9 +4,34 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use app::protocol::escalation::desk::CAPACITY;
 use app::protocol::escalation::{Admission, Desk, Priority};
+use serde::Serialize;
 
 use crate::db::Store;
+
+/// `GET /api/judge/queue`.
+#[derive(Debug, Serialize)]
+pub struct Queue {
+    /// The most challenges one judge holds at once.
+    pub capacity: usize,
+    pub judges: Vec<JudgeLoad>,
+    pub held: Vec<HeldChallenge>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct JudgeLoad {
+    pub name: String,
+    pub load: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HeldChallenge {
+    pub debate: String,
+    pub challenge: String,
+    pub judge: String,
+    pub priority: Priority,
+}
 
 pub struct JudgeDesk {
     store: Store,
@@ -68,12 +93,36 @@ impl JudgeDesk {
         });
     }
 
-    /// Each judge's load: (judge, challenges held).
-    pub fn loads(&self) -> Vec<(String, usize)> {
+    /// ES-5 for `GET /api/judge/queue`: every judge with its load (as of the last admission;
+    /// judges added since appear at the next one), and the held challenges in priority order,
+    /// oldest first within a priority.
+    pub fn queue(&self) -> Queue {
         let desk = self.lock();
-        desk.judges
+        let mut held: Vec<HeldChallenge> = desk
+            .held
             .iter()
-            .map(|j| (j.clone(), desk.load(j)))
-            .collect()
+            .map(|h| {
+                let (debate, challenge) = h.key.split_once('/').unwrap_or((&h.key, ""));
+                HeldChallenge {
+                    debate: debate.to_owned(),
+                    challenge: challenge.to_owned(),
+                    judge: h.judge.clone(),
+                    priority: h.priority,
+                }
+            })
+            .collect();
+        held.sort_by_key(|h| h.priority);
+        Queue {
+            capacity: CAPACITY,
+            judges: desk
+                .judges
+                .iter()
+                .map(|j| JudgeLoad {
+                    name: j.clone(),
+                    load: desk.load(j),
+                })
+                .collect(),
+            held,
+        }
     }
 }

@@ -169,3 +169,9 @@ fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|p| p.eq_ignore_ascii_case("https")))
 }
+
+/// `GET /api/judge/queue` (judges only, ES-5): the judges' desk — each judge's load against the
+/// capacity, and the challenges held, in priority order.
+pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::drive::desk::Queue> {
+    Json(engine.desk.queue())
+}

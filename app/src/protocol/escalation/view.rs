@@ -132,7 +132,7 @@ impl EsState {
                         level_stage(4).into()
                     } else {
                         c.deadline = None;
-                        format!("resolved: {}", r.resolution.method)
+                        format!("resolved at level {}", r.resolution.level)
                     };
                     c.level = r.resolution.level;
                     c.resolution = Some(r.resolution.clone());
@@ -147,10 +147,21 @@ impl EsState {
         None
     }
 
-    /// "CH-001 · level 3 · 5 h 12 min left" for a challenge's timer, as of the latest event.
-    pub fn time_left(&self, c: &ChallengeView) -> Option<String> {
+    /// ES-10: pipeline time at wall time `wall_ms` (Unix milliseconds): the latest event's
+    /// pipeline second, run on at the debate's time scale from that event's timestamp `last_ts`.
+    pub fn now_at(&self, last_ts: &str, wall_ms: f64) -> u64 {
+        let scale = f64::from(self.params.map_or(1, |p| p.time_scale));
+        let Some(then) = crate::protocol::time::days(last_ts).map(|d| d * 86_400_000.0) else {
+            return self.now;
+        };
+        let since = ((wall_ms - then).max(0.0) * scale / 1000.0) as u64;
+        self.now.saturating_add(since)
+    }
+
+    /// "5 h 12 min left" for a challenge's timer at pipeline second `now`.
+    pub fn time_left(c: &ChallengeView, now: u64) -> Option<String> {
         c.deadline
-            .map(|d| format!("{} left", show(d.saturating_sub(self.now))))
+            .map(|d| format!("{} left", show(d.saturating_sub(now))))
     }
 }
 

@@ -52,6 +52,10 @@ pub struct DebateView {
     /// CR-4: the agents' credibility when the debate started, and CR-3's effective votes.
     #[serde(default)]
     pub credibility: Option<crate::protocol::credibility::CredibilitySnapshot>,
+    /// The timestamp of the last event folded in (ES-10: the live page runs the pipeline clock
+    /// on from it between events).
+    #[serde(default)]
+    pub last_ts: String,
     /// The last `agent_failed` (seq, agent, round, error): the substitute card that follows
     /// points to it instead of repeating the error.
     #[serde(default)]
@@ -150,6 +154,7 @@ impl DebateView {
             return false;
         }
         self.last_seq = event.seq;
+        self.last_ts.clone_from(&event.ts);
         let seq = event.seq;
         match &event.body {
             EventBody::DebateStarted {

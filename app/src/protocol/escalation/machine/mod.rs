@@ -1,6 +1,6 @@
 //! The escalation pipeline's machine: the specialists state their assumptions (round 1), every
 //! disagreement becomes a challenge that climbs the ladder (round 2, ES-2…ES-6), and the
-//! analyses run on the resolved values (round 3) — the decision names what is provisional.
+//! analyses run on the resolved values — the decision names what is provisional.
 //!
 //! Time comes from the runner ([`Machine::advance`], wall milliseconds since the start, scaled
 //! by the debate's `time_scale`); [`Machine::wake_at`] says when a timer next fires. What the
@@ -29,6 +29,7 @@ use crate::protocol::types::AgentSpec;
 
 const FINDINGS: u8 = 1;
 const LADDER: u8 = 2;
+/// After the ladder: no more agent calls; the analyses run and the decision is logged.
 const ANALYSIS: u8 = 3;
 
 /// What an outstanding request was for.
@@ -74,11 +75,7 @@ impl EsDebate {
         // One finding per assumption each agent covers.
         let findings: u32 = (0..n).map(|i| covers(&agents, i).len() as u32).sum();
         let mut events = VecDeque::new();
-        let rounds = [
-            (FINDINGS, "Findings", findings),
-            (LADDER, "Challenges", 0),
-            (ANALYSIS, "Analysis", 1),
-        ];
+        let rounds = [(FINDINGS, "Findings", findings), (LADDER, "Challenges", 0)];
         events.push_back(EventBody::DebateStarted {
             protocol: "escalation".into(),
             query: query.to_owned(),
@@ -251,11 +248,6 @@ impl EsDebate {
 
     fn finish(&mut self, budget_exhausted: bool) {
         self.round = ANALYSIS;
-        self.events.push_back(EventBody::RoundStarted {
-            round: ANALYSIS,
-            name: "Analysis".into(),
-            expected: 1,
-        });
         let assumptions = final_assumptions(&self.agents, &self.estimates, &self.resolutions);
         let result = outcome(
             &self.params.company,
