@@ -198,3 +198,78 @@ fn eval_runs_on_a_real_small_model() {
     };
     assert!(items.iter().all(|i| calls(i) == 7), "{saved}");
 }
+
+/// ES on the real small model: the four specialists' estimates, and the answers and verdicts of
+/// any challenge, are real calls with their cost on record; an unusable reply is a logged
+/// failure with its substitute; the pipeline ends with a decision that verifies. Real time
+/// (`time_scale` 1), so a slow model never outruns the ladder's 15-minute timer.
+#[tokio::test]
+#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
+async fn an_escalation_pipeline_on_a_real_small_model() {
+    let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect("CONSILIUM_TEST_LLM_URL");
+    let models: Value = client()
+        .get(format!("{}/models", base.trim_end_matches('/')))
+        .send()
+        .await
+        .expect("the model server answers")
+        .json()
+        .await
+        .expect("/v1/models is JSON");
+    let model = models["data"][0]["id"]
+        .as_str()
+        .expect("a model")
+        .to_owned();
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_MODEL", &model),
+            ("CONSILIUM_OPENAI_MAX_TOKENS", "300"),
+            ("CONSILIUM_REMOTE_TIMEOUT_S", "120"),
+        ],
+    );
+    let started = Instant::now();
+    let id = create(
+        &server,
+        json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
+               "protocol": "escalation", "backend": "openai", "time_scale": 1, "seed": 7}),
+    )
+    .await;
+    let detail = loop {
+        let d: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+        if d["status"] != "running" {
+            break d;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(900),
+            "not done in 15 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let events = detail["events"].as_array().expect("events").clone();
+    assert_eq!(detail["status"], "finished", "{detail}");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "verify: {out}");
+    let calls = of_type(&events, "agent_call");
+    assert!(
+        calls.len() >= 4,
+        "one estimate call per specialist at least"
+    );
+    let failed = calls.iter().filter(|c| c["ok"] == false).count();
+    assert_eq!(of_type(&events, "agent_failed").len(), failed);
+    let decision = events.last().expect("events");
+    println!("== real model escalation: {model} ==");
+    println!(
+        "wall time {:.1} s, {} calls ({failed} unusable), {} challenges, rating {} — {}",
+        started.elapsed().as_secs_f64(),
+        calls.len(),
+        of_type(&events, "challenge_raised").len(),
+        decision["results"]["rating"],
+        decision["reasoning"]
+    );
+    for f in of_type(&events, "agent_failed") {
+        println!("  failure {}: {}", f["agent"], f["error"]);
+    }
+}

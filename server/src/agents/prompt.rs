@@ -196,7 +196,7 @@ pub fn user(req: &AgentRequest) -> String {
                 .filter_map(|k| assumption(k))
                 .map(|a| {
                     format!(
-                        "- {} ({}): {}, from {} to {}; base case {}\n",
+                        "- {}: {}, {} from {} to {}; base case {}\n",
                         a.key,
                         a.label,
                         unit(a.unit),
@@ -206,13 +206,23 @@ pub fn user(req: &AgentRequest) -> String {
                     )
                 })
                 .collect();
+            // The form names every key, so a small model only fills in numbers and words.
+            let form: Vec<String> = assumptions
+                .iter()
+                .map(|k| {
+                    format!(
+                        "{{\"assumption\": \"{k}\", \"value\": <number>, \"confidence\": <number 0-1>, \"evidence\": [\"<one sentence>\"]}}"
+                    )
+                })
+                .collect();
             format!(
                 "Investment pipeline, round 1: state your value for each assumption below, for the \
                  company the query is about (revenue per share ${:.2}, share price ${:.2}).\n{list}\
                  Give each value in its unit, your confidence from 0 to 1 and your evidence.\n\
-                 Reply in this form:\n\
-                 {{\"estimates\": [{{\"assumption\": \"<key>\", \"value\": <number>, \"confidence\": <number 0-1>, \"evidence\": [\"<one sentence>\"]}}]}}",
-                company.revenue_per_share, company.price
+                 Reply in this form:\n{{\"estimates\": [{}]}}",
+                company.revenue_per_share,
+                company.price,
+                form.join(", ")
             )
         }
         Task::AnswerChallenge {

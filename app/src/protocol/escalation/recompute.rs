@@ -7,7 +7,7 @@
 use super::assumptions::assumption;
 use super::ladder::{facilitate, Resolution, Side};
 use super::messages::{Challenge, MessageKind};
-use super::rules::{disputes, final_assumptions, outcome};
+use super::rules::{disputes, final_assumptions, outcome, silent};
 use super::types::{EsOutcome, EsParams, Estimate};
 use crate::protocol::credibility::CredibilitySnapshot;
 use crate::protocol::event::{Config, Event, EventBody};
@@ -70,7 +70,14 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
         }
     }
     let assumptions = final_assumptions(&agents, &estimates, &resolutions);
-    Ok(outcome(&params.company, assumptions, resolutions, cut))
+    let silent = silent(&agents, &estimates);
+    Ok(outcome(
+        &params.company,
+        assumptions,
+        resolutions,
+        cut,
+        &silent,
+    ))
 }
 
 fn names(cs: &[Challenge]) -> String {

@@ -136,13 +136,25 @@ pub fn final_assumptions(
     a
 }
 
+/// The agents with no usable values (failed, or never asked once the budget ran out).
+pub fn silent(agents: &[AgentSpec], estimates: &[Vec<Estimate>]) -> Vec<String> {
+    agents
+        .iter()
+        .zip(estimates)
+        .filter(|(_, e)| e.is_empty())
+        .map(|(a, _)| a.id.clone())
+        .collect()
+}
+
 /// The pipeline's result from its final assumptions. A calculator that cannot value them
-/// (a discount rate at or below terminal growth) falls back to the defaults, named.
+/// (a discount rate at or below terminal growth) falls back to the defaults, named; agents
+/// that gave no usable values (`silent`) are named too.
 pub fn outcome(
     company: &Company,
     assumptions: Assumptions,
     resolutions: Vec<Resolution>,
     budget_exhausted: bool,
+    silent: &[String],
 ) -> EsOutcome {
     let (assumptions, results, note) = match compute(company, &assumptions) {
         Ok(r) => (assumptions, r, None),
@@ -167,8 +179,17 @@ pub fn outcome(
         results.risk_score,
         results.rating.as_str()
     );
+    if !silent.is_empty() {
+        reasoning.push_str(&format!(
+            " No values from {}: the assumptions they state kept the base case.",
+            silent.join(", ")
+        ));
+    }
     match resolutions.len() {
-        0 => reasoning.push_str(" The specialists agreed on every assumption."),
+        0 if silent.is_empty() => {
+            reasoning.push_str(" The specialists agreed on every assumption.");
+        }
+        0 => reasoning.push_str(" No challenge was raised."),
         n => reasoning.push_str(&format!(
             " {n} challenge{} resolved",
             if n == 1 { "" } else { "s" }

@@ -1,5 +1,6 @@
 //! ES replies: an agent's estimates, its answer to a challenge, and a challenger's verdict —
-//! read with the same tolerance as the other replies (a fraction may come as a percentage).
+//! read with the same tolerance as the other replies (a fraction may come as a percentage), and
+//! estimates entry by entry: the readable ones count, the others are left out.
 
 use serde_json::Value;
 
@@ -33,17 +34,38 @@ pub(super) fn reply(task: &Task, o: &Fields<'_>) -> R<AgentReply> {
                         value: f
                             .assumption_value("value", &key)
                             .map_err(|e| format!("{path}.{e}"))?,
-                        confidence: f
-                            .fraction("confidence")
-                            .map_err(|e| format!("{path}.{e}"))?,
+                        // Confidence is the agent's word on its value; unsaid, it is 0.5.
+                        confidence: if f.get("confidence").is_ok() {
+                            f.fraction("confidence")
+                                .map_err(|e| format!("{path}.{e}"))?
+                        } else {
+                            0.5
+                        },
                         evidence: f
                             .optional_texts("evidence")
                             .map_err(|e| format!("{path}.{e}"))?,
                         assumption: key,
                     })
                 })
-                .collect::<R<Vec<_>>>()?;
-            AgentReply::Estimates(list)
+                .collect::<Vec<R<Estimate>>>();
+            // An entry that cannot be read is left out, and so is a second value for the
+            // same assumption; a reply with no readable entry is a failure naming the first.
+            let mut good: Vec<Estimate> = Vec::new();
+            let mut first_error = None;
+            for entry in list {
+                match entry {
+                    Ok(e) if !good.iter().any(|g| g.assumption == e.assumption) => good.push(e),
+                    Ok(_) => {}
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            match (good.is_empty(), first_error) {
+                (true, Some(e)) => return Err(e),
+                (true, None) => return Err("estimates: must list at least one value".into()),
+                _ => AgentReply::Estimates(good),
+            }
         }
         Task::AnswerChallenge { challenge, .. } => AgentReply::ChallengeAnswer(ChallengeAnswer {
             acknowledge: o.boolean("acknowledge")?,

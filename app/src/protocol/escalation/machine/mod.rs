@@ -15,7 +15,7 @@ use super::assumptions::Priority;
 use super::clock::{pipeline_seconds, wall_ms_until};
 use super::desk::Admission;
 use super::ladder::{Ladder, Resolution, Stage, Step};
-use super::rules::{covers, disputes, final_assumptions, outcome};
+use super::rules::{covers, disputes, final_assumptions, outcome, silent};
 use super::types::{
     AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, JudgeAssigned, Resolved, MAX_AGENTS,
 };
@@ -254,6 +254,7 @@ impl EsDebate {
             assumptions,
             self.resolutions.clone(),
             budget_exhausted,
+            &silent(&self.agents, &self.estimates),
         );
         self.events.push_back(EventBody::Analysis(AnalysisRun {
             at: self.now,
