@@ -58,6 +58,10 @@ pub fn router(state: AppState) -> Router {
         .route("/eval", get(debates::eval_runs))
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
+        .route(
+            "/debates/{id}/challenges/{challenge}/ruling",
+            post(judge::rule),
+        )
         .route("/debates/{id}/predictions", get(agents::of_debate))
         .route("/agents", get(agents::list))
         .route("/agents/{*identity}", get(agents::detail))

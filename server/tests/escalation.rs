@@ -239,3 +239,125 @@ async fn the_judges_queue_is_for_judges_only_es_5() {
     assert_eq!(q["held"], json!([]), "{q}");
     assert_eq!(q["judges"], json!([{"name": "ada", "load": 0}]));
 }
+
+/// ES-5/ES-7 + SV-7: a judge rules on the challenge it holds; the ruling is logged naming the
+/// judge, resolves the challenge at level 3 with the judge's value, the analyses use it, and
+/// verify checks the resolution against the ruling. Everyone else is refused by name.
+#[tokio::test]
+async fn a_judge_rules_on_a_held_challenge_es_7() {
+    let (_dir, db) = temp_db();
+    let judge = add_judge(&db, "ada", "judge");
+    let viewer = add_judge(&db, "vic", "viewer");
+    let server = Server::start(&db, 0);
+    // A minute a second: the judge's six hours would take six minutes.
+    let id = create(
+        &server,
+        json!({"query": "Buy Acme at $80 after its cost programme lifts margins?",
+               "protocol": "escalation", "time_scale": 60, "seed": 5}),
+    )
+    .await;
+    let post = |path: String, token: Option<String>, body: Value| {
+        let mut req = client().post(server.url(&path)).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        async move {
+            let resp = req.send().await.expect("POST");
+            let status = resp.status().as_u16();
+            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let ruling = format!("/api/debates/{id}/challenges/CH-001/ruling");
+    // Wait until the desk gives the challenge to ada.
+    for _ in 0..100 {
+        let q: Value = client()
+            .get(server.url("/api/judge/queue"))
+            .bearer_auth(&judge)
+            .send()
+            .await
+            .expect("queue")
+            .json()
+            .await
+            .expect("json");
+        if q["held"].as_array().is_some_and(|h| !h.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let good = json!({"action": "override", "value": 0.265, "rationale": "guidance says 26-27 %"});
+    let refused = [
+        (None, good.clone(), 401, "only judges"),
+        (Some(viewer.clone()), good.clone(), 403, "viewer"),
+        (
+            Some(judge.clone()),
+            json!({"action": "override", "value": 3.0, "rationale": "x"}),
+            400,
+            "outside",
+        ),
+        (
+            Some(judge.clone()),
+            json!({"action": "override", "value": 0.26, "rationale": " "}),
+            400,
+            "rationale",
+        ),
+        (
+            Some(judge.clone()),
+            json!({"action": "shrug"}),
+            400,
+            "action",
+        ),
+        (
+            Some(judge.clone()),
+            json!({"action": "confirm"}),
+            409,
+            "no provisional decision",
+        ),
+    ];
+    for (token, body, status, needle) in refused {
+        let (got, v) = post(ruling.clone(), token, body.clone()).await;
+        assert_eq!(got, status, "{body}: {v}");
+        assert!(
+            v["error"].as_str().expect("error").contains(needle),
+            "{body}: {v}"
+        );
+    }
+    let (status, v) = post(
+        format!("/api/debates/{id}/challenges/CH-009/ruling"),
+        Some(judge.clone()),
+        good.clone(),
+    )
+    .await;
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = post(ruling.clone(), Some(judge.clone()), good.clone()).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v, json!({"id": id, "challenge": "CH-001", "judge": "ada"}));
+
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    let rulings = of_type(&events, "judge_ruling");
+    assert_eq!(rulings.len(), 1);
+    let r = rulings[0];
+    assert_eq!(
+        (&r["judge"], &r["level"], &r["action"], &r["value"]),
+        (&json!("ada"), &json!(3), &json!("override"), &json!(0.265))
+    );
+    let resolved = of_type(&events, "challenge_resolved");
+    assert_eq!(resolved[0]["position"], 0.265);
+    assert_eq!(resolved[0]["method"], "ruled by judge ada");
+    let decision = events.last().expect("events");
+    assert_eq!(decision["type"], "decision");
+    assert_eq!(decision["provisional"], json!([]));
+    assert!(decision["assumptions"]
+        .as_array()
+        .expect("assumptions")
+        .contains(&json!(["operating_margin", 0.265])));
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+    // The debate has ended: a late ruling is a conflict, and the place is given back.
+    let (status, v) = post(ruling, Some(judge), good).await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"].as_str().expect("error").contains("has ended"),
+        "{v}"
+    );
+}

@@ -10,7 +10,9 @@ use super::collapse::events::{
 use super::collapse::params::WcParams;
 use super::credibility::{ContextTags, CredibilitySnapshot};
 use super::escalation::messages::{Challenge as EsChallenge, Message};
-use super::escalation::types::{AnalysisRun, EsParams, Escalated, JudgeAssigned, Resolved};
+use super::escalation::types::{
+    AnalysisRun, EsParams, Escalated, JudgeAssigned, JudgeRuling, Resolved,
+};
 use super::outcome::Outcome;
 use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
 use super::s4::types::Vote;
@@ -178,6 +180,8 @@ pub enum EventBody {
     Escalated(Escalated),
     /// ES-5: the desk gave a challenge to a judge.
     JudgeAssigned(JudgeAssigned),
+    /// ES-5/ES-7: a judge's ruling or gate review, naming the judge.
+    JudgeRuling(JudgeRuling),
     /// ES-9: a challenge resolved for good.
     ChallengeResolved(Resolved),
     /// ES-6: the most cautious position applied provisionally; open for review at the gate.
@@ -245,6 +249,7 @@ impl EventBody {
             EventBody::ChallengeRaised { .. } => "challenge_raised",
             EventBody::Escalated(_) => "escalated",
             EventBody::JudgeAssigned(_) => "judge_assigned",
+            EventBody::JudgeRuling(_) => "judge_ruling",
             EventBody::ChallengeResolved(_) => "challenge_resolved",
             EventBody::ProvisionalDecision(_) => "provisional_decision",
             EventBody::Analysis(_) => "analysis",
@@ -286,6 +291,7 @@ impl EventBody {
             EventBody::ChallengeRaised { .. }
             | EventBody::Escalated(_)
             | EventBody::JudgeAssigned(_)
+            | EventBody::JudgeRuling(_)
             | EventBody::ChallengeResolved(_)
             | EventBody::ProvisionalDecision(_) => Some(2),
             EventBody::DebateStarted { .. }

@@ -5,7 +5,7 @@
 
 use super::credibility::CredibilitySnapshot;
 use super::error::ProtocolError;
-use super::escalation::{Admission, Priority};
+use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::EventBody;
 use super::request::{AgentReply, AgentRequest};
 use super::types::AgentSpec;
@@ -57,5 +57,17 @@ pub trait Machine: std::fmt::Debug + Send {
     /// ES-5: the challenges a judge holds now (the runner frees the others' places).
     fn held(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// ES-5/ES-7: judge `judge` acts on `challenge`. Protocols without judges' rulings refuse.
+    fn judge(
+        &mut self,
+        _challenge: &str,
+        _judge: &str,
+        _action: JudgeAction,
+    ) -> Result<(), RulingError> {
+        Err(RulingError::Conflict(
+            "this protocol takes no judge's rulings".into(),
+        ))
     }
 }

@@ -11,7 +11,7 @@ use super::collapse::CardSource;
 use super::credibility::{self, ContextTags, CredibilitySnapshot};
 use super::debate::Debate;
 use super::defence;
-use super::escalation::{Admission, Priority};
+use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
 
@@ -270,6 +270,16 @@ impl DebateRun {
     /// ES-5: the challenges judges hold now.
     pub fn held(&self) -> Vec<String> {
         self.debate.machine().held()
+    }
+
+    /// ES-5/ES-7: a judge's ruling or gate review on a challenge of this debate.
+    pub fn judge(
+        &mut self,
+        challenge: &str,
+        judge: &str,
+        action: JudgeAction,
+    ) -> Result<(), RulingError> {
+        self.debate.machine_mut().judge(challenge, judge, action)
     }
 
     /// Tokens the agents have used so far.

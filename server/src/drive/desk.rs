@@ -5,10 +5,28 @@
 use std::sync::{Mutex, MutexGuard};
 
 use app::protocol::escalation::desk::CAPACITY;
-use app::protocol::escalation::{Admission, Desk, Priority};
+use app::protocol::escalation::{Admission, Desk, JudgeAction, Priority, RulingError};
 use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::db::Store;
+
+/// ES-5/ES-7: a judge's action on a running debate, on its way to the drive loop; `done` gets
+/// the machine's answer once the events it wrote are stored.
+pub struct Ruling {
+    pub challenge: String,
+    pub judge: String,
+    pub action: JudgeAction,
+    pub done: oneshot::Sender<Result<(), RulingError>>,
+}
+
+/// What the drive loop of a debate with judges gets: the shared desk, its debate's id, and the
+/// rulings sent to it.
+pub struct Judging<'a> {
+    pub desk: &'a JudgeDesk,
+    pub debate: &'a str,
+    pub rulings: &'a mut mpsc::Receiver<Ruling>,
+}
 
 /// `GET /api/judge/queue`.
 #[derive(Debug, Serialize)]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use app::protocol::{Answered, DebateRun};
 
-pub use desk::JudgeDesk;
+pub use desk::{JudgeDesk, Judging, Ruling};
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, rfc3339_millis, Sequencer};
 
@@ -39,7 +39,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     journal: &mut J,
     seq: &mut Sequencer,
     timing: Timing,
-    desk: Option<(&JudgeDesk, &str)>,
+    mut judging: Option<Judging<'_>>,
 ) -> Result<(), StoreError> {
     // Pipeline time leaves out the pacing pauses: they are for the people watching, not time
     // the agents took.
@@ -49,15 +49,22 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     loop {
         let elapsed = ms(began.elapsed().saturating_sub(paced));
         run.advance(elapsed);
+        // Judges' rulings are answered once the events they caused are stored.
+        let mut answered = Vec::new();
+        if let Some(j) = judging.as_mut() {
+            while let Ok(r) = j.rulings.try_recv() {
+                answered.push((r.done, run.judge(&r.challenge, &r.judge, r.action)));
+            }
+        }
         for (challenge, priority) in run.queued() {
-            let admission = match desk {
-                Some((desk, debate)) => desk.admit(debate, &challenge, priority, elapsed).await,
+            let admission = match &judging {
+                Some(j) => j.desk.admit(j.debate, &challenge, priority, elapsed).await,
                 None => app::protocol::escalation::Desk::default().admit(&challenge, priority, 0),
             };
             run.admit(&challenge, admission);
         }
-        if let Some((desk, debate)) = desk {
-            desk.sync(debate, &run.held());
+        if let Some(j) = &judging {
+            j.desk.sync(j.debate, &run.held());
         }
         let next = run.poll_request();
         let mut batch = Vec::new();
@@ -67,14 +74,37 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if !batch.is_empty() {
             journal.append(batch).await?;
         }
+        for (done, result) in answered {
+            let _ = done.send(result);
+        }
         let Some(req) = next else {
             if run.is_finished() {
                 return Ok(());
             }
             match run.wake_at() {
                 Some(at) => {
-                    let wait = at.saturating_sub(elapsed);
-                    tokio::time::sleep(Duration::from_millis(wait.max(1))).await;
+                    let wait = Duration::from_millis(at.saturating_sub(elapsed).max(1));
+                    // A judge may act before the timer fires: wake for the ruling.
+                    match judging.as_mut() {
+                        Some(j) => {
+                            tokio::select! {
+                                () = tokio::time::sleep(wait) => {}
+                                Some(r) = j.rulings.recv() => {
+                                    run.advance(ms(began.elapsed().saturating_sub(paced)));
+                                    let result = run.judge(&r.challenge, &r.judge, r.action);
+                                    let mut batch = Vec::new();
+                                    while let Some(body) = run.poll_event() {
+                                        batch.push(seq.stamp(body));
+                                    }
+                                    if !batch.is_empty() {
+                                        journal.append(batch).await?;
+                                    }
+                                    let _ = r.done.send(result);
+                                }
+                            }
+                        }
+                        None => tokio::time::sleep(wait).await,
+                    }
                     continue;
                 }
                 // Nothing to ask and nothing to wait for: end the log rather than hang.

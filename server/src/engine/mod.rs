@@ -4,6 +4,7 @@
 mod error;
 mod recovery;
 pub mod registry;
+mod rulings;
 pub mod settings;
 
 use std::collections::HashMap;
@@ -12,14 +13,15 @@ use std::time::Duration;
 
 use app::api::ValidDebate;
 use app::protocol::{run, DebateRun, Start};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 pub use error::StartError;
+pub use rulings::RuleError;
 pub use settings::{Remote, Settings, DEFAULT_TOKEN_BUDGET};
 
 use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
-use crate::drive::{drive, now_rfc3339, JudgeDesk, Sequencer, StoredJournal};
+use crate::drive::{drive, now_rfc3339, JudgeDesk, Judging, Ruling, Sequencer, StoredJournal};
 use crate::live::hub::Hub;
 
 /// Owns everything a running server needs to start and stream debates.
@@ -36,6 +38,8 @@ pub struct Engine {
     pub signer: Option<Arc<crate::signing::Signer>>,
     /// ES-5: the judges' places, shared by every debate this process runs.
     pub desk: Arc<JudgeDesk>,
+    /// ES-5/ES-7: where judges' rulings go, per running debate.
+    rulings: Arc<Mutex<HashMap<String, mpsc::Sender<Ruling>>>>,
 }
 
 /// What a judge's stop did.
@@ -56,6 +60,7 @@ impl Engine {
             hub: Arc::new(Hub::default()),
             settings,
             running: Arc::default(),
+            rulings: Arc::default(),
             closing: Arc::new(tokio::sync::watch::channel(false).0),
             signer: None,
         }
@@ -153,6 +158,8 @@ impl Engine {
         self.hub.open(&id);
         let (stop_tx, stop_rx) = oneshot::channel::<String>();
         self.lock_running().insert(id.clone(), stop_tx);
+        let (rule_tx, mut rule_rx) = mpsc::channel::<Ruling>(8);
+        self.lock_rulings().insert(id.clone(), rule_tx);
         let engine = self.clone();
         let timing = self.settings.timing(agents.backend());
         let debate = id.clone();
@@ -170,7 +177,11 @@ impl Engine {
                 &mut journal,
                 &mut seq,
                 timing,
-                Some((&desk, &debate)),
+                Some(Judging {
+                    desk: &desk,
+                    debate: &debate,
+                    rulings: &mut rule_rx,
+                }),
             );
             tokio::select! {
                 result = driven => result.err().map(|e| {
@@ -208,6 +219,7 @@ impl Engine {
                 }
             }
             engine.lock_running().remove(&id);
+            engine.lock_rulings().remove(&id);
             engine.desk.sync(&id, &[]);
             // Viewers of the hub fall back to the database, which has the final event.
             engine.hub.close(&id);

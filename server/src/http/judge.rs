@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::error::AppError;
 use super::extract::{not_found, DebateId};
 use crate::access::{session, token, Caller, Judge, Principal, SharedAccess};
-use crate::engine::{Engine, Stopped};
+use crate::engine::{Engine, RuleError, Stopped};
+use app::protocol::escalation::RulingError;
 
 #[derive(Serialize)]
 pub struct Me {
@@ -174,4 +175,40 @@ fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
 /// capacity, and the challenges held, in priority order.
 pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::drive::desk::Queue> {
     Json(engine.desk.queue())
+}
+
+#[derive(Serialize)]
+pub struct RulingReply {
+    pub id: String,
+    pub challenge: String,
+    pub judge: String,
+}
+
+/// `POST /api/debates/{id}/challenges/{challenge}/ruling` (judges only, ES-5/ES-7) with
+/// `{"action": "override", "value": 0.26, "rationale": "…"}`, `{"action": "confirm"}` or
+/// `{"action": "redebate", "context": "…"}`: the ruling is logged as `judge_ruling` naming the
+/// judge and applied. 400 for a bad action or value, 409 when the challenge is not at a judge's
+/// level or the debate is not running here, 404 for an unknown debate.
+pub async fn rule(
+    State(engine): State<Engine>,
+    judge: Judge,
+    axum::extract::Path((id, challenge)): axum::extract::Path<(String, String)>,
+    body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<RulingReply>, AppError> {
+    if !app::api::is_debate_id(&id) {
+        return Err(not_found(&id));
+    }
+    let action: app::protocol::escalation::JudgeAction = super::extract::json_object(body?.0)?;
+    match engine.rule(&id, &judge.name, &challenge, action).await {
+        Ok(()) => Ok(Json(RulingReply {
+            id,
+            challenge,
+            judge: judge.name,
+        })),
+        Err(RuleError::NoDebate) => Err(not_found(&id)),
+        Err(RuleError::NotRunning(why)) => Err(AppError::Conflict(why)),
+        Err(RuleError::Refused(RulingError::Invalid(why))) => Err(AppError::BadRequest(why)),
+        Err(RuleError::Refused(RulingError::Conflict(why))) => Err(AppError::Conflict(why)),
+        Err(RuleError::Store(e)) => Err(e.into()),
+    }
 }

@@ -5,10 +5,10 @@
 //! from the final assumptions.
 
 use super::assumptions::assumption;
-use super::ladder::{facilitate, Resolution, Side};
+use super::ladder::{facilitate, JudgeAction, Resolution, Side};
 use super::messages::{Challenge, MessageKind};
 use super::rules::{disputes, final_assumptions, outcome, silent};
-use super::types::{EsOutcome, EsParams, Estimate};
+use super::types::{EsOutcome, EsParams, Estimate, JudgeRuling};
 use crate::protocol::credibility::CredibilitySnapshot;
 use crate::protocol::event::{Config, Event, EventBody};
 use crate::protocol::types::AgentSpec;
@@ -21,6 +21,7 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
     let mut raised: Vec<(u64, Challenge)> = Vec::new();
     let mut resolutions: Vec<Resolution> = Vec::new();
     let mut credibility: Option<&CredibilitySnapshot> = None;
+    let mut rulings: Vec<&JudgeRuling> = Vec::new();
     let mut cut = false;
     for e in events {
         match &e.body {
@@ -49,8 +50,15 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                 }
             }
             EventBody::ChallengeRaised { at, challenge } => raised.push((*at, challenge.clone())),
+            EventBody::JudgeRuling(j) => {
+                if matches!(j.action, JudgeAction::Redebate { .. }) {
+                    resolutions.retain(|x| x.challenge != j.challenge);
+                }
+                rulings.push(j);
+            }
             EventBody::ChallengeResolved(r) | EventBody::ProvisionalDecision(r) => {
                 check_resolution(e.seq, &r.resolution, &raised, credibility)?;
+                check_ruling(e.seq, &r.resolution, &rulings, &resolutions)?;
                 resolutions.retain(|x| x.challenge != r.resolution.challenge);
                 resolutions.push(r.resolution.clone());
             }
@@ -78,6 +86,40 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
         cut,
         &silent,
     ))
+}
+
+/// ES-7: a resolution by a judge follows that judge's logged ruling: an override applies the
+/// ruled value, a confirmation the provisional one it confirms.
+fn check_ruling(
+    seq: u64,
+    r: &Resolution,
+    rulings: &[&JudgeRuling],
+    before: &[Resolution],
+) -> Result<(), String> {
+    if !r.method.contains("by judge") {
+        return Ok(());
+    }
+    let Some(j) = rulings.iter().rev().find(|j| j.challenge == r.challenge) else {
+        return Err(format!(
+            "event {seq}: {} is resolved by a judge, but no judge's ruling is logged",
+            r.challenge
+        ));
+    };
+    let want = match &j.action {
+        JudgeAction::Override { value, .. } => Some(*value),
+        JudgeAction::Confirm => before
+            .iter()
+            .find(|b| b.challenge == r.challenge && b.provisional)
+            .map(|b| b.position),
+        JudgeAction::Redebate { .. } => None,
+    };
+    if want != Some(r.position) || !r.method.ends_with(&format!("judge {}", j.judge)) {
+        return Err(format!(
+            "event {seq}: the resolution of {} does not follow judge {}'s logged ruling",
+            r.challenge, j.judge
+        ));
+    }
+    Ok(())
 }
 
 fn names(cs: &[Challenge]) -> String {

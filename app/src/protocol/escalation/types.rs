@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::analysis::{Company, Rating, Results};
 use super::assumptions::{assumption, Assumptions};
 use super::clock::check_scale;
-use super::ladder::Resolution;
+use super::ladder::{JudgeAction, Resolution};
 use crate::protocol::baseline::VoteBaseline;
 use crate::protocol::error::ProtocolError;
 
@@ -148,6 +148,26 @@ pub struct JudgeAssigned {
     pub judge: String,
     pub at: u64,
     pub deadline: u64,
+}
+
+/// ES-5/ES-7: a judge acted on a challenge held at level 3 (a ruling) or provisional at level 4
+/// (the gate review: confirm, override, re-debate), at pipeline second `at`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRuling {
+    pub challenge: String,
+    pub judge: String,
+    pub at: u64,
+    /// The level the challenge was at when the judge acted.
+    pub level: u8,
+    #[serde(flatten)]
+    pub action: JudgeAction,
+}
+
+/// Why a judge's action was refused: bad input (400) or the wrong moment (409).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulingError {
+    Invalid(String),
+    Conflict(String),
 }
 
 /// ES-9: a challenge's resolution (final or provisional), at pipeline second `at`.

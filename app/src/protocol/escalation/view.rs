@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::assumptions::assumption;
 use super::clock::show;
-use super::ladder::Resolution;
+use super::ladder::{JudgeAction, Resolution};
 use super::messages::{Challenge, MessageKind};
 use super::types::{AnalysisRun, EsParams};
 use crate::protocol::columns::{Card, Tone};
@@ -122,6 +122,29 @@ impl EsState {
                     c.judge = Some(j.judge.clone());
                     c.deadline = Some(j.deadline);
                     c.stage = format!("held by judge {}", j.judge);
+                }
+            }
+            EventBody::JudgeRuling(j) => {
+                self.now = self.now.max(j.at);
+                if let Some(c) = self.challenge_mut(&j.challenge) {
+                    let what = match &j.action {
+                        JudgeAction::Confirm => "confirmed the provisional value".to_owned(),
+                        JudgeAction::Override { value, rationale } => format!(
+                            "ruled {}: {rationale}",
+                            assumption(&c.challenge.assumption)
+                                .map_or_else(|| value.to_string(), |a| a.show(*value))
+                        ),
+                        JudgeAction::Redebate { context } => {
+                            c.level = 1;
+                            c.stage = level_stage(1).into();
+                            c.deadline = Some(j.at + super::ladder::ACK_S);
+                            c.resolution = None;
+                            format!("sent it back to the agents: {context}")
+                        }
+                    };
+                    c.judge = None;
+                    c.climbs
+                        .push((j.at, j.level, format!("judge {} {what}", j.judge)));
                 }
             }
             EventBody::ChallengeResolved(r) | EventBody::ProvisionalDecision(r) => {

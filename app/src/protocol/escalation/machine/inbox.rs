@@ -4,10 +4,13 @@
 use super::{Asked, EsDebate};
 use crate::protocol::error::ProtocolError;
 use crate::protocol::escalation::assumptions::{assumption, Priority};
+use crate::protocol::escalation::ladder::JudgeAction;
 use crate::protocol::escalation::ladder::Stage;
 use crate::protocol::escalation::messages::{Content, Message, MessageKind};
 use crate::protocol::escalation::rules::covers;
-use crate::protocol::escalation::types::{ChallengeAnswer, Estimate, EvidenceVerdict};
+use crate::protocol::escalation::types::{
+    ChallengeAnswer, Estimate, EvidenceVerdict, JudgeRuling, RulingError,
+};
 use crate::protocol::event::EventBody;
 use crate::protocol::request::{AgentRequest, Task};
 
@@ -224,5 +227,75 @@ impl EsDebate {
             return Some(self.request(agent, asked, task));
         }
         None
+    }
+
+    /// ES-5/ES-7: a judge's ruling (level 3) or gate review (a provisional value): checked,
+    /// logged as `judge_ruling` naming the judge, then applied to the ladder.
+    pub(super) fn rule(
+        &mut self,
+        challenge: &str,
+        judge: &str,
+        action: JudgeAction,
+    ) -> Result<(), RulingError> {
+        let Some(i) = self
+            .ladders
+            .iter()
+            .position(|l| l.challenge.id == challenge)
+        else {
+            return Err(RulingError::Invalid(format!(
+                "this debate has no challenge '{challenge}'"
+            )));
+        };
+        if self.outcome.is_some() {
+            return Err(RulingError::Conflict(
+                "the pipeline has ended; its provisional decisions are reviewed at the gate".into(),
+            ));
+        }
+        let key = self.ladders[i].challenge.assumption.clone();
+        match &action {
+            JudgeAction::Override { value, rationale } => {
+                if let Some(spec) = assumption(&key) {
+                    spec.check(*value).map_err(RulingError::Invalid)?;
+                }
+                if rationale.trim().is_empty() {
+                    return Err(RulingError::Invalid("an override needs a rationale".into()));
+                }
+            }
+            JudgeAction::Redebate { context } if context.trim().is_empty() => {
+                return Err(RulingError::Invalid(
+                    "a re-debate needs the context to add".into(),
+                ));
+            }
+            _ => {}
+        }
+        let now = self.now;
+        let level = self.ladders[i].level;
+        if matches!(action, JudgeAction::Redebate { .. }) {
+            // Back to the agents: a provisional value no longer stands.
+            self.resolutions.retain(|r| r.challenge != challenge);
+        }
+        let steps = self.ladders[i]
+            .judge(now, judge, action.clone())
+            .map_err(RulingError::Conflict)?;
+        let action = match action {
+            JudgeAction::Override { value, rationale } => JudgeAction::Override {
+                value,
+                rationale: rationale.trim().to_owned(),
+            },
+            JudgeAction::Redebate { context } => JudgeAction::Redebate {
+                context: context.trim().to_owned(),
+            },
+            other => other,
+        };
+        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
+            challenge: challenge.to_owned(),
+            judge: judge.to_owned(),
+            at: now,
+            level,
+            action,
+        }));
+        self.log_steps(i, now, steps);
+        self.settle();
+        Ok(())
     }
 }

@@ -14,10 +14,11 @@ use std::sync::Arc;
 use super::assumptions::Priority;
 use super::clock::{pipeline_seconds, wall_ms_until};
 use super::desk::Admission;
-use super::ladder::{Ladder, Resolution, Stage, Step};
+use super::ladder::{JudgeAction, Ladder, Resolution, Stage, Step};
 use super::rules::{covers, disputes, final_assumptions, outcome, silent};
 use super::types::{
-    AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, JudgeAssigned, Resolved, MAX_AGENTS,
+    AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, JudgeAssigned, Resolved, RulingError,
+    MAX_AGENTS,
 };
 use crate::protocol::credibility::{Credibility, CredibilitySnapshot};
 use crate::protocol::error::ProtocolError;
@@ -462,6 +463,15 @@ impl Machine for EsDebate {
             .filter(|l| matches!(l.stage, Stage::Human { .. }))
             .map(|l| l.challenge.id.clone())
             .collect()
+    }
+
+    fn judge(
+        &mut self,
+        challenge: &str,
+        judge: &str,
+        action: JudgeAction,
+    ) -> Result<(), RulingError> {
+        self.rule(challenge, judge, action)
     }
 
     fn set_credibility(&mut self, snapshot: &CredibilitySnapshot) {

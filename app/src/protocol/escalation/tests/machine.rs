@@ -7,7 +7,8 @@ use crate::protocol::credibility::{
 };
 use crate::protocol::escalation::rules::{covers, default_agents};
 use crate::protocol::escalation::{
-    Admission, ChallengeAnswer, EsDebate, EsParams, Estimate, EvidenceVerdict,
+    Admission, ChallengeAnswer, EsDebate, EsParams, Estimate, EvidenceVerdict, JudgeAction,
+    RulingError,
 };
 use crate::protocol::machine::Machine;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
@@ -387,4 +388,97 @@ fn the_budget_stop_falls_back_cautiously() {
     assert!(o.budget_exhausted);
     assert_eq!(o.resolutions[0].position, 0.25);
     assert!(o.resolutions[0].provisional);
+}
+
+/// Runs the FIRM script with a judge at the desk; once the challenge is held, `action` is taken
+/// by judge ada (its result returned), then the pipeline runs to its end.
+fn ruled(action: JudgeAction) -> (Result<(), RulingError>, Vec<EventBody>) {
+    let mut m = EsDebate::new("margins?", default_agents(), EsParams::default(), 2).expect("ok");
+    let mut bodies = Vec::new();
+    let mut result = None;
+    for _ in 0..200 {
+        for (c, _) in m.queued() {
+            m.admit(&c, Admission::Assigned("ada".into()));
+        }
+        if result.is_none() && !m.held().is_empty() {
+            result = Some(m.judge("CH-001", "ada", action.clone()));
+        }
+        let next = m.poll_request();
+        while let Some(e) = m.poll_event() {
+            bodies.push(e);
+        }
+        if m.is_finished() {
+            break;
+        }
+        match next {
+            Some(req) => m.handle_reply(req.id, reply(&req, FIRM)).expect("accepted"),
+            None => m.advance(m.wake_at().expect("a timer")),
+        }
+    }
+    (result.expect("the challenge was held"), bodies)
+}
+
+/// ES-7 as a table: what a judge does with a held challenge → the log's outcome.
+#[test]
+fn judges_rulings_es_7() {
+    let override_to = |v: f64, why: &str| JudgeAction::Override {
+        value: v,
+        rationale: why.into(),
+    };
+    // A binding ruling at level 3.
+    let (ok, bodies) = ruled(override_to(0.265, "guidance"));
+    assert_eq!(ok, Ok(()));
+    let bodies = verified(bodies);
+    let r = outcome(&bodies).resolutions[0].clone();
+    assert_eq!((r.level, r.position, r.provisional), (3, 0.265, false));
+    assert_eq!(r.method, "ruled by judge ada");
+    assert!(bodies
+        .iter()
+        .any(|b| matches!(b, EventBody::JudgeRuling(j) if j.judge == "ada" && j.level == 3)));
+    // Refused by name: bad input, and the wrong moment.
+    let table = [
+        (override_to(2.0, "x"), "outside"),
+        (override_to(0.26, "  "), "rationale"),
+        (JudgeAction::Redebate { context: "".into() }, "context"),
+    ];
+    for (action, needle) in table {
+        match ruled(action).0 {
+            Err(RulingError::Invalid(e)) => assert!(e.contains(needle), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    match ruled(JudgeAction::Confirm).0 {
+        Err(RulingError::Conflict(e)) => assert!(e.contains("no provisional decision"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    // A re-debate sends it back to the agents (level 1), who are asked again.
+    let (ok, bodies) = ruled(JudgeAction::Redebate {
+        context: "the Q3 call guided to 26 %".into(),
+    });
+    assert_eq!(ok, Ok(()));
+    let bodies = verified(bodies);
+    let answers = bodies
+        .iter()
+        .filter(|b| matches!(b, EventBody::Message { message, .. } if message.from == "financial" && message.to.is_some()))
+        .count();
+    assert_eq!(answers, 2, "asked again after the re-debate");
+}
+
+/// SV-2: a judge's value edited after the fact (and re-hashed) fails verification.
+#[test]
+fn a_resolution_that_does_not_follow_the_ruling_fails_verification_es_7() {
+    let (_, mut bodies) = ruled(JudgeAction::Override {
+        value: 0.265,
+        rationale: "guidance".into(),
+    });
+    for b in &mut bodies {
+        if let EventBody::ChallengeResolved(r) = b {
+            r.resolution.position = 0.27;
+        }
+    }
+    let err = recompute_decision(&seal_all(bodies)).expect_err("refused");
+    assert!(
+        err.to_string().contains("does not follow judge ada"),
+        "{err}"
+    );
 }
