@@ -1,4 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
+import { execFileSync } from 'child_process';
 
 async function hydrated(page: Page) {
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
@@ -48,4 +49,54 @@ test('ES: a new user starts a pipeline with a time scale and watches a challenge
   await hydrated(page);
   await expect(page.getByTestId('ladder').getByTestId('challenge')).toHaveAttribute('data-level', '4');
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
+});
+
+/** `consilium judge add NAME` on the test server's database: the token it prints once. */
+function addJudge(name: string): string {
+  const out = execFileSync(process.env.CONSILIUM_BIN!, ['judge', 'add', name], {
+    env: { ...process.env, DATABASE_URL: `sqlite:${process.env.E2E_DB}` },
+  }).toString();
+  const token = out.split('\n').find((l) => l.startsWith('cj_'));
+  expect(token, out).toBeTruthy();
+  return token!.trim();
+}
+
+test('ES-7: a signed-in judge rules on the challenge it holds, and the live page follows', async ({ page, request }) => {
+  const token = addJudge('es-judge');
+  await page.goto('/judge/sign-in');
+  await page.getByTestId('judge-token').fill(token);
+  await page.getByTestId('sign-in').click();
+  await expect(page.getByTestId('signed-in-as')).toContainText('es-judge');
+
+  // A minute a second: a judge holds the challenge for six minutes unless they rule.
+  const r = await request.post('/api/debates', {
+    data: { query: 'Should we buy Acme at $80 after its cost programme lifts margins?', protocol: 'escalation', time_scale: 60, seed: 5 },
+  });
+  expect(r.status(), await r.text()).toBe(201);
+  const { id } = await r.json();
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  const challenge = page.getByTestId('challenge');
+  await expect(challenge).toHaveAttribute('data-level', '3', { timeout: 30_000 });
+  await expect(challenge.getByTestId('stage')).toContainText('held by judge');
+  await expect(challenge.getByTestId('timer')).toContainText(/5 h 5\d min left|6 h left/);
+
+  const form = challenge.getByTestId('rule-form');
+  await form.getByTestId('rule-value').fill('26.5');
+  await form.getByTestId('rule-override').click();
+  await expect(form.getByRole('alert')).toContainText('rationale');
+  await form.getByTestId('rule-text').fill('Q3 guidance: 26-27 %');
+  await form.getByTestId('rule-override').click();
+
+  await expect(challenge).toHaveAttribute('data-status', 'resolved', { timeout: 30_000 });
+  await expect(challenge.getByTestId('resolution')).toContainText('26.5 %');
+  await expect(challenge.getByTestId('resolution')).toContainText('ruled by judge es-judge');
+  const decision = page.getByTestId('decision');
+  await expect(decision).toBeVisible({ timeout: 30_000 });
+  await expect(decision).toHaveAttribute('data-provisional', '0');
+  await expect(page.getByTestId('assumptions')).toContainText('26.5 %');
+
+  const detail = await (await request.get(`/api/debates/${id}`)).json();
+  const ruling = detail.events.find((e: any) => e.type === 'judge_ruling');
+  expect(ruling).toMatchObject({ judge: 'es-judge', level: 3, action: 'override', value: 0.265 });
 });

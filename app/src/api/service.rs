@@ -29,6 +29,14 @@ pub trait DebateService: Send + Sync + 'static {
         id: String,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// ES-5/ES-7: the signed-in judge rules on a challenge of a running escalation debate.
+    fn rule(
+        &self,
+        id: String,
+        challenge: String,
+        action: crate::protocol::escalation::JudgeAction,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
     /// The signed-in judge or viewer (name, role) the request's session cookie belongs to.
     fn whoami(
         &self,

@@ -56,6 +56,33 @@ pub async fn stop_debate(id: String) -> Result<(), ServerFnError> {
         .map_err(ServerFnError::new)
 }
 
+/// ES-5/ES-7: the signed-in judge rules on a challenge: `action` is `override` (with `value` and
+/// `text` as the rationale), `confirm`, or `redebate` (with `text` as the context to add).
+#[server(endpoint = "rule_challenge")]
+pub async fn rule_challenge(
+    id: String,
+    challenge: String,
+    action: String,
+    value: Option<f64>,
+    text: String,
+) -> Result<(), ServerFnError> {
+    use crate::protocol::escalation::JudgeAction;
+    let action = match (action.as_str(), value) {
+        ("override", Some(value)) => JudgeAction::Override {
+            value,
+            rationale: text,
+        },
+        ("override", None) => return Err(ServerFnError::new("an override needs a value")),
+        ("confirm", _) => JudgeAction::Confirm,
+        ("redebate", _) => JudgeAction::Redebate { context: text },
+        (other, _) => return Err(ServerFnError::new(format!("unknown action '{other}'"))),
+    };
+    service()?
+        .rule(id, challenge, action, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
 #[cfg(feature = "ssr")]
 fn head() -> Result<http::request::Parts, ServerFnError> {
     use_context::<http::request::Parts>()

@@ -72,7 +72,7 @@ fn Rungs(level: u8, provisional: bool, open: bool) -> impl IntoView {
     view! { <ol class="rungs">{rungs}</ol> }
 }
 
-fn row(c: ChallengeView, left: Option<String>) -> impl IntoView {
+fn row(c: ChallengeView, left: Option<String>, rule: Option<Rule>) -> impl IntoView {
     let ch = c.challenge.clone();
     let provisional = c.is_provisional();
     let open = c.is_open();
@@ -84,10 +84,10 @@ fn row(c: ChallengeView, left: Option<String>) -> impl IntoView {
         "resolved"
     };
     let outcome = c.resolution.as_ref().map(|r| {
-        let who = if r.held_by.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", display_name(&r.held_by))
+        let who = match r.held_by.strip_prefix("judge:") {
+            _ if r.held_by.is_empty() => String::new(),
+            Some(judge) => format!(" (judge {judge})"),
+            None => format!(" ({})", display_name(&r.held_by)),
         };
         format!("{}{who} — {}", shown(&r.assumption, r.position), r.method)
     });
@@ -111,6 +111,7 @@ fn row(c: ChallengeView, left: Option<String>) -> impl IntoView {
             </p>
             {last_climb.map(|t| view! { <p class="muted small">{t}</p> })}
             {outcome.map(|o| view! { <p class="resolution" data-testid="resolution">{o}</p> })}
+            {rule.map(|r| view! { <RuleForm rule=r challenge=c.clone()/> })}
         </li>
     }
 }
@@ -127,9 +128,97 @@ fn wall_ms() -> Option<f64> {
     }
 }
 
-/// ES-3…ES-9 at a glance, above the agents' columns.
+/// What a judge's form on the live page needs: the debate and the action that sends the ruling.
+#[derive(Clone)]
+struct Rule {
+    id: String,
+    send: Action<(String, String, String, Option<f64>, String), Result<(), ServerFnError>>,
+}
+
+/// ES-5/ES-7 on the live page: a signed-in judge rules on a held challenge (a value and a
+/// rationale) or reviews a provisional one (confirm, override, send back to the agents).
 #[component]
-pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
+fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
+    let spec = assumption(&challenge.challenge.assumption);
+    let percent = spec.is_some_and(|a| a.unit == "fraction");
+    let value = RwSignal::new(String::new());
+    let text = RwSignal::new(String::new());
+    let id = challenge.challenge.id.clone();
+    let provisional = challenge.is_provisional();
+    let send = rule.send;
+    let debate = rule.id.clone();
+    let submit = {
+        let (debate, id) = (debate.clone(), id.clone());
+        move |action: &str| {
+            let typed = value
+                .get_untracked()
+                .trim()
+                .trim_end_matches('%')
+                .trim()
+                .to_owned();
+            let number = typed
+                .parse::<f64>()
+                .ok()
+                .map(|v| if percent { v / 100.0 } else { v });
+            send.dispatch((
+                debate.clone(),
+                id.clone(),
+                action.to_owned(),
+                number,
+                text.get_untracked(),
+            ));
+        }
+    };
+    let (confirm, override_, redebate) = (submit.clone(), submit.clone(), submit);
+    let error = move || {
+        send.value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| super::clean_error(&e.to_string()))
+    };
+    view! {
+        <div class="rule-form" data-testid="rule-form">
+            <label>
+                {if percent { "Value (%)" } else { "Value" }}
+                <input data-testid="rule-value" inputmode="decimal" prop:value=move || value.get()
+                    on:input=move |ev| value.set(event_target_value(&ev))/>
+            </label>
+            <label class="grow">
+                "Rationale / context"
+                <input data-testid="rule-text" prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))/>
+            </label>
+            <button class="primary" data-testid="rule-override" disabled=move || send.pending().get()
+                on:click=move |_| override_("override")>{if provisional { "Override" } else { "Rule" }}</button>
+            {provisional.then(|| view! {
+                <button class="secondary" data-testid="rule-confirm" on:click=move |_| confirm("confirm")>"Confirm"</button>
+                <button class="secondary" data-testid="rule-redebate" on:click=move |_| redebate("redebate")>"Back to the agents"</button>
+            })}
+            {move || error().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
+        </div>
+    }
+}
+
+/// ES-3…ES-9 at a glance, above the agents' columns. With `id` (the live page), a signed-in
+/// judge gets a ruling form on every challenge a judge may act on while the pipeline runs.
+#[component]
+pub fn EsPanel(
+    #[prop(into)] state: Signal<DebateView>,
+    #[prop(optional)] id: Option<String>,
+) -> impl IntoView {
+    let me = Resource::new(|| (), |_| super::data::who_am_i());
+    let send = Action::new(
+        |(id, challenge, action, value, text): &(String, String, String, Option<f64>, String)| {
+            super::data::rule_challenge(
+                id.clone(),
+                challenge.clone(),
+                action.clone(),
+                *value,
+                text.clone(),
+            )
+        },
+    );
+    let is_judge = move || matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge");
     // ES-10: while the pipeline runs, its clock and the timers count on every second between
     // events, at the debate's time scale.
     let tick = RwSignal::new(0u32);
@@ -151,13 +240,20 @@ pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
     };
     let rows = move || {
         let now = now();
+        let judge = is_judge();
         state.with(|v| {
+            let running = v.status() == crate::protocol::DebateStatus::Running;
             v.es.challenges
                 .iter()
                 .map(|c| {
                     let left = crate::protocol::reducer::EsState::time_left(c, now)
                         .filter(|_| v.decision.is_none() || c.is_provisional());
-                    (c.clone(), left)
+                    let actionable = c.judge.is_some() || c.is_provisional();
+                    let rule = id
+                        .clone()
+                        .filter(|_| judge && running && actionable)
+                        .map(|id| Rule { id, send });
+                    (c.clone(), left, rule)
                 })
                 .collect::<Vec<_>>()
         })
@@ -196,7 +292,7 @@ pub fn EsPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
                 if rows.is_empty() {
                     view! { <p class="muted" data-testid="no-challenges">{move || if state.with(|v| v.current_round >= 2) { "The specialists agreed on every assumption: no challenge." } else { "Challenges appear here once every specialist has stated its findings." }}</p> }.into_any()
                 } else {
-                    view! { <ol class="ladder">{rows.into_iter().map(|(c, left)| row(c, left)).collect_view()}</ol> }.into_any()
+                    view! { <ol class="ladder">{rows.into_iter().map(|(c, left, rule)| row(c, left, rule)).collect_view()}</ol> }.into_any()
                 }
             }}
             {move || analysis().map(|(a, provisional)| {

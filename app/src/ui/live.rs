@@ -149,7 +149,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         {match detail.protocol.as_str() {
             "round_robin" => view! { <super::round_robin::RrPanel state/> }.into_any(),
             "collapse" => view! { <super::collapse::WcBoard state=state.into()/> }.into_any(),
-            "escalation" => view! { <super::escalation::EsPanel state/> }.into_any(),
+            "escalation" => view! { <super::escalation::EsPanel state id=detail.id.clone()/> }.into_any(),
             _ => ().into_any(),
         }}
         <section class="board" hidden=detail.protocol == "collapse" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>

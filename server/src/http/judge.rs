@@ -199,13 +199,28 @@ pub async fn rule(
         return Err(not_found(&id));
     }
     let action: app::protocol::escalation::JudgeAction = super::extract::json_object(body?.0)?;
-    match engine.rule(&id, &judge.name, &challenge, action).await {
-        Ok(()) => Ok(Json(RulingReply {
-            id,
-            challenge,
-            judge: judge.name,
-        })),
-        Err(RuleError::NoDebate) => Err(not_found(&id)),
+    rule_as(&engine, &judge, &id, &challenge, action).await?;
+    Ok(Json(RulingReply {
+        id,
+        challenge,
+        judge: judge.name,
+    }))
+}
+
+/// The ruling itself, for the API and the live page's form.
+pub async fn rule_as(
+    engine: &Engine,
+    judge: &Judge,
+    id: &str,
+    challenge: &str,
+    action: app::protocol::escalation::JudgeAction,
+) -> Result<(), AppError> {
+    if !app::api::is_debate_id(id) {
+        return Err(not_found(id));
+    }
+    match engine.rule(id, &judge.name, challenge, action).await {
+        Ok(()) => Ok(()),
+        Err(RuleError::NoDebate) => Err(not_found(id)),
         Err(RuleError::NotRunning(why)) => Err(AppError::Conflict(why)),
         Err(RuleError::Refused(RulingError::Invalid(why))) => Err(AppError::BadRequest(why)),
         Err(RuleError::Refused(RulingError::Conflict(why))) => Err(AppError::Conflict(why)),

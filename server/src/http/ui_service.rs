@@ -97,6 +97,23 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn rule(
+        &self,
+        id: String,
+        challenge: String,
+        action: app::protocol::escalation::JudgeAction,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<(), String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            crate::http::judge::rule_as(&self.engine, &judge, &id, &challenge, action)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
     fn whoami(&self, head: Parts) -> BoxFuture<'_, Option<(String, String)>> {
         async move {
             match self.access.authenticate(&head.headers).await {
