@@ -46,11 +46,11 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     let began = Instant::now();
     let mut paced = Duration::ZERO;
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    // Judges' rulings are answered once the events they caused are stored.
+    let mut answered = Vec::new();
     loop {
         let elapsed = ms(began.elapsed().saturating_sub(paced));
         run.advance(elapsed);
-        // Judges' rulings are answered once the events they caused are stored.
-        let mut answered = Vec::new();
         if let Some(j) = judging.as_mut() {
             while let Ok(r) = j.rulings.try_recv() {
                 answered.push((r.done, run.judge(&r.challenge, &r.judge, r.action)));
@@ -74,7 +74,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if !batch.is_empty() {
             journal.append(batch).await?;
         }
-        for (done, result) in answered {
+        for (done, result) in answered.drain(..) {
             let _ = done.send(result);
         }
         let Some(req) = next else {
@@ -92,14 +92,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                                 Some(r) = j.rulings.recv() => {
                                     run.advance(ms(began.elapsed().saturating_sub(paced)));
                                     let result = run.judge(&r.challenge, &r.judge, r.action);
-                                    let mut batch = Vec::new();
-                                    while let Some(body) = run.poll_event() {
-                                        batch.push(seq.stamp(body));
-                                    }
-                                    if !batch.is_empty() {
-                                        journal.append(batch).await?;
-                                    }
-                                    let _ = r.done.send(result);
+                                    answered.push((r.done, result));
                                 }
                             }
                         }
