@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::{json, Value};
 
-#[tokio::test]
-#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
-async fn a_full_s4_debate_on_a_real_small_model() {
+/// The real model server from `CONSILIUM_TEST_LLM_URL` and a Consilium server using it (answers
+/// capped at `max_tokens`): the database's guard, the server, and the model's name.
+async fn model_server(max_tokens: &str) -> (DbGuard, Server, String) {
     let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect(
         "CONSILIUM_TEST_LLM_URL must name the model server's /v1 URL (scripts/llm.sh start prints it)",
     );
@@ -31,18 +31,39 @@ async fn a_full_s4_debate_on_a_real_small_model() {
         .as_str()
         .expect("a model is loaded")
         .to_owned();
-
-    let (_dir, db) = temp_db();
+    let (dir, db) = temp_db();
     let server = Server::start_with(
         &db,
         0,
         &[
             ("OPENAI_BASE_URL", &base),
             ("OPENAI_MODEL", &model),
-            ("CONSILIUM_OPENAI_MAX_TOKENS", "200"),
+            ("CONSILIUM_OPENAI_MAX_TOKENS", max_tokens),
             ("CONSILIUM_REMOTE_TIMEOUT_S", "120"),
         ],
     );
+    (dir, server, model)
+}
+
+/// Debate `id` once it is no longer running (at most 15 minutes after `started`).
+async fn finished(server: &Server, id: &str, started: Instant) -> Value {
+    loop {
+        let d: Value = get_json(server, &format!("/api/debates/{id}")).await;
+        if d["status"] != "running" {
+            return d;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(900),
+            "the debate did not finish in 15 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
+async fn a_full_s4_debate_on_a_real_small_model() {
+    let (_dir, server, model) = model_server("200").await;
     let query =
         "Should we deploy the new payment service on Friday evening without a rollback plan?";
     let started = Instant::now();
@@ -51,17 +72,7 @@ async fn a_full_s4_debate_on_a_real_small_model() {
         json!({"query": query, "backend": "openai", "seed": 7}),
     )
     .await;
-    let detail = loop {
-        let d: Value = get_json(&server, &format!("/api/debates/{id}")).await;
-        if d["status"] != "running" {
-            break d;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(900),
-            "the debate did not finish in 15 minutes"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let detail = finished(&server, &id, started).await;
     let wall = started.elapsed();
     let events = detail["events"].as_array().expect("events").clone();
 
@@ -206,30 +217,7 @@ fn eval_runs_on_a_real_small_model() {
 #[tokio::test]
 #[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL"]
 async fn an_escalation_pipeline_on_a_real_small_model() {
-    let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect("CONSILIUM_TEST_LLM_URL");
-    let models: Value = client()
-        .get(format!("{}/models", base.trim_end_matches('/')))
-        .send()
-        .await
-        .expect("the model server answers")
-        .json()
-        .await
-        .expect("/v1/models is JSON");
-    let model = models["data"][0]["id"]
-        .as_str()
-        .expect("a model")
-        .to_owned();
-    let (_dir, db) = temp_db();
-    let server = Server::start_with(
-        &db,
-        0,
-        &[
-            ("OPENAI_BASE_URL", &base),
-            ("OPENAI_MODEL", &model),
-            ("CONSILIUM_OPENAI_MAX_TOKENS", "300"),
-            ("CONSILIUM_REMOTE_TIMEOUT_S", "120"),
-        ],
-    );
+    let (_dir, server, model) = model_server("300").await;
     let started = Instant::now();
     let id = create(
         &server,
@@ -237,17 +225,7 @@ async fn an_escalation_pipeline_on_a_real_small_model() {
                "protocol": "escalation", "backend": "openai", "time_scale": 1, "seed": 7}),
     )
     .await;
-    let detail = loop {
-        let d: Value = get_json(&server, &format!("/api/debates/{id}")).await;
-        if d["status"] != "running" {
-            break d;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(900),
-            "not done in 15 minutes"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let detail = finished(&server, &id, started).await;
     let events = detail["events"].as_array().expect("events").clone();
     assert_eq!(detail["status"], "finished", "{detail}");
     let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
