@@ -8,7 +8,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 # The second pass runs only the tests whose subject is what gets stored (debates, logs, judges,
 # sessions, the track record); input checks, limits, TLS, agent kinds and eval are the same on
 # either database, and postgres.rs already ran against PostgreSQL in the first pass.
-PG_PASS := http_api protocols escalation credibility judges access export verify
+PG_PASS := http_api protocols escalation gate credibility judges access export verify
 
 .PHONY: help setup site build run test test-rust test-e2e bench fmt clean-data
 

@@ -101,3 +101,59 @@ test('ES-7: a signed-in judge rules on the challenge it holds, and the live page
   const ruling = detail.events.find((e: any) => e.type === 'judge_ruling');
   expect(ruling).toMatchObject({ judge: 'es-judge', level: 3, action: 'override', value: 0.265 });
 });
+
+test('ES-7/ES-8: at the gate a judge sees an override\'s impact before confirming it, and the analyses re-run live', async ({ page, request }) => {
+  const token = addJudge('gate-judge');
+  await page.goto('/judge/sign-in');
+  await page.getByTestId('judge-token').fill(token);
+  await page.getByTestId('sign-in').click();
+  await expect(page.getByTestId('signed-in-as')).toContainText('gate-judge');
+
+  // A day per second: a judge's six hours pass in a quarter second, so the margin dispute
+  // falls back to the cautious 25 % and the pipeline decides with it provisional.
+  const r = await request.post('/api/debates', {
+    data: { query: 'Should we buy Acme at $80 after its cost programme lifts margins?', protocol: 'escalation', time_scale: 86400, seed: 5 },
+  });
+  expect(r.status(), await r.text()).toBe(201);
+  const { id } = await r.json();
+  await expect
+    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 60_000 })
+    .toBe('finished');
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  await expect(page.getByTestId('decision').getByTestId('provisional-count')).toHaveText('1 provisional decision requires review at the gate.');
+  const challenge = page.getByTestId('challenge');
+  await expect(challenge).toHaveAttribute('data-status', 'provisional');
+
+  // L5: confirm or override; the agents are not asked again once the pipeline has decided.
+  const form = challenge.getByTestId('rule-form');
+  await expect(form.getByTestId('rule-confirm')).toBeVisible();
+  await expect(form.getByTestId('rule-redebate')).toHaveCount(0);
+  await form.getByTestId('rule-value').fill('28');
+  // ES-8 before confirming: seed 000's example, 25 % → 28 % moves the DCF target over 10 %.
+  const preview = form.getByTestId('impact-preview');
+  await expect(preview).toContainText('If operating margin becomes 28.0 %:');
+  await expect(preview).toContainText(/dcf: \$[\d.]+ → \$[\d.]+ \(moves \d+\.\d %\) — re-run/);
+  await expect(preview.getByTestId('rerun-plan')).toContainText('Re-run plan');
+  await form.getByTestId('rule-text').fill('The cost programme is contracted');
+  await form.getByTestId('rule-override').click();
+
+  // The page follows the log past its first decision: the review, the re-runs, the new decision.
+  await expect(challenge).toHaveAttribute('data-status', 'resolved', { timeout: 30_000 });
+  await expect(challenge.getByTestId('resolution')).toContainText('28.0 %');
+  await expect(challenge.getByTestId('resolution')).toContainText('overridden by judge gate-judge');
+  await expect(page.getByTestId('gate-review')).toContainText('Judge gate-judge overrode CH-001 (operating margin): 25.0 % → 28.0 %');
+  await expect(page.getByTestId('reran')).toContainText('dcf');
+  await expect(page.getByTestId('decision')).toHaveAttribute('data-provisional', '0');
+  await expect(page.getByTestId('assumptions')).toContainText('28.0 %');
+  await expect(page.getByTestId('assumptions')).not.toContainText('provisional');
+
+  const detail = await (await request.get(`/api/debates/${id}`)).json();
+  const types = detail.events.map((e: any) => e.type);
+  expect(types.filter((t: string) => t === 'decision')).toHaveLength(2);
+  expect(types).toContain('impact');
+  expect(types[types.length - 1]).toBe('decision');
+  await page.goto(`/debates/${id}/audit`);
+  await hydrated(page);
+  await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
+});

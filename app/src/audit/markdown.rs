@@ -396,6 +396,43 @@ fn escalation(w: &mut String, view: &crate::protocol::DebateView) {
             None => line(w, &format!("  - Open: {}", inline(&c.stage))),
         }
     }
+    if !view.es.impacts.is_empty() {
+        line(w, "");
+        line(w, "## Gate reviews (L5)");
+        line(w, "");
+    }
+    for i in &view.es.impacts {
+        let r = &i.report;
+        line(
+            w,
+            &format!(
+                "- Judge {} overrode **{}** ({}): {} → {}. Re-run plan ({}): {}.",
+                inline(&i.judge),
+                i.challenge,
+                r.assumption,
+                shown(&r.assumption, r.old_value),
+                shown(&r.assumption, r.new_value),
+                r.plan.strategy,
+                if r.plan.required.is_empty() {
+                    "none required".to_owned()
+                } else {
+                    r.plan.required.join(", ")
+                }
+            ),
+        );
+        for m in &r.impacts {
+            line(
+                w,
+                &format!(
+                    "  - {}: {} → {}{}",
+                    m.analysis,
+                    m.old,
+                    m.new,
+                    if m.requires_rerun { " (re-run)" } else { "" }
+                ),
+            );
+        }
+    }
     if let Some(a) = view.es.analyses.last() {
         line(w, "");
         line(w, "| Assumption | Value |");

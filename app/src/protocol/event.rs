@@ -11,7 +11,7 @@ use super::collapse::params::WcParams;
 use super::credibility::{ContextTags, CredibilitySnapshot};
 use super::escalation::messages::{Challenge as EsChallenge, Message};
 use super::escalation::types::{
-    AnalysisRun, EsParams, Escalated, JudgeAssigned, JudgeRuling, Resolved,
+    AnalysisRun, EsParams, Escalated, ImpactRun, JudgeAssigned, JudgeRuling, Resolved,
 };
 use super::outcome::Outcome;
 use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
@@ -188,6 +188,8 @@ pub enum EventBody {
     ProvisionalDecision(Resolved),
     /// ES-8: the analyses computed from the pipeline's assumptions.
     Analysis(AnalysisRun),
+    /// ES-8: a gate override's downstream impact and re-run plan, before the re-runs.
+    Impact(ImpactRun),
     /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
@@ -253,6 +255,7 @@ impl EventBody {
             EventBody::ChallengeResolved(_) => "challenge_resolved",
             EventBody::ProvisionalDecision(_) => "provisional_decision",
             EventBody::Analysis(_) => "analysis",
+            EventBody::Impact(_) => "impact",
             EventBody::InjectionDetected { .. } => "injection_detected",
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
@@ -296,6 +299,7 @@ impl EventBody {
             | EventBody::ProvisionalDecision(_) => Some(2),
             EventBody::DebateStarted { .. }
             | EventBody::Analysis(_)
+            | EventBody::Impact(_)
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Decision(_)

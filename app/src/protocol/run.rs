@@ -309,3 +309,36 @@ pub fn stopped_by(judge: &str) -> EventBody {
         by: Some(judge.to_owned()),
     }
 }
+
+/// ES-7, L5: a judge's review at the gate of a pipeline that has decided. The machine is
+/// rebuilt from `log` at wall time `wall_ms` (Unix milliseconds) and takes the action; returns
+/// what it writes, each new decision with its vote baseline (QL-1) as the first positions give
+/// it against that decision. Nothing is written when the action is refused.
+pub fn gate_review(
+    log: &[super::event::Event],
+    wall_ms: f64,
+    challenge: &str,
+    judge: &str,
+    action: JudgeAction,
+) -> Result<Vec<EventBody>, RulingError> {
+    use super::machine::Machine;
+    let mut machine =
+        super::escalation::EsDebate::reopen(log, wall_ms).map_err(RulingError::Conflict)?;
+    machine.judge(challenge, judge, action)?;
+    let mut fold = BaselineFold::default();
+    for e in log
+        .iter()
+        .take_while(|e| !matches!(e.body, EventBody::Decision(_)))
+    {
+        fold.see(&e.body);
+    }
+    let mut out = Vec::new();
+    while let Some(mut body) = machine.poll_event() {
+        if let EventBody::Decision(outcome) = &mut body {
+            let baseline = fold.baseline(outcome);
+            outcome.set_vote_baseline(baseline);
+        }
+        out.push(body);
+    }
+    Ok(out)
+}

@@ -3,12 +3,18 @@
 
 use leptos::prelude::*;
 
+use crate::protocol::escalation::analysis::GRAPH;
 use crate::protocol::escalation::assumptions::assumption;
 use crate::protocol::escalation::clock::show;
-use crate::protocol::escalation::EsOutcome;
+use crate::protocol::escalation::{impact, Assumptions, Company, EsOutcome, ImpactReport};
 use crate::protocol::reducer::ChallengeView;
 use crate::protocol::types::display_name;
 use crate::protocol::DebateView;
+
+/// ES-7: the live page's way to follow a log again after a judge's review at the gate
+/// appended to it (bumped once the review is stored).
+#[derive(Clone, Copy)]
+pub struct FollowAgain(pub RwSignal<u32>);
 
 const LEVELS: [&str; 5] = ["Agents", "Facilitator", "Judge", "Provisional", "Gate"];
 
@@ -133,6 +139,74 @@ fn wall_ms() -> Option<f64> {
 struct Rule {
     id: String,
     send: Action<(String, String, String, Option<f64>, String), Result<(), ServerFnError>>,
+    /// ES-8: the company and the assumptions of the latest analysis, for the impact preview.
+    base: Option<(Company, Assumptions)>,
+    /// The pipeline has ended: the review is at the gate, and the agents are not asked again.
+    gate: bool,
+}
+
+/// A typed value in the form's unit ("28" or "28 %" for a fraction shown in %) → the
+/// assumption's own unit (0.28).
+fn typed(text: &str, percent: bool) -> Option<f64> {
+    let v = text
+        .trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()?;
+    Some(if percent { v / 100.0 } else { v })
+}
+
+/// ES-8: what an override moves, and the re-runs it needs — before the judge confirms
+/// (`heading` "If …") and, logged, after.
+fn impact_list(report: &ImpactReport, heading: String) -> impl IntoView {
+    let items = report
+        .impacts
+        .iter()
+        .map(|i| {
+            let moved = match i.metric.as_str() {
+                "target_price" => format!("{:.1} %", i.delta * 100.0),
+                "rating" if i.delta >= 1.0 => "changes".to_owned(),
+                _ => format!("{:.2}", i.delta),
+            };
+            let verdict = if i.requires_rerun {
+                "re-run"
+            } else {
+                "update only"
+            };
+            view! {
+                <li class:rerun=i.requires_rerun>
+                    {format!("{}: {} → {} (moves {moved}) — {verdict}", i.analysis, i.old, i.new)}
+                </li>
+            }
+        })
+        .collect_view();
+    let plan = &report.plan;
+    let plan = if plan.required.is_empty() {
+        "No re-run required: the new values are recorded.".to_owned()
+    } else {
+        let order = plan
+            .batches
+            .iter()
+            .map(|b| b.join(" + "))
+            .collect::<Vec<_>>()
+            .join(", then ");
+        format!("Re-run plan ({}): {order}.", plan.strategy)
+    };
+    view! {
+        <p class="muted small">{heading}</p>
+        <ul>{items}</ul>
+        <p class="small" data-testid="rerun-plan">{plan}</p>
+    }
+}
+
+fn impact_preview(report: ImpactReport) -> impl IntoView {
+    let heading = format!(
+        "If {} becomes {}:",
+        report.assumption.replace('_', " "),
+        shown(&report.assumption, report.new_value)
+    );
+    view! { <div class="impact-preview" data-testid="impact-preview">{impact_list(&report, heading)}</div> }
 }
 
 /// ES-5/ES-7 on the live page: a signed-in judge rules on a held challenge (a value and a
@@ -150,25 +224,23 @@ fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
     let submit = {
         let (debate, id) = (debate.clone(), id.clone());
         move |action: &str| {
-            let typed = value
-                .get_untracked()
-                .trim()
-                .trim_end_matches('%')
-                .trim()
-                .to_owned();
-            let number = typed
-                .parse::<f64>()
-                .ok()
-                .map(|v| if percent { v / 100.0 } else { v });
             send.dispatch((
                 debate.clone(),
                 id.clone(),
                 action.to_owned(),
-                number,
+                typed(&value.get_untracked(), percent),
                 text.get_untracked(),
             ));
         }
     };
+    let key = challenge.challenge.assumption.clone();
+    let base = rule.base.clone();
+    let preview = move || {
+        let (company, before) = base.clone()?;
+        let v = typed(&value.get(), percent)?;
+        impact(&GRAPH, &company, &before, &key, v).ok()
+    };
+    let gate = rule.gate;
     let (confirm, override_, redebate) = (submit.clone(), submit.clone(), submit);
     let error = move || {
         send.value()
@@ -192,9 +264,12 @@ fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
                 on:click=move |_| override_("override")>{if provisional { "Override" } else { "Rule" }}</button>
             {provisional.then(|| view! {
                 <button class="secondary" data-testid="rule-confirm" on:click=move |_| confirm("confirm")>"Confirm"</button>
+            })}
+            {(provisional && !gate).then(|| view! {
                 <button class="secondary" data-testid="rule-redebate" on:click=move |_| redebate("redebate")>"Back to the agents"</button>
             })}
             {move || error().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
+            {move || preview().map(impact_preview)}
         </div>
     }
 }
@@ -238,21 +313,44 @@ pub fn EsPanel(
             _ => v.es.now,
         })
     };
+    // ES-7: once a review at the gate is stored, the page follows the log's new end.
+    let again = use_context::<FollowAgain>();
+    Effect::new(move |_| {
+        if matches!(send.value().get(), Some(Ok(()))) {
+            if let Some(FollowAgain(n)) = again {
+                n.update(|n| *n = n.wrapping_add(1));
+            }
+        }
+    });
     let rows = move || {
         let now = now();
         let judge = is_judge();
         state.with(|v| {
             let running = v.status() == crate::protocol::DebateStatus::Running;
+            let decided = v.status() == crate::protocol::DebateStatus::Finished
+                || v.status() == crate::protocol::DebateStatus::BudgetExhausted;
+            let base =
+                v.es.analyses
+                    .last()
+                    .and_then(|a| v.es.params.map(|p| (p.company, a.assumptions.clone())));
             v.es.challenges
                 .iter()
                 .map(|c| {
                     let left = crate::protocol::reducer::EsState::time_left(c, now)
                         .filter(|_| v.decision.is_none() || c.is_provisional());
-                    let actionable = c.judge.is_some() || c.is_provisional();
-                    let rule = id
-                        .clone()
-                        .filter(|_| judge && running && actionable)
-                        .map(|id| Rule { id, send });
+                    // While the pipeline runs: a held challenge or a provisional value; after
+                    // the decision: the provisional values, at the gate (L5).
+                    let actionable = if running {
+                        c.judge.is_some() || c.is_provisional()
+                    } else {
+                        decided && c.is_provisional()
+                    };
+                    let rule = id.clone().filter(|_| judge && actionable).map(|id| Rule {
+                        id,
+                        send,
+                        base: base.clone(),
+                        gate: !running,
+                    });
                     (c.clone(), left, rule)
                 })
                 .collect::<Vec<_>>()
@@ -268,7 +366,14 @@ pub fn EsPanel(
                         .filter(|c| a.provisional.contains(&c.challenge.id))
                         .map(|c| c.challenge.assumption.clone())
                         .collect();
-                (a, provisional)
+                // ES-8: the analyses the last gate review re-ran, batch by batch.
+                let reran: Vec<String> =
+                    v.es.analyses
+                        .iter()
+                        .filter(|r| r.at == a.at && !r.rerun.is_empty())
+                        .map(|r| r.rerun.join(" + "))
+                        .collect();
+                (a, provisional, reran)
             })
         })
     };
@@ -295,7 +400,23 @@ pub fn EsPanel(
                     view! { <ol class="ladder">{rows.into_iter().map(|(c, left, rule)| row(c, left, rule)).collect_view()}</ol> }.into_any()
                 }
             }}
-            {move || analysis().map(|(a, provisional)| {
+            {move || state.with(|v| v.es.impacts.clone()).into_iter().map(|i| {
+                let heading = format!(
+                    "Judge {} overrode {} ({}): {} → {}",
+                    i.judge,
+                    i.challenge,
+                    i.report.assumption.replace('_', " "),
+                    shown(&i.report.assumption, i.report.old_value),
+                    shown(&i.report.assumption, i.report.new_value)
+                );
+                view! {
+                    <div class="gate-review" data-testid="gate-review">
+                        <h3>"Gate review"</h3>
+                        {impact_list(&i.report, heading)}
+                    </div>
+                }
+            }).collect_view()}
+            {move || analysis().map(|(a, provisional, reran)| {
                 let items = a.assumptions.0.into_iter().map(|(k, v)| {
                     let label = assumption(&k).map_or_else(|| k.clone(), |s| s.label.to_owned());
                     let p = provisional.contains(&k);
@@ -304,6 +425,9 @@ pub fn EsPanel(
                 }).collect_view();
                 view! {
                     <h3>"Assumptions the analyses used"</h3>
+                    {(!reran.is_empty()).then(|| view! {
+                        <p class="small" data-testid="reran">{format!("Re-ran after the gate review: {}.", reran.join(", then "))}</p>
+                    })}
                     <dl class="facts es-assumptions" data-testid="assumptions">{items}</dl>
                 }
             })}

@@ -54,11 +54,17 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     let failure = RwSignal::new(None::<String>);
     let id = detail.id.clone();
 
+    // ES-7: a judge's review at the gate appends to an ended log; the page follows it again.
+    let again = RwSignal::new(0u32);
+    provide_context(super::escalation::FollowAgain(again));
     #[cfg(feature = "hydrate")]
-    if !finished {
+    {
         let id = id.clone();
         Effect::new(move |started: Option<()>| {
-            if started.is_none() {
+            again.track();
+            let first = started.is_none();
+            if (first && !finished) || (!first && conn.get_untracked() == Connection::Closed) {
+                conn.set(Connection::Connecting);
                 stream::connect(&id, state, conn, failure);
             }
         });

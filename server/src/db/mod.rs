@@ -228,11 +228,14 @@ impl Store {
                         .execute(&mut *tx)
                         .await?;
                     if let Some(body) = &signature {
-                        sqlx::query("INSERT INTO signatures (debate_id, body) VALUES ($1, $2)")
-                            .bind(debate)
-                            .bind(body)
-                            .execute(&mut *tx)
-                            .await?;
+                        sqlx::query(
+                            "INSERT INTO log_signatures (debate_id, seq, body) VALUES ($1, $2, $3)",
+                        )
+                        .bind(debate)
+                        .bind(last.seq as i64)
+                        .bind(body)
+                        .execute(&mut *tx)
+                        .await?;
                     }
                     for p in predictions {
                         track_record::insert_prediction!(p).execute(&mut *tx).await?;

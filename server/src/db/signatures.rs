@@ -6,13 +6,18 @@ use app::audit::signature::LogSignature;
 use super::{Db, Store, StoreError};
 
 impl Store {
-    /// The signature over a debate's log, once it has ended.
+    /// The signature over a debate's log as it ends now: the latest of its ends (a gate
+    /// review ends it again, ES-7), or the one written before signatures were kept per end.
     pub async fn signature(&self, debate: &str) -> Result<Option<LogSignature>, StoreError> {
         let row: Option<(String,)> = on_pool!(self, pool => {
-            sqlx::query_as("SELECT body FROM signatures WHERE debate_id = $1")
-                .bind(debate)
-                .fetch_optional(pool)
-                .await?
+            sqlx::query_as(
+                "SELECT body FROM (SELECT body, seq FROM log_signatures WHERE debate_id = $1 \
+                 UNION ALL SELECT body, -1 AS seq FROM signatures WHERE debate_id = $1) s \
+                 ORDER BY seq DESC LIMIT 1",
+            )
+            .bind(debate)
+            .fetch_optional(pool)
+            .await?
         });
         row.map(|(body,)| {
             serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
@@ -48,8 +53,8 @@ mod tests {
         for sql in [
             "UPDATE events SET body = 'x'",
             "DELETE FROM events",
-            "UPDATE signatures SET body = 'x'",
-            "DELETE FROM signatures",
+            "UPDATE log_signatures SET body = 'x'",
+            "DELETE FROM log_signatures",
         ] {
             let err = store.execute_raw(sql).await.expect_err(sql);
             assert!(err.to_string().contains("append-only"), "{sql}: {err}");

@@ -45,12 +45,18 @@ pub fn end_signature(
 impl Journal for StoredJournal {
     async fn append(&mut self, events: Vec<Event>) -> Result<(), StoreError> {
         let signature = end_signature(self.signer.as_deref(), &self.id, &events);
-        // Issue 13: a log that ends with its decision records each agent's prediction with it.
+        // Issue 13: a log that ends with its decision records each agent's prediction with it,
+        // once: a gate review's new decision (ES-7) changes no agent's prediction.
         let predictions = match events.last() {
             Some(e) if matches!(e.body, EventBody::Decision(_)) => {
                 let mut log = self.store.events_after(&self.id, 0).await?;
+                let decided = log.iter().any(|e| matches!(e.body, EventBody::Decision(_)));
                 log.extend(events.iter().cloned());
-                crate::record::predictions_of(&self.id, &log)
+                if decided {
+                    Vec::new()
+                } else {
+                    crate::record::predictions_of(&self.id, &log)
+                }
             }
             _ => Vec::new(),
         };

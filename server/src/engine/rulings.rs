@@ -1,15 +1,18 @@
-//! ES-5/ES-7: a judge's ruling on a challenge of a running debate, handed to its drive loop.
+//! ES-5/ES-7: a judge's ruling on a challenge of a running debate, handed to its drive loop;
+//! L5, the gate: a judge's review of a finished pipeline's provisional decision, appended to its
+//! log by the machine rebuilt from it.
 
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 use std::time::Duration;
 
 use app::protocol::escalation::{JudgeAction, RulingError};
+use app::protocol::{DebateStatus, EventBody};
 use tokio::sync::{mpsc, oneshot};
 
 use super::Engine;
 use crate::db::StoreError;
-use crate::drive::Ruling;
+use crate::drive::{Journal, Ruling, Sequencer, StoredJournal};
 
 /// Why a ruling was not applied.
 #[derive(Debug)]
@@ -45,15 +48,17 @@ impl Engine {
     ) -> Result<(), RuleError> {
         let sender = self.lock_rulings().get(id).cloned();
         let Some(sender) = sender else {
-            return Err(match self.store.status(id).await? {
-                None => RuleError::NoDebate,
-                Some(s) if s.is_over() => RuleError::NotRunning(format!(
-                    "debate {id} has ended ({s}); judges rule on running debates"
-                )),
-                Some(_) => RuleError::NotRunning(format!(
+            return match self.store.status(id).await? {
+                None => Err(RuleError::NoDebate),
+                Some(DebateStatus::Interrupted) => Err(RuleError::NotRunning(format!(
+                    "debate {id} has ended (interrupted) before its decision; there is nothing \
+                     to review"
+                ))),
+                Some(s) if s.is_over() => self.review(id, judge, challenge, action).await,
+                Some(_) => Err(RuleError::NotRunning(format!(
                     "debate {id} runs in another server process; rule through that one"
-                )),
-            });
+                ))),
+            };
         };
         let (done, answer) = oneshot::channel();
         let ruling = Ruling {
@@ -80,6 +85,53 @@ impl Engine {
                 "debate {id} did not take the ruling within {} s",
                 limit.as_secs()
             ))),
+        }
+    }
+
+    /// L5: the gate review of a finished pipeline. The machine is rebuilt from the stored log
+    /// and takes the judge's action; what it writes — the ruling, the resolution, the impact,
+    /// the re-runs, the new decision — is numbered after the last stored event, stored signed
+    /// in one batch and published. Another review stored first is a conflict, never a fork.
+    async fn review(
+        &self,
+        id: &str,
+        judge: &str,
+        challenge: &str,
+        action: JudgeAction,
+    ) -> Result<(), RuleError> {
+        let log = self.store.events_after(id, 0).await?;
+        let protocol = match log.first().map(|e| &e.body) {
+            Some(EventBody::DebateStarted { protocol, .. }) => protocol.clone(),
+            _ => String::new(),
+        };
+        if protocol != "escalation" {
+            return Err(RuleError::NotRunning(format!(
+                "debate {id} has ended; only an escalation pipeline's provisional decisions \
+                 are reviewed after it"
+            )));
+        }
+        let wall_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        let written = app::protocol::run::gate_review(&log, wall_ms, challenge, judge, action)
+            .map_err(RuleError::Refused)?;
+        let Some(last) = log.last() else {
+            return Err(RuleError::NoDebate);
+        };
+        let mut seq = Sequencer::after(last);
+        let batch: Vec<_> = written.into_iter().map(|body| seq.stamp(body)).collect();
+        let mut journal = StoredJournal {
+            id: id.to_owned(),
+            store: self.store.clone(),
+            hub: self.hub.clone(),
+            signer: self.signer.clone(),
+        };
+        match journal.append(batch).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_conflict() => Err(RuleError::Refused(RulingError::Conflict(format!(
+                "another judge's review of debate {id} was stored first; reload and review again"
+            )))),
+            Err(e) => Err(RuleError::Store(e)),
         }
     }
 }

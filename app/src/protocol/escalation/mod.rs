@@ -32,5 +32,5 @@ pub use messages::{Challenge, Content, Message, MessageKind};
 pub use rules::default_agents;
 pub use types::{
     parse_params, AnalysisRun, ChallengeAnswer, EsOutcome, EsParams, Escalated, Estimate,
-    EvidenceVerdict, JudgeAssigned, JudgeRuling, Resolved, RulingError,
+    EvidenceVerdict, ImpactRun, JudgeAssigned, JudgeRuling, Resolved, RulingError,
 };

@@ -4,11 +4,15 @@
 //! follows ES-4 with the logged credibility; and it recomputes the analyses and the decision
 //! from the final assumptions.
 
-use super::assumptions::assumption;
+use std::collections::VecDeque;
+
+use super::analysis::{compute, GRAPH};
+use super::assumptions::{assumption, Assumptions};
+use super::impact::impact;
 use super::ladder::{facilitate, JudgeAction, Resolution, Side};
-use super::messages::{Challenge, MessageKind};
-use super::rules::{disputes, final_assumptions, outcome, silent};
-use super::types::{EsOutcome, EsParams, Estimate, JudgeRuling};
+use super::messages::Challenge;
+use super::rules::{disputes, final_assumptions, logged_finding, outcome, silent};
+use super::types::{AnalysisRun, EsOutcome, EsParams, Estimate, JudgeRuling};
 use crate::protocol::credibility::CredibilitySnapshot;
 use crate::protocol::event::{Config, Event, EventBody};
 use crate::protocol::types::AgentSpec;
@@ -23,6 +27,9 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
     let mut credibility: Option<&CredibilitySnapshot> = None;
     let mut rulings: Vec<&JudgeRuling> = Vec::new();
     let mut cut = false;
+    // ES-8: the assumptions the last analysis used, and the re-runs an impact plan still owes.
+    let mut analysed: Option<&Assumptions> = None;
+    let mut plan: VecDeque<Vec<String>> = VecDeque::new();
     for e in events {
         match &e.body {
             EventBody::DebateStarted {
@@ -35,18 +42,9 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                 }
             }
             EventBody::Credibility(s) => credibility = Some(s),
-            EventBody::Message { round: 1, message } if message.kind == MessageKind::Finding => {
-                let (Some(key), Some(value)) = (&message.content.assumption, message.content.value)
-                else {
-                    continue;
-                };
-                if let Some(i) = agents.iter().position(|a| a.id == message.from) {
-                    estimates[i].push(Estimate {
-                        assumption: key.clone(),
-                        value,
-                        confidence: message.content.confidence,
-                        evidence: message.content.evidence.clone(),
-                    });
+            EventBody::Message { round: 1, message } => {
+                if let Some((i, estimate)) = logged_finding(&agents, message) {
+                    estimates[i].push(estimate);
                 }
             }
             EventBody::ChallengeRaised { at, challenge } => raised.push((*at, challenge.clone())),
@@ -61,6 +59,36 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                 check_ruling(e.seq, &r.resolution, &rulings, &resolutions)?;
                 resolutions.retain(|x| x.challenge != r.resolution.challenge);
                 resolutions.push(r.resolution.clone());
+            }
+            EventBody::Analysis(a) => {
+                check_analysis(e.seq, &params, a, &mut plan)?;
+                analysed = Some(&a.assumptions);
+            }
+            EventBody::Impact(run) => {
+                let before = analysed
+                    .ok_or_else(|| format!("event {}: an impact before any analysis", e.seq))?;
+                let r = &run.report;
+                let want = impact(&GRAPH, &params.company, before, &r.assumption, r.new_value)
+                    .map_err(|err| format!("event {}: {err}", e.seq))?;
+                if want != *r {
+                    return Err(format!(
+                        "event {}: the logged impact of {} on {} is not what ES-8 gives",
+                        e.seq, run.challenge, r.assumption
+                    ));
+                }
+                plan = want.plan.batches.into();
+            }
+            EventBody::Decision(_) if !plan.is_empty() => {
+                return Err(format!(
+                    "event {}: the decision comes before the re-runs its impact plan requires \
+                     ({})",
+                    e.seq,
+                    plan.iter()
+                        .flatten()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
             }
             EventBody::BudgetExhausted { .. } => cut = true,
             _ => {}
@@ -86,6 +114,29 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
         cut,
         &silent,
     ))
+}
+
+/// ES-8: a logged analysis is what the calculators give for its assumptions, and a re-run is
+/// the next batch of the impact plan before it.
+fn check_analysis(
+    seq: u64,
+    params: &EsParams,
+    a: &AnalysisRun,
+    plan: &mut VecDeque<Vec<String>>,
+) -> Result<(), String> {
+    let want = compute(&params.company, &a.assumptions).map_err(|e| format!("event {seq}: {e}"))?;
+    if want != a.results {
+        return Err(format!(
+            "event {seq}: the logged analysis is not what the calculators give for its assumptions"
+        ));
+    }
+    if !a.rerun.is_empty() && plan.pop_front().as_ref() != Some(&a.rerun) {
+        return Err(format!(
+            "event {seq}: re-runs {} that the impact plan did not call for",
+            a.rerun.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// ES-7: a resolution by a judge follows that judge's logged ruling: an override applies the

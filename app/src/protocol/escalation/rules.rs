@@ -5,7 +5,7 @@
 use super::analysis::{compute, Company};
 use super::assumptions::{assumption, Assumptions, ASSUMPTIONS};
 use super::ladder::{Resolution, ACK_S};
-use super::messages::Challenge;
+use super::messages::{Challenge, Message, MessageKind};
 use super::types::{EsOutcome, Estimate};
 use crate::protocol::types::{AgentSpec, Role};
 
@@ -134,6 +134,27 @@ pub fn final_assumptions(
         a = a.with(&r.assumption, r.position);
     }
     a
+}
+
+/// ES-1: the value a logged finding states, with the index of the agent that stated it; `None`
+/// for any other message, or one from an agent not in the pipeline.
+pub fn logged_finding(agents: &[AgentSpec], message: &Message) -> Option<(usize, Estimate)> {
+    if message.kind != MessageKind::Finding {
+        return None;
+    }
+    let (Some(key), Some(value)) = (&message.content.assumption, message.content.value) else {
+        return None;
+    };
+    let agent = agents.iter().position(|a| a.id == message.from)?;
+    Some((
+        agent,
+        Estimate {
+            assumption: key.clone(),
+            value,
+            confidence: message.content.confidence,
+            evidence: message.content.evidence.clone(),
+        },
+    ))
 }
 
 /// The agents with no usable values (failed, or never asked once the budget ran out).

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::analysis::{Company, Rating, Results};
 use super::assumptions::{assumption, Assumptions};
 use super::clock::check_scale;
+use super::impact::ImpactReport;
 use super::ladder::{JudgeAction, Resolution};
 use crate::protocol::baseline::VoteBaseline;
 use crate::protocol::error::ProtocolError;
@@ -187,6 +188,20 @@ pub struct AnalysisRun {
     /// The challenges whose value is provisional in these assumptions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub provisional: Vec<String>,
+    /// After a gate review (ES-8): the analyses this run re-ran, one batch of the re-run plan;
+    /// empty for the pipeline's own run, or when the change required no re-run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rerun: Vec<String>,
+}
+
+/// ES-8: what a judge's override at the gate changes downstream, logged before the re-runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImpactRun {
+    pub challenge: String,
+    pub judge: String,
+    pub at: u64,
+    #[serde(flatten)]
+    pub report: ImpactReport,
 }
 
 /// The pipeline's result: the `decision` event of an escalation debate.

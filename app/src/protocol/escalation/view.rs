@@ -7,7 +7,7 @@ use super::assumptions::assumption;
 use super::clock::show;
 use super::ladder::{JudgeAction, Resolution};
 use super::messages::{Challenge, MessageKind};
-use super::types::{AnalysisRun, EsParams};
+use super::types::{AnalysisRun, EsParams, ImpactRun};
 use crate::protocol::columns::{Card, Tone};
 use crate::protocol::event::EventBody;
 
@@ -44,6 +44,9 @@ pub struct EsState {
     pub now: u64,
     pub challenges: Vec<ChallengeView>,
     pub analyses: Vec<AnalysisRun>,
+    /// ES-8: every override at the gate with its impact and re-run plan.
+    #[serde(default)]
+    pub impacts: Vec<ImpactRun>,
 }
 
 /// ES-3…ES-6: the stage a challenge enters at each level.
@@ -164,6 +167,10 @@ impl EsState {
             EventBody::Analysis(a) => {
                 self.now = self.now.max(a.at);
                 self.analyses.push(a.clone());
+            }
+            EventBody::Impact(i) => {
+                self.now = self.now.max(i.at);
+                self.impacts.push(i.clone());
             }
             _ => {}
         }

@@ -246,47 +246,20 @@ impl EsDebate {
                 "this debate has no challenge '{challenge}'"
             )));
         };
-        if self.outcome.is_some() {
-            return Err(RulingError::Conflict(
-                "the pipeline has ended; its provisional decisions are reviewed at the gate".into(),
-            ));
-        }
         let key = self.ladders[i].challenge.assumption.clone();
-        match &action {
-            JudgeAction::Override { value, rationale } => {
-                if let Some(spec) = assumption(&key) {
-                    spec.check(*value).map_err(RulingError::Invalid)?;
-                }
-                if rationale.trim().is_empty() {
-                    return Err(RulingError::Invalid("an override needs a rationale".into()));
-                }
-            }
-            JudgeAction::Redebate { context } if context.trim().is_empty() => {
-                return Err(RulingError::Invalid(
-                    "a re-debate needs the context to add".into(),
-                ));
-            }
-            _ => {}
+        let action = checked(&key, action)?;
+        if self.outcome.is_some() {
+            return self.review(i, judge, action);
         }
         let now = self.now;
         let level = self.ladders[i].level;
+        let steps = self.ladders[i]
+            .judge(now, judge, action.clone())
+            .map_err(RulingError::Conflict)?;
         if matches!(action, JudgeAction::Redebate { .. }) {
             // Back to the agents: a provisional value no longer stands.
             self.resolutions.retain(|r| r.challenge != challenge);
         }
-        let steps = self.ladders[i]
-            .judge(now, judge, action.clone())
-            .map_err(RulingError::Conflict)?;
-        let action = match action {
-            JudgeAction::Override { value, rationale } => JudgeAction::Override {
-                value,
-                rationale: rationale.trim().to_owned(),
-            },
-            JudgeAction::Redebate { context } => JudgeAction::Redebate {
-                context: context.trim().to_owned(),
-            },
-            other => other,
-        };
         self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
             challenge: challenge.to_owned(),
             judge: judge.to_owned(),
@@ -297,5 +270,32 @@ impl EsDebate {
         self.log_steps(i, now, steps);
         self.settle();
         Ok(())
+    }
+}
+
+/// A judge's action checked before it reaches the ladder: an override's value within the
+/// assumption's range and a rationale, a re-debate's context; text trimmed as logged.
+pub(super) fn checked(key: &str, action: JudgeAction) -> Result<JudgeAction, RulingError> {
+    match action {
+        JudgeAction::Override { value, rationale } => {
+            if let Some(spec) = assumption(key) {
+                spec.check(value).map_err(RulingError::Invalid)?;
+            }
+            let rationale = rationale.trim().to_owned();
+            if rationale.is_empty() {
+                return Err(RulingError::Invalid("an override needs a rationale".into()));
+            }
+            Ok(JudgeAction::Override { value, rationale })
+        }
+        JudgeAction::Redebate { context } => {
+            let context = context.trim().to_owned();
+            if context.is_empty() {
+                return Err(RulingError::Invalid(
+                    "a re-debate needs the context to add".into(),
+                ));
+            }
+            Ok(JudgeAction::Redebate { context })
+        }
+        JudgeAction::Confirm => Ok(JudgeAction::Confirm),
     }
 }

@@ -6,6 +6,7 @@
 //! by the debate's `time_scale`); [`Machine::wake_at`] says when a timer next fires. What the
 //! agents answer is taken in by [`inbox`].
 
+mod gate;
 mod inbox;
 
 use std::collections::VecDeque;
@@ -262,6 +263,7 @@ impl EsDebate {
             assumptions: result.assumptions.clone(),
             results: result.results.clone(),
             provisional: result.provisional.clone(),
+            rerun: Vec::new(),
         }));
         self.events
             .push_back(EventBody::Decision(Outcome::Escalation(Box::new(

@@ -16,7 +16,7 @@ use crate::protocol::{EventBody, Outcome};
 
 /// How the scripted agents behave in one run.
 #[derive(Clone, Copy)]
-struct Script {
+pub(super) struct Script {
     /// The financial agent's operating margin (the valuation agent says 0.25).
     margin: f64,
     /// The challenged agent: `None` never acknowledges; `Some(v)` answers with `v`.
@@ -58,7 +58,7 @@ fn reply(req: &AgentRequest, s: Script) -> AgentReply {
 
 /// Runs a pipeline: agents answer by `script`; whenever nobody is asked, the virtual clock
 /// jumps to the next timer; queued challenges get `admission`. Returns the log's bodies.
-fn run(
+pub(super) fn run(
     script: Script,
     admission: &dyn Fn(&str) -> Admission,
     credibility: Option<CredibilitySnapshot>,
@@ -118,7 +118,7 @@ fn escalations(bodies: &[EventBody]) -> Vec<(u8, u64)> {
         .collect()
 }
 
-fn outcome(bodies: &[EventBody]) -> crate::protocol::escalation::EsOutcome {
+pub(super) fn outcome(bodies: &[EventBody]) -> crate::protocol::escalation::EsOutcome {
     match bodies.last() {
         Some(EventBody::Decision(Outcome::Escalation(o))) => (**o).clone(),
         other => panic!("ends with an escalation decision, got {other:?}"),
@@ -138,13 +138,13 @@ fn verified(bodies: Vec<EventBody>) -> Vec<EventBody> {
     bodies
 }
 
-const FIRM: Script = Script {
+pub(super) const FIRM: Script = Script {
     margin: 0.28,
     answer: Some(0.28),
     accept: false,
 };
 
-fn overflow(_: &str) -> Admission {
+pub(super) fn overflow(_: &str) -> Admission {
     Admission::Overflow
 }
 

@@ -10,6 +10,7 @@ use super::ladder::{self, JudgeAction, Ladder, Side, Stage, Step};
 use super::messages::Challenge;
 use crate::protocol::credibility::{CrStatus, Credibility};
 
+mod gate;
 mod machine;
 
 fn challenge(assumption: &str, challenged: f64, challenger: f64) -> Challenge {

@@ -1,0 +1,209 @@
+//! L5, the gate (ES-7, ES-8): a finished pipeline's provisional decisions reviewed by a judge.
+//! The machine is rebuilt from its log ([`EsDebate::reopen`]); a confirmation or an override is
+//! logged as `judge_ruling` and `challenge_resolved`, an override's downstream `impact` and its
+//! re-run plan follow, then each batch of re-runs as an `analysis`, and a new `decision` ends the
+//! log again. The agents are not asked again: sending a value back to them is for a pipeline
+//! still running.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::{EsDebate, ANALYSIS};
+use crate::protocol::escalation::analysis::GRAPH;
+use crate::protocol::escalation::impact::impact;
+use crate::protocol::escalation::ladder::{JudgeAction, Ladder, Stage};
+use crate::protocol::escalation::rules::{final_assumptions, logged_finding, outcome, silent};
+use crate::protocol::escalation::types::{
+    AnalysisRun, EsOutcome, EsParams, ImpactRun, JudgeRuling, RulingError,
+};
+use crate::protocol::escalation::view::EsState;
+use crate::protocol::event::{Config, Event, EventBody};
+use crate::protocol::outcome::Outcome;
+
+impl EsDebate {
+    /// Rebuilds a pipeline that has logged its decision, for the gate review, at wall time
+    /// `wall_ms` (Unix milliseconds; pipeline time runs on from the last event at the debate's
+    /// scale). Refused by name for a log of another protocol or one without a decision.
+    pub fn reopen(events: &[Event], wall_ms: f64) -> Result<EsDebate, String> {
+        let Some(EventBody::DebateStarted {
+            protocol,
+            query,
+            agents,
+            config,
+            ..
+        }) = events.first().map(|e| &e.body)
+        else {
+            return Err("the log does not start with debate_started".into());
+        };
+        if protocol != "escalation" {
+            return Err(format!(
+                "this is a {protocol} debate: only escalation pipelines have a gate"
+            ));
+        }
+        let params = match config {
+            Some(Config::Escalation(p)) => *p,
+            _ => EsParams::default(),
+        };
+        let mut view = EsState {
+            params: Some(params),
+            ..EsState::default()
+        };
+        let mut estimates = vec![Vec::new(); agents.len()];
+        let mut credibility = None;
+        let mut decided: Option<&EsOutcome> = None;
+        for e in events {
+            match &e.body {
+                EventBody::Credibility(s) => credibility = Some(s.clone()),
+                EventBody::Message { round: 1, message } => {
+                    if let Some((i, estimate)) = logged_finding(agents, message) {
+                        estimates[i].push(estimate);
+                    }
+                }
+                EventBody::Decision(Outcome::Escalation(o)) => decided = Some(o),
+                EventBody::Interrupted { .. } => {
+                    return Err("the pipeline was interrupted before its decision".into())
+                }
+                _ => {}
+            }
+            view.apply(e.seq, &e.body);
+        }
+        let decided = decided.ok_or("the pipeline has not reached its decision yet")?;
+        let last_ts = events.last().map_or("", |e| e.ts.as_str());
+        let now = view.now_at(last_ts, wall_ms);
+        let ladders: Vec<Ladder> = view
+            .challenges
+            .iter()
+            .map(|c| {
+                let r = decided
+                    .resolutions
+                    .iter()
+                    .find(|r| r.challenge == c.challenge.id);
+                let challenged_value = r
+                    .and_then(|r| {
+                        r.alternatives
+                            .iter()
+                            .find(|(who, _)| *who == c.challenge.challenged)
+                    })
+                    .map_or(c.challenge.challenged_value, |(_, v)| *v);
+                let stage = match r {
+                    Some(r) if r.provisional => Stage::Provisional {
+                        value: r.position,
+                        review_by: r.review_by.unwrap_or(now),
+                    },
+                    _ => Stage::Closed,
+                };
+                Ladder {
+                    challenge: c.challenge.clone(),
+                    level: c.level,
+                    stage,
+                    evidence: r.map(|r| r.evidence.clone()).unwrap_or_default(),
+                    challenged_value,
+                }
+            })
+            .collect();
+        let n = ladders.len();
+        Ok(EsDebate {
+            query: Arc::from(query.as_str()),
+            agents: agents.clone(),
+            params,
+            now,
+            round: ANALYSIS,
+            next_id: 0,
+            outstanding: None,
+            to_estimate: VecDeque::new(),
+            estimates,
+            ladders,
+            asked: vec![None; n],
+            resolutions: decided.resolutions.clone(),
+            credibility,
+            events: VecDeque::new(),
+            outcome: Some(decided.clone()),
+            exhausted: decided.budget_exhausted,
+        })
+    }
+
+    /// ES-7 at the gate: ladder `i`'s provisional value confirmed or overridden (the action is
+    /// already checked); ES-8: an override's impact, the re-runs it requires, the new decision.
+    pub(super) fn review(
+        &mut self,
+        i: usize,
+        judge: &str,
+        action: JudgeAction,
+    ) -> Result<(), RulingError> {
+        let id = self.ladders[i].challenge.id.clone();
+        if !matches!(self.ladders[i].stage, Stage::Provisional { .. }) {
+            return Err(RulingError::Conflict(format!(
+                "the pipeline has ended and {id} is already resolved; the gate reviews its \
+                 provisional decisions only"
+            )));
+        }
+        if matches!(action, JudgeAction::Redebate { .. }) {
+            return Err(RulingError::Conflict(format!(
+                "the pipeline has ended: its agents are not asked again. Confirm or override \
+                 {id} at the gate, or start a new debate with the added context"
+            )));
+        }
+        let Some(before) = self.outcome.clone() else {
+            return Err(RulingError::Conflict(
+                "the pipeline is still running".into(),
+            ));
+        };
+        let now = self.now;
+        let level = self.ladders[i].level;
+        let steps = self.ladders[i]
+            .judge(now, judge, action.clone())
+            .map_err(RulingError::Conflict)?;
+        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
+            challenge: id.clone(),
+            judge: judge.to_owned(),
+            at: now,
+            level,
+            action,
+        }));
+        self.log_steps(i, now, steps);
+
+        let company = self.params.company;
+        let assumptions = final_assumptions(&self.agents, &self.estimates, &self.resolutions);
+        let result = outcome(
+            &company,
+            assumptions,
+            self.resolutions.clone(),
+            before.budget_exhausted,
+            &silent(&self.agents, &self.estimates),
+        );
+        let key = self.ladders[i].challenge.assumption.clone();
+        let value = result.assumptions.get(&key);
+        let mut batches = Vec::new();
+        if (value - before.assumptions.get(&key)).abs() > 1e-12 {
+            let report = impact(&GRAPH, &company, &before.assumptions, &key, value)
+                .map_err(RulingError::Invalid)?;
+            batches.clone_from(&report.plan.batches);
+            self.events.push_back(EventBody::Impact(ImpactRun {
+                challenge: id,
+                judge: judge.to_owned(),
+                at: now,
+                report,
+            }));
+        }
+        // Every batch of re-runs is logged with the values it produced; with none required,
+        // one run records the reviewed assumptions and the values that merely updated.
+        if batches.is_empty() {
+            batches.push(Vec::new());
+        }
+        for rerun in batches {
+            self.events.push_back(EventBody::Analysis(AnalysisRun {
+                at: now,
+                assumptions: result.assumptions.clone(),
+                results: result.results.clone(),
+                provisional: result.provisional.clone(),
+                rerun,
+            }));
+        }
+        self.events
+            .push_back(EventBody::Decision(Outcome::Escalation(Box::new(
+                result.clone(),
+            ))));
+        self.outcome = Some(result);
+        Ok(())
+    }
+}
