@@ -68,6 +68,7 @@ pub fn router(state: AppState) -> Router {
         .route("/predictions/{id}/outcome", post(agents::record_outcome))
         .route("/judge/me", get(judge::me))
         .route("/judge/queue", get(judge::queue))
+        .route("/judge/desk", get(judge::desk))
         .route("/keys", get(debates::keys))
         .route("/judge/sign-in", post(judge::sign_in))
         .route("/judge/sign-out", post(judge::sign_out))

@@ -175,3 +175,73 @@ async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
         events.len()
     );
 }
+
+/// UI-4 + SV-7: `GET /api/judge/desk` lists the provisional decision awaiting review at the
+/// gate, with both positions and the impact of the other; 401 without a token, 403 for a
+/// viewer. Once reviewed, the case leaves the desk and becomes a precedent.
+#[tokio::test]
+async fn the_desk_lists_what_waits_at_the_gate_ui_4() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let body = json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
+                      "protocol": "escalation", "time_scale": 3600, "seed": 5});
+    let (first, _) = run_to_end(&server, body.clone()).await;
+    let (second, _) = run_to_end(&server, body).await;
+    let judge = add_judge(&db, "ada", "judge");
+    let viewer = add_judge(&db, "vic", "viewer");
+    let desk = |token: Option<String>| {
+        let mut req = client().get(server.url("/api/judge/desk"));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        async move {
+            let resp = req.send().await.expect("GET");
+            let status = resp.status().as_u16();
+            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, v) = desk(None).await;
+    assert_eq!(status, 401, "{v}");
+    let (status, v) = desk(Some(viewer)).await;
+    assert_eq!(status, 403, "{v}");
+
+    let (status, d) = desk(Some(judge.clone())).await;
+    assert_eq!(status, 200, "{d}");
+    assert_eq!(d["judges"], json!([{"name": "ada", "load": 0}]));
+    let cases = d["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 2, "{d}");
+    let c = cases
+        .iter()
+        .find(|c| c["debate"] == first.as_str())
+        .expect("first");
+    assert_eq!(c["kind"], "gate");
+    assert_eq!(c["challenge"]["challenge"]["id"], "CH-001");
+    let sides: Vec<(&Value, &Value, &Value)> = c["sides"]
+        .as_array()
+        .expect("sides")
+        .iter()
+        .map(|s| (&s["agent"], &s["value"], &s["applied"]))
+        .collect();
+    assert_eq!(
+        sides,
+        [
+            (&json!("valuation"), &json!(0.25), &json!(true)),
+            (&json!("financial"), &json!(0.28), &json!(false))
+        ]
+    );
+    assert_eq!(c["impact"]["new_value"], 0.28);
+    assert!(c["time_left"].as_str().expect("left").ends_with("left"));
+
+    let path = format!("/api/debates/{first}/challenges/CH-001/ruling");
+    let (status, v) = post(&server, &path, Some(&judge), &json!({"action": "confirm"})).await;
+    assert_eq!(status, 200, "{v}");
+    let (_, d) = desk(Some(judge)).await;
+    let cases = d["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 1, "the reviewed case left the desk: {d}");
+    assert_eq!(cases[0]["debate"], second.as_str());
+    assert_eq!(
+        cases[0]["precedents"],
+        json!([{"debate": first, "challenge": "CH-001", "assumption": "operating_margin",
+                "value": 0.25, "shown": "25.0 %", "method": "confirmed by judge ada"}])
+    );
+}

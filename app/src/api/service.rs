@@ -37,6 +37,11 @@ pub trait DebateService: Send + Sync + 'static {
         action: crate::protocol::escalation::JudgeAction,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// UI-4: the judges' desk, for a signed-in judge; the error names why not.
+    fn desk(
+        &self,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<crate::protocol::escalation::docket::DeskView, String>>;
     /// The signed-in judge or viewer (name, role) the request's session cookie belongs to.
     fn whoami(
         &self,

@@ -47,6 +47,12 @@ pub async fn who_am_i() -> Result<Option<(String, String)>, ServerFnError> {
     Ok(service()?.whoami(head()?).await)
 }
 
+/// UI-4: the judges' desk (signed-in judges only).
+#[server(endpoint = "judge_desk")]
+pub async fn judge_desk() -> Result<crate::protocol::escalation::docket::DeskView, ServerFnError> {
+    service()?.desk(head()?).await.map_err(ServerFnError::new)
+}
+
 /// SV-7: the signed-in judge stops a running debate (the log names them).
 #[server(endpoint = "stop_debate")]
 pub async fn stop_debate(id: String) -> Result<(), ServerFnError> {

@@ -136,13 +136,32 @@ fn wall_ms() -> Option<f64> {
 
 /// What a judge's form on the live page needs: the debate and the action that sends the ruling.
 #[derive(Clone)]
-struct Rule {
-    id: String,
-    send: Action<(String, String, String, Option<f64>, String), Result<(), ServerFnError>>,
+pub(crate) struct Rule {
+    pub id: String,
+    pub send: RuleAction,
     /// ES-8: the company and the assumptions of the latest analysis, for the impact preview.
-    base: Option<(Company, Assumptions)>,
+    pub base: Option<(Company, Assumptions)>,
     /// The pipeline has ended: the review is at the gate, and the agents are not asked again.
-    gate: bool,
+    pub gate: bool,
+}
+
+/// Sends a judge's action: (debate, challenge, action, value, rationale or context).
+pub(crate) type RuleAction =
+    Action<(String, String, String, Option<f64>, String), Result<(), ServerFnError>>;
+
+/// The action behind every ruling form of a page.
+pub(crate) fn rule_action() -> RuleAction {
+    Action::new(
+        |(id, challenge, action, value, text): &(String, String, String, Option<f64>, String)| {
+            super::data::rule_challenge(
+                id.clone(),
+                challenge.clone(),
+                action.clone(),
+                *value,
+                text.clone(),
+            )
+        },
+    )
 }
 
 /// A typed value in the form's unit ("28" or "28 %" for a fraction shown in %) → the
@@ -159,7 +178,7 @@ fn typed(text: &str, percent: bool) -> Option<f64> {
 
 /// ES-8: what an override moves, and the re-runs it needs — before the judge confirms
 /// (`heading` "If …") and, logged, after.
-fn impact_list(report: &ImpactReport, heading: String) -> impl IntoView {
+pub(crate) fn impact_list(report: &ImpactReport, heading: String) -> impl IntoView {
     let items = report
         .impacts
         .iter()
@@ -212,7 +231,7 @@ fn impact_preview(report: ImpactReport) -> impl IntoView {
 /// ES-5/ES-7 on the live page: a signed-in judge rules on a held challenge (a value and a
 /// rationale) or reviews a provisional one (confirm, override, send back to the agents).
 #[component]
-fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
+pub(crate) fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
     let spec = assumption(&challenge.challenge.assumption);
     let percent = spec.is_some_and(|a| a.unit == "fraction");
     let value = RwSignal::new(String::new());
@@ -282,17 +301,7 @@ pub fn EsPanel(
     #[prop(optional)] id: Option<String>,
 ) -> impl IntoView {
     let me = Resource::new(|| (), |_| super::data::who_am_i());
-    let send = Action::new(
-        |(id, challenge, action, value, text): &(String, String, String, Option<f64>, String)| {
-            super::data::rule_challenge(
-                id.clone(),
-                challenge.clone(),
-                action.clone(),
-                *value,
-                text.clone(),
-            )
-        },
-    );
+    let send = rule_action();
     let is_judge = move || matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge");
     // ES-10: while the pipeline runs, its clock and the timers count on every second between
     // events, at the debate's time scale.

@@ -60,6 +60,9 @@ pub fn JudgeCorner() -> impl IntoView {
             {move || Suspend::new(async move {
                 match me.await.ok().flatten() {
                     Some((name, role)) => view! {
+                        {(role == "judge").then(|| view! {
+                            <A href="/judge" attr:class="judge-corner" attr:data-testid="desk-link">"Desk"</A>
+                        })}
                         <A href="/judge/sign-in" attr:class="judge-corner" attr:data-testid="judge-corner">
                             {format!("{name} · {role}")}
                         </A>

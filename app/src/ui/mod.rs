@@ -6,6 +6,7 @@ mod collapse;
 mod costs;
 mod credibility;
 mod data;
+mod desk;
 mod escalation;
 mod eval;
 mod home;
@@ -75,6 +76,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
                         <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
                         <Route path=path!("/judge/sign-in") view=judge::SignInPage ssr=SsrMode::Async/>
+                        <Route path=path!("/judge") view=desk::DeskPage ssr=SsrMode::Async/>
                         <Route path=path!("/agents") view=agents::AgentsPage ssr=SsrMode::Async/>
                         <Route path=path!("/eval") view=eval::EvalPage ssr=SsrMode::Async/>
                         <Route path=path!("/agents/*identity") view=agents::AgentPage ssr=SsrMode::Async/>

@@ -5,6 +5,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use app::protocol::escalation::desk::CAPACITY;
+use app::protocol::escalation::docket::JudgeLoad;
 use app::protocol::escalation::{Admission, Desk, JudgeAction, Priority, RulingError};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
@@ -35,12 +36,6 @@ pub struct Queue {
     pub capacity: usize,
     pub judges: Vec<JudgeLoad>,
     pub held: Vec<HeldChallenge>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct JudgeLoad {
-    pub name: String,
-    pub load: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -85,20 +80,33 @@ impl JudgeDesk {
         priority: Priority,
         now: u64,
     ) -> Admission {
-        let judges: Vec<String> = match self.store.judges().await {
+        let judges = self.judges(challenge).await;
+        let mut desk = self.lock();
+        desk.judges = judges;
+        desk.admit(&key(debate, challenge), priority, now)
+    }
+
+    /// The judges in the store now (`for_what` names what asks, in a warning when it fails).
+    async fn judges(&self, for_what: &str) -> Vec<String> {
+        match self.store.judges().await {
             Ok(rows) => rows
                 .into_iter()
                 .filter(|r| r.role == "judge")
                 .map(|r| r.name)
                 .collect(),
             Err(e) => {
-                tracing::warn!("could not read the judges, so no judge takes {challenge}: {e}");
+                tracing::warn!("could not read the judges, so no judge takes {for_what}: {e}");
                 Vec::new()
             }
-        };
-        let mut desk = self.lock();
-        desk.judges = judges;
-        desk.admit(&key(debate, challenge), priority, now)
+        }
+    }
+
+    /// [`JudgeDesk::queue`] with the judges read from the store first, so one added a moment
+    /// ago is listed with no load.
+    pub async fn queue_now(&self) -> Queue {
+        let judges = self.judges("the desk's listing").await;
+        self.lock().judges = judges;
+        self.queue()
     }
 
     /// Frees the places of `debate`'s challenges that are no longer held (`held` still are).
@@ -111,9 +119,8 @@ impl JudgeDesk {
         });
     }
 
-    /// ES-5 for `GET /api/judge/queue`: every judge with its load (as of the last admission;
-    /// judges added since appear at the next one), and the held challenges in priority order,
-    /// oldest first within a priority.
+    /// ES-5: every judge with its load (as of the last admission or [`JudgeDesk::queue_now`]),
+    /// and the held challenges in priority order, oldest first within a priority.
     pub fn queue(&self) -> Queue {
         let desk = self.lock();
         let mut held: Vec<HeldChallenge> = desk

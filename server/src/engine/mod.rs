@@ -1,6 +1,7 @@
 //! The engine: starts debates (machine, agents, first events in one transaction, then the drive
 //! loop in the background), and ends the logs of debates whose server stopped (SV-5).
 
+mod desk;
 mod error;
 mod recovery;
 pub mod registry;

@@ -174,7 +174,17 @@ fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
 /// `GET /api/judge/queue` (judges only, ES-5): the judges' desk — each judge's load against the
 /// capacity, and the challenges held, in priority order.
 pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::drive::desk::Queue> {
-    Json(engine.desk.queue())
+    Json(engine.desk.queue_now().await)
+}
+
+/// `GET /api/judge/desk` (judges only, UI-4): every case a judge may act on across the latest
+/// escalation pipelines — held, provisional, awaiting review at the gate — in the desk's order,
+/// with both positions, credibility, time left, the impact of the other position and precedents.
+pub async fn desk(
+    State(engine): State<Engine>,
+    _judge: Judge,
+) -> Result<Json<app::protocol::escalation::docket::DeskView>, AppError> {
+    Ok(Json(engine.desk_view().await?))
 }
 
 #[derive(Serialize)]

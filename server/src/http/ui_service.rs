@@ -114,6 +114,18 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn desk(
+        &self,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<app::protocol::escalation::docket::DeskView, String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            self.engine.desk_view().await.map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
     fn whoami(&self, head: Parts) -> BoxFuture<'_, Option<(String, String)>> {
         async move {
             match self.access.authenticate(&head.headers).await {

@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod assumptions;
 pub mod clock;
 pub mod desk;
+pub mod docket;
 pub mod impact;
 pub mod ladder;
 pub mod machine;

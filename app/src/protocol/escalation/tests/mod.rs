@@ -10,6 +10,7 @@ use super::ladder::{self, JudgeAction, Ladder, Side, Stage, Step};
 use super::messages::Challenge;
 use crate::protocol::credibility::{CrStatus, Credibility};
 
+mod docket;
 mod gate;
 mod machine;
 

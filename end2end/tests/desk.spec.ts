@@ -1,0 +1,82 @@
+import { test, expect, Page, APIRequestContext } from '@playwright/test';
+import { execFileSync } from 'child_process';
+
+async function hydrated(page: Page) {
+  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+}
+
+/** `consilium judge add NAME` on the test server's database: the token it prints once. */
+function addJudge(name: string): string {
+  const out = execFileSync(process.env.CONSILIUM_BIN!, ['judge', 'add', name], {
+    env: { ...process.env, DATABASE_URL: `sqlite:${process.env.E2E_DB}` },
+  }).toString();
+  const token = out.split('\n').find((l) => l.startsWith('cj_'));
+  expect(token, out).toBeTruthy();
+  return token!.trim();
+}
+
+/** A pipeline whose margin dispute ends provisional (a day per second: every timer runs out). */
+async function provisionalPipeline(request: APIRequestContext): Promise<string> {
+  const r = await request.post('/api/debates', {
+    data: { query: 'Should we buy Acme at $80 after its cost programme lifts margins?', protocol: 'escalation', time_scale: 86400, seed: 5 },
+  });
+  expect(r.status(), await r.text()).toBe(201);
+  const { id } = await r.json();
+  await expect
+    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 60_000 })
+    .toBe('finished');
+  return id;
+}
+
+test('UI-4: the judges\' desk lists what waits at the gate with both positions, the impact and precedents; a judge confirms from it', async ({ page, request }) => {
+  // Not a judge: the desk says so and points to the sign-in.
+  await page.goto('/judge');
+  await hydrated(page);
+  await expect(page.getByTestId('desk-refused')).toContainText('judge');
+
+  const token = addJudge('desk-judge');
+  await page.goto('/judge/sign-in');
+  await page.getByTestId('judge-token').fill(token);
+  await page.getByTestId('sign-in').click();
+  await expect(page.getByTestId('signed-in-as')).toContainText('desk-judge');
+
+  const first = await provisionalPipeline(request);
+  const second = await provisionalPipeline(request);
+  await page.getByTestId('desk-link').click();
+  await expect(page).toHaveURL(/\/judge$/);
+  await hydrated(page);
+  await expect(page.getByTestId('desk-loads')).toContainText('desk-judge 0 / 3');
+
+  const kase = (id: string) => page.locator(`[data-testid="desk-case"][data-debate="${id}"]`);
+  const a = kase(first);
+  await expect(a).toHaveAttribute('data-kind', 'gate');
+  await expect(a).toHaveAttribute('data-challenge', 'CH-001');
+  await expect(a.getByTestId('desk-kind')).toContainText('Awaiting review at the gate');
+  // Both positions side by side, the applied (cautious) one marked, with the agents' record.
+  const challenger = a.locator('[data-testid="desk-side"][data-role="challenger"]');
+  const challenged = a.locator('[data-testid="desk-side"][data-role="challenged"]');
+  await expect(challenger).toContainText('Valuation Agent');
+  await expect(challenger).toContainText('25.0 % (applied)');
+  await expect(challenged).toContainText('Financial Agent');
+  await expect(challenged).toContainText('28.0 %');
+  await expect(challenged).toContainText('credibility');
+  // ES-8: what taking the other position would change, before anyone acts.
+  await expect(a.getByTestId('desk-impact')).toContainText('Taking the other position (28.0 %):');
+  await expect(a.getByTestId('desk-impact')).toContainText(/dcf: .* — re-run/);
+
+  // The judge confirms the first from the desk; it leaves the desk and becomes a precedent
+  // for the second.
+  await a.getByTestId('rule-confirm').click();
+  await expect(a).toHaveCount(0, { timeout: 30_000 });
+  const b = kase(second);
+  await expect(b.getByTestId('precedents')).toContainText(`CH-001 in ${first}: 25.0 % — confirmed by judge desk-judge`);
+
+  // The first pipeline's log has the review, and its live page shows it resolved.
+  const detail = await (await request.get(`/api/debates/${first}`)).json();
+  const ruling = detail.events.find((e: any) => e.type === 'judge_ruling');
+  expect(ruling).toMatchObject({ judge: 'desk-judge', action: 'confirm', level: 4 });
+  await page.goto(`/debates/${first}`);
+  await hydrated(page);
+  await expect(page.getByTestId('challenge')).toHaveAttribute('data-status', 'resolved');
+  await expect(page.getByTestId('decision')).toHaveAttribute('data-provisional', '0');
+});

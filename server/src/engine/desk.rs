@@ -1,0 +1,47 @@
+//! UI-4: the judges' desk across pipelines — the cases of the latest escalation debates
+//! (held, provisional, awaiting review at the gate) with precedents from one another, and each
+//! judge's load.
+
+use app::protocol::escalation::docket::{attach_precedents, docket, order, DeskView};
+
+use super::Engine;
+use crate::db::{ListQuery, StoreError};
+
+/// How many of the latest escalation pipelines the desk reads.
+pub const DESK_DEBATES: u32 = 100;
+/// Precedents shown per case.
+pub const PRECEDENTS: usize = 3;
+
+impl Engine {
+    /// The desk now: the cases of the latest [`DESK_DEBATES`] escalation pipelines, in the
+    /// desk's order, each with up to [`PRECEDENTS`] precedents; the judges' loads.
+    pub async fn desk_view(&self) -> Result<DeskView, StoreError> {
+        let listed = self
+            .store
+            .list(&ListQuery {
+                limit: DESK_DEBATES,
+                protocol: Some("escalation".into()),
+                ..ListQuery::default()
+            })
+            .await?;
+        let wall_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        let mut cases = Vec::new();
+        let mut precedents = Vec::new();
+        for d in listed {
+            let events = self.store.events_after(&d.id, 0).await?;
+            let found = docket(&d.id, &events, wall_ms);
+            cases.extend(found.cases);
+            precedents.extend(found.precedents);
+        }
+        attach_precedents(&mut cases, &precedents, PRECEDENTS);
+        order(&mut cases);
+        let queue = self.desk.queue_now().await;
+        Ok(DeskView {
+            capacity: queue.capacity,
+            judges: queue.judges,
+            cases,
+        })
+    }
+}
