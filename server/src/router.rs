@@ -58,6 +58,7 @@ pub fn router(state: AppState) -> Router {
         .route("/eval", get(debates::eval_runs))
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
+        .route("/debates/{id}/decision", post(judge::decide))
         .route(
             "/debates/{id}/challenges/{challenge}/ruling",
             post(judge::rule),

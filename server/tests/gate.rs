@@ -245,3 +245,107 @@ async fn the_desk_lists_what_waits_at_the_gate_ui_4() {
                 "value": 0.25, "shown": "25.0 %", "method": "confirmed by judge ada"}])
     );
 }
+
+/// ES-11 + SV-7: a collapse debate the rules escalate to a human waits on the desk; a judge's
+/// `POST /api/debates/{id}/decision` appends `human_decision` and the judge's `decision`, which
+/// verify recomputes; viewers, unknown positions, a second decision and other debates are
+/// refused by name.
+#[tokio::test]
+async fn a_judge_decides_a_collapse_debate_escalated_to_a_human_es_11() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (id, before) = run_to_end(
+        &server,
+        json!({"query": "Disable authentication on the internal admin API to speed up debugging",
+               "protocol": "collapse", "seed": 4}),
+    )
+    .await;
+    let first = before.last().expect("decision");
+    assert_eq!(first["outcome"], "ESCALATED_TO_HUMAN", "{first}");
+    let judge = add_judge(&db, "ada", "judge");
+    let viewer = add_judge(&db, "vic", "viewer");
+    let (_, d) = {
+        let resp = client()
+            .get(server.url("/api/judge/desk"))
+            .bearer_auth(&judge)
+            .send()
+            .await
+            .expect("desk");
+        (
+            resp.status().as_u16(),
+            resp.json::<Value>().await.expect("json"),
+        )
+    };
+    assert_eq!(d["escalated"][0]["debate"], id.as_str(), "{d}");
+    let chosen = of_type(&before, "card_submitted")[0]["position"]
+        .as_str()
+        .expect("position")
+        .to_owned();
+    let path = format!("/api/debates/{id}/decision");
+    let good = json!({"chosen": chosen, "rationale": "keep auth; debug with a scoped token"});
+    let refused = [
+        (None, good.clone(), 401, "only judges"),
+        (Some(viewer.as_str()), good.clone(), 403, "viewer"),
+        (
+            Some(judge.as_str()),
+            json!({"chosen": "ghost", "rationale": "x"}),
+            400,
+            "no position 'ghost'",
+        ),
+        (
+            Some(judge.as_str()),
+            json!({"chosen": chosen, "rationale": " "}),
+            400,
+            "rationale",
+        ),
+        (
+            Some(judge.as_str()),
+            json!({"chosen": chosen}),
+            400,
+            "rationale",
+        ),
+    ];
+    for (token, body, status, needle) in refused {
+        let (got, v) = post(&server, &path, token, &body).await;
+        assert_eq!(got, status, "{body}: {v}");
+        assert!(
+            v["error"].as_str().expect("error").contains(needle),
+            "{body}: {v}"
+        );
+    }
+    let (status, v) = post(&server, &path, Some(&judge), &good).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v, json!({"id": id, "chosen": chosen, "judge": "ada"}));
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    let events = detail["events"].as_array().expect("events");
+    let kinds: Vec<&str> = events[before.len()..]
+        .iter()
+        .map(|e| e["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(kinds, ["human_decision", "decision"]);
+    let last = events.last().expect("decision");
+    assert_eq!(
+        (&last["outcome"], &last["chosen"]),
+        (&json!("DECIDED_BY_JUDGE"), &json!(chosen))
+    );
+    assert_eq!(detail["status"], "finished");
+    assert_eq!(detail["decision"], "DECIDED_BY_JUDGE");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+    let (status, v) = post(&server, &path, Some(&judge), &good).await;
+    assert_eq!(status, 409, "decided once: {v}");
+    // Not for other protocols.
+    let (other, _) = run_to_end(&server, json!({"query": "Is the sky blue?", "seed": 1})).await;
+    let (status, v) = post(
+        &server,
+        &format!("/api/debates/{other}/decision"),
+        Some(&judge),
+        &good,
+    )
+    .await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"].as_str().expect("error").contains("s4 debate"),
+        "{v}"
+    );
+}

@@ -37,6 +37,14 @@ pub trait DebateService: Send + Sync + 'static {
         action: crate::protocol::escalation::JudgeAction,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// ES-11: the signed-in judge decides a collapse debate escalated to a human.
+    fn decide(
+        &self,
+        id: String,
+        chosen: String,
+        rationale: String,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
     /// UI-4: the judges' desk, for a signed-in judge; the error names why not.
     fn desk(
         &self,

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::collapse::events::{
-    CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
-    PanelEvaluated, PanelScored, ReflexionStarted,
+    CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HumanDecision,
+    HybridSynthesized, PanelEvaluated, PanelScored, ReflexionStarted,
 };
 use super::collapse::params::WcParams;
 use super::credibility::{ContextTags, CredibilitySnapshot};
@@ -190,6 +190,8 @@ pub enum EventBody {
     Analysis(AnalysisRun),
     /// ES-8: a gate override's downstream impact and re-run plan, before the re-runs.
     Impact(ImpactRun),
+    /// ES-11: a judge's decision for a WC debate escalated to a human; its `decision` follows.
+    HumanDecision(HumanDecision),
     /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
@@ -256,6 +258,7 @@ impl EventBody {
             EventBody::ProvisionalDecision(_) => "provisional_decision",
             EventBody::Analysis(_) => "analysis",
             EventBody::Impact(_) => "impact",
+            EventBody::HumanDecision(_) => "human_decision",
             EventBody::InjectionDetected { .. } => "injection_detected",
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
@@ -300,6 +303,7 @@ impl EventBody {
             EventBody::DebateStarted { .. }
             | EventBody::Analysis(_)
             | EventBody::Impact(_)
+            | EventBody::HumanDecision(_)
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Decision(_)

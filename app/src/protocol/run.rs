@@ -325,6 +325,29 @@ pub fn gate_review(
     let mut machine =
         super::escalation::EsDebate::reopen(log, wall_ms).map_err(RulingError::Conflict)?;
     machine.judge(challenge, judge, action)?;
+    let mut written = Vec::new();
+    while let Some(body) = machine.poll_event() {
+        written.push(body);
+    }
+    Ok(with_baselines(log, written))
+}
+
+/// ES-11: judge `judge` decides a WC debate escalated to a human by choosing position `chosen`
+/// (see [`super::collapse::decide`]); returns what to append, the new decision with its vote
+/// baseline against it.
+pub fn human_decision(
+    log: &[super::event::Event],
+    judge: &str,
+    chosen: &str,
+    rationale: &str,
+) -> Result<Vec<EventBody>, RulingError> {
+    let written = super::collapse::decide(log, judge, chosen, rationale)?;
+    Ok(with_baselines(log, written))
+}
+
+/// QL-1 for decisions appended to an ended log: each gets the vote baseline the first positions
+/// (the events before the log's first decision) give against it.
+fn with_baselines(log: &[super::event::Event], mut written: Vec<EventBody>) -> Vec<EventBody> {
     let mut fold = BaselineFold::default();
     for e in log
         .iter()
@@ -332,13 +355,11 @@ pub fn gate_review(
     {
         fold.see(&e.body);
     }
-    let mut out = Vec::new();
-    while let Some(mut body) = machine.poll_event() {
-        if let EventBody::Decision(outcome) = &mut body {
+    for body in &mut written {
+        if let EventBody::Decision(outcome) = body {
             let baseline = fold.baseline(outcome);
             outcome.set_vote_baseline(baseline);
         }
-        out.push(body);
     }
-    Ok(out)
+    written
 }

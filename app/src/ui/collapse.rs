@@ -16,7 +16,7 @@ pub fn WcBanner(outcome: WcOutcome) -> impl IntoView {
     let label = outcome.outcome.as_str();
     let class = match label {
         "ACCEPTED" | "CONSENSUS_REACHED" => "v-act",
-        "HYBRID_SYNTHESIZED" | "SAFE_FALLBACK" => "v-warn",
+        "HYBRID_SYNTHESIZED" | "SAFE_FALLBACK" | "DECIDED_BY_JUDGE" => "v-warn",
         _ => "v-refuse",
     };
     let num = |x: Option<f64>| x.map_or_else(|| "—".to_owned(), |x| format!("{x:.2}"));

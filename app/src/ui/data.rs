@@ -47,6 +47,19 @@ pub async fn who_am_i() -> Result<Option<(String, String)>, ServerFnError> {
     Ok(service()?.whoami(head()?).await)
 }
 
+/// ES-11: the signed-in judge decides a collapse debate escalated to a human.
+#[server(endpoint = "decide_debate")]
+pub async fn decide_debate(
+    id: String,
+    chosen: String,
+    rationale: String,
+) -> Result<(), ServerFnError> {
+    service()?
+        .decide(id, chosen, rationale, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
 /// UI-4: the judges' desk (signed-in judges only).
 #[server(endpoint = "judge_desk")]
 pub async fn judge_desk() -> Result<crate::protocol::escalation::docket::DeskView, ServerFnError> {

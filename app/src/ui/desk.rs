@@ -127,16 +127,37 @@ pub fn DeskPage() -> impl IntoView {
             .map(|j| format!("{} {} / {}", j.name, j.load, d.capacity))
             .collect::<Vec<_>>()
             .join(" · ");
-        let count = d.cases.len();
+        let count = d.cases.len() + d.escalated.len();
+        let waiting = d.escalated.clone();
+        let escalated = (!waiting.is_empty()).then(move || {
+            let items = waiting
+                .into_iter()
+                .map(|e| {
+                    view! {
+                        <li class="panel desk-case human" data-testid="desk-escalated" data-debate=e.debate.clone()>
+                            <p class="desk-kind">"Escalated to a human: the rules could not settle it"</p>
+                            <p><A href=format!("/debates/{}", e.debate)>{e.query}</A></p>
+                            <p class="muted small">{e.reason}</p>
+                            <p><A href=format!("/debates/{}", e.debate)>"Choose a position on its page →"</A></p>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <h2>"Debates escalated to a human"</h2>
+                <ol class="desk-cases">{items}</ol>
+            }
+        });
         view! {
             <p class="muted" data-testid="desk-loads">
                 {if loads.is_empty() { "No judges yet.".to_owned() } else { format!("Load: {loads}") }}
             </p>
             {if count == 0 {
-                view! { <p class="muted" data-testid="desk-empty">"Nothing waits for a judge: no challenge is held, provisional or awaiting review."</p> }.into_any()
+                view! { <p class="muted" data-testid="desk-empty">"Nothing waits for a judge: no challenge is held, provisional or awaiting review, and no debate is escalated to a human."</p> }.into_any()
             } else {
                 view! {
                     <ol class="desk-cases">{d.cases.into_iter().map(|c| case_view(c, send)).collect_view()}</ol>
+                    {escalated}
                 }.into_any()
             }}
         }

@@ -148,6 +148,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         })}
         <super::costs::BudgetBanner state=state.into()/>
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
+        {(detail.protocol == "collapse").then(|| view! { <super::human::HumanDecisionForm state id=detail.id.clone()/> })}
         <super::credibility::SnapshotPanel state=state.into()/>
         <super::costs::DefenceFlags state=state.into()/>
         <super::costs::UsageTable state=state.into()/>
@@ -346,7 +347,6 @@ mod stream {
         });
 
         let on_message = {
-            let source = source.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
                 let Some(text) = e.data().as_string() else {
                     return;
@@ -360,7 +360,9 @@ mod stream {
                     v.apply(&event);
                 });
                 if terminal {
-                    source.close();
+                    // Not closed here: a backlog may go on past a first decision (a gate review
+                    // appended to an ended log, ES-7). The server ends the stream after the
+                    // last event; the browser's reconnect then gets 204 and stops for good.
                     conn.set(Connection::Closed);
                 } else if conn.get_untracked() != Connection::Live {
                     conn.set(Connection::Live);

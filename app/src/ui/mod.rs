@@ -10,6 +10,7 @@ mod desk;
 mod escalation;
 mod eval;
 mod home;
+mod human;
 mod judge;
 mod live;
 mod outcomes;

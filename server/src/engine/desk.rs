@@ -1,8 +1,9 @@
 //! UI-4: the judges' desk across pipelines — the cases of the latest escalation debates
-//! (held, provisional, awaiting review at the gate) with precedents from one another, and each
-//! judge's load.
+//! (held, provisional, awaiting review at the gate) with precedents from one another, the
+//! collapse debates escalated to a human (ES-11), and each judge's load.
 
-use app::protocol::escalation::docket::{attach_precedents, docket, order, DeskView};
+use app::protocol::escalation::docket::{attach_precedents, docket, order, DeskView, Escalated};
+use app::protocol::EventBody;
 
 use super::Engine;
 use crate::db::{ListQuery, StoreError};
@@ -37,11 +38,33 @@ impl Engine {
         }
         attach_precedents(&mut cases, &precedents, PRECEDENTS);
         order(&mut cases);
+        // ES-11: collapse debates the rules handed to a human, newest first.
+        let escalated = self
+            .store
+            .list(&ListQuery {
+                limit: DESK_DEBATES,
+                protocol: Some("collapse".into()),
+                decision: Some("ESCALATED_TO_HUMAN".into()),
+                ..ListQuery::default()
+            })
+            .await?;
+        let mut waiting = Vec::new();
+        for d in escalated {
+            let last = self.store.last_event(&d.id).await?;
+            if let Some(EventBody::Decision(o)) = last.map(|e| e.body) {
+                waiting.push(Escalated {
+                    debate: d.id,
+                    query: d.query,
+                    reason: o.reasoning().to_owned(),
+                });
+            }
+        }
         let queue = self.desk.queue_now().await;
         Ok(DeskView {
             capacity: queue.capacity,
             judges: queue.judges,
             cases,
+            escalated: waiting,
         })
     }
 }

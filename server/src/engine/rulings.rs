@@ -1,13 +1,14 @@
 //! ES-5/ES-7: a judge's ruling on a challenge of a running debate, handed to its drive loop;
 //! L5, the gate: a judge's review of a finished pipeline's provisional decision, appended to its
-//! log by the machine rebuilt from it.
+//! log by the machine rebuilt from it; ES-11: a judge's decision for a collapse debate escalated
+//! to a human, appended the same way.
 
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 use std::time::Duration;
 
 use app::protocol::escalation::{JudgeAction, RulingError};
-use app::protocol::{DebateStatus, EventBody};
+use app::protocol::{DebateStatus, Event, EventBody};
 use tokio::sync::{mpsc, oneshot};
 
 use super::Engine;
@@ -99,22 +100,71 @@ impl Engine {
         challenge: &str,
         action: JudgeAction,
     ) -> Result<(), RuleError> {
-        let log = self.store.events_after(id, 0).await?;
-        let protocol = match log.first().map(|e| &e.body) {
-            Some(EventBody::DebateStarted { protocol, .. }) => protocol.clone(),
-            _ => String::new(),
-        };
-        if protocol != "escalation" {
-            return Err(RuleError::NotRunning(format!(
-                "debate {id} has ended; only an escalation pipeline's provisional decisions \
+        let log = self
+            .ended_log(id, "escalation")
+            .await
+            .map_err(|e| match e {
+                RuleError::NotRunning(_) => RuleError::NotRunning(format!(
+                    "debate {id} has ended; only an escalation pipeline's provisional decisions \
                  are reviewed after it"
-            )));
-        }
+                )),
+                other => other,
+            })?;
         let wall_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
         let written = app::protocol::run::gate_review(&log, wall_ms, challenge, judge, action)
             .map_err(RuleError::Refused)?;
+        self.append_after_end(id, &log, written).await
+    }
+
+    /// ES-11: judge `judge` decides a collapse debate that ended ESCALATED_TO_HUMAN by choosing
+    /// position `chosen`: its `human_decision` and the judge's `decision` are appended to the
+    /// ended log, stored signed and published.
+    pub async fn decide(
+        &self,
+        id: &str,
+        judge: &str,
+        chosen: &str,
+        rationale: &str,
+    ) -> Result<(), RuleError> {
+        match self.store.status(id).await? {
+            None => return Err(RuleError::NoDebate),
+            Some(s) if !s.is_over() => {
+                return Err(RuleError::NotRunning(format!(
+                    "debate {id} is still running; a judge decides once it is escalated to a \
+                     human"
+                )))
+            }
+            Some(_) => {}
+        }
+        let log = self.ended_log(id, "collapse").await?;
+        let written = app::protocol::run::human_decision(&log, judge, chosen, rationale)
+            .map_err(RuleError::Refused)?;
+        self.append_after_end(id, &log, written).await
+    }
+
+    /// The stored log of debate `id`, which must be of `protocol`.
+    async fn ended_log(&self, id: &str, protocol: &str) -> Result<Vec<Event>, RuleError> {
+        let log = self.store.events_after(id, 0).await?;
+        match log.first().map(|e| &e.body) {
+            Some(EventBody::DebateStarted { protocol: p, .. }) if p == protocol => Ok(log),
+            Some(EventBody::DebateStarted { protocol: p, .. }) => Err(RuleError::NotRunning(
+                format!("debate {id} is a {p} debate; this is for {protocol} debates"),
+            )),
+            _ => Err(RuleError::NoDebate),
+        }
+    }
+
+    /// Appends what a judge's action wrote after the last stored event of an ended log: numbered
+    /// and chained on, stored in one batch (signed at its new end) and published. Another
+    /// judge's action stored first is a conflict, never a fork.
+    async fn append_after_end(
+        &self,
+        id: &str,
+        log: &[Event],
+        written: Vec<app::protocol::EventBody>,
+    ) -> Result<(), RuleError> {
         let Some(last) = log.last() else {
             return Err(RuleError::NoDebate);
         };
@@ -129,7 +179,7 @@ impl Engine {
         match journal.append(batch).await {
             Ok(()) => Ok(()),
             Err(e) if e.is_conflict() => Err(RuleError::Refused(RulingError::Conflict(format!(
-                "another judge's review of debate {id} was stored first; reload and review again"
+                "another judge's action on debate {id} was stored first; reload and try again"
             )))),
             Err(e) => Err(RuleError::Store(e)),
         }

@@ -228,12 +228,74 @@ pub async fn rule_as(
     if !app::api::is_debate_id(id) {
         return Err(not_found(id));
     }
-    match engine.rule(id, &judge.name, challenge, action).await {
-        Ok(()) => Ok(()),
-        Err(RuleError::NoDebate) => Err(not_found(id)),
-        Err(RuleError::NotRunning(why)) => Err(AppError::Conflict(why)),
-        Err(RuleError::Refused(RulingError::Invalid(why))) => Err(AppError::BadRequest(why)),
-        Err(RuleError::Refused(RulingError::Conflict(why))) => Err(AppError::Conflict(why)),
-        Err(RuleError::Store(e)) => Err(e.into()),
+    engine
+        .rule(id, &judge.name, challenge, action)
+        .await
+        .map_err(|e| refused(id, e))
+}
+
+/// 404 for an unknown debate, 400 for bad input, 409 for the wrong moment.
+fn refused(id: &str, e: RuleError) -> AppError {
+    match e {
+        RuleError::NoDebate => not_found(id),
+        RuleError::NotRunning(why) | RuleError::Refused(RulingError::Conflict(why)) => {
+            AppError::Conflict(why)
+        }
+        RuleError::Refused(RulingError::Invalid(why)) => AppError::BadRequest(why),
+        RuleError::Store(e) => e.into(),
     }
+}
+
+/// `POST /api/debates/{id}/decision`: a judge's choice for a debate escalated to a human.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionBody {
+    pub chosen: String,
+    pub rationale: String,
+}
+
+#[derive(Serialize)]
+pub struct DecisionReply {
+    pub id: String,
+    pub chosen: String,
+    pub judge: String,
+}
+
+/// `POST /api/debates/{id}/decision` (judges only, ES-11) with `{"chosen": "P2", "rationale":
+/// "…"}`: a collapse debate that ended ESCALATED_TO_HUMAN gets the judge's decision, appended
+/// to its log as `human_decision` and a new `decision`. 400 for an unknown position or an empty
+/// rationale, 409 when the debate was not escalated to a human (or is running), 404 unknown.
+pub async fn decide(
+    State(engine): State<Engine>,
+    judge: Judge,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<DecisionReply>, AppError> {
+    if !app::api::is_debate_id(&id) {
+        return Err(not_found(&id));
+    }
+    let b: DecisionBody = super::extract::json_object(body?.0)?;
+    decide_as(&engine, &judge, &id, &b.chosen, &b.rationale).await?;
+    Ok(Json(DecisionReply {
+        id,
+        chosen: b.chosen,
+        judge: judge.name,
+    }))
+}
+
+/// The decision itself, for the API and the live page's form.
+pub async fn decide_as(
+    engine: &Engine,
+    judge: &Judge,
+    id: &str,
+    chosen: &str,
+    rationale: &str,
+) -> Result<(), AppError> {
+    if !app::api::is_debate_id(id) {
+        return Err(not_found(id));
+    }
+    engine
+        .decide(id, &judge.name, chosen, rationale)
+        .await
+        .map_err(|e| refused(id, e))
 }

@@ -114,6 +114,23 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn decide(
+        &self,
+        id: String,
+        chosen: String,
+        rationale: String,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<(), String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            crate::http::judge::decide_as(&self.engine, &judge, &id, &chosen, &rationale)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
     fn desk(
         &self,
         head: Parts,

@@ -178,6 +178,8 @@ pub enum WcOutcomeKind {
     HybridSynthesized,
     SafeFallback,
     EscalatedToHuman,
+    /// A judge chose a position for a debate escalated to a human (the queue, ES-11).
+    DecidedByJudge,
 }
 
 impl WcOutcomeKind {
@@ -188,8 +190,23 @@ impl WcOutcomeKind {
             WcOutcomeKind::HybridSynthesized => "HYBRID_SYNTHESIZED",
             WcOutcomeKind::SafeFallback => "SAFE_FALLBACK",
             WcOutcomeKind::EscalatedToHuman => "ESCALATED_TO_HUMAN",
+            WcOutcomeKind::DecidedByJudge => "DECIDED_BY_JUDGE",
         }
     }
+}
+
+/// ES-11: a judge's decision for a debate escalated to a human: the position chosen, and why.
+/// A new `decision` follows it, the judge's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HumanDecision {
+    pub judge: String,
+    pub chosen: String,
+    pub rationale: String,
+}
+
+/// The reasoning of the decision a judge made.
+pub fn judge_reason(judge: &str, rationale: &str) -> String {
+    format!("Decided by judge {judge}: {rationale}")
 }
 
 /// The payload of the final `decision` event of a WC debate.

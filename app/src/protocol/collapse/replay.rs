@@ -4,16 +4,69 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::events::WcOutcome;
-use super::events::{CardSource, Ranked, Step, WcOutcomeKind};
+use super::events::{
+    judge_reason, CardSource, HumanDecision, Ranked, Step, WcOutcome, WcOutcomeKind,
+};
 use super::params::WcParams;
 use super::rules::PanelVerdict;
 use super::tally::Tally;
+use crate::protocol::escalation::RulingError;
 use crate::protocol::{Config, Event, EventBody, Outcome};
 
 /// Replays the log; the first logged step that the rules do not reproduce is an error naming its
 /// event.
 pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
+    replay(events).map(|(_, outcome)| outcome)
+}
+
+/// ES-11: judge `judge` decides a debate escalated to a human by choosing position `chosen`:
+/// the `human_decision` and the judge's `decision` to append (its vote baseline is the
+/// runner's). Refused by name: a rationale is required, the position must be one of the
+/// debate's, and only a debate whose decision is ESCALATED_TO_HUMAN takes it.
+pub fn decide(
+    events: &[Event],
+    judge: &str,
+    chosen: &str,
+    rationale: &str,
+) -> Result<Vec<EventBody>, RulingError> {
+    let rationale = rationale.trim();
+    if rationale.is_empty() {
+        return Err(RulingError::Invalid("a decision needs a rationale".into()));
+    }
+    let (t, last) = replay(events).map_err(RulingError::Conflict)?;
+    if last.outcome != WcOutcomeKind::EscalatedToHuman {
+        return Err(RulingError::Conflict(format!(
+            "the debate was decided ({}); only a debate escalated to a human takes a judge's \
+             decision",
+            last.outcome.as_str()
+        )));
+    }
+    if t.held(chosen).is_none() {
+        let ids: Vec<&str> = t.held.iter().map(|h| h.id.as_str()).collect();
+        return Err(RulingError::Invalid(format!(
+            "no position '{chosen}' in this debate: choose one of {}",
+            ids.join(", ")
+        )));
+    }
+    let mut outcome = t.outcome(
+        WcOutcomeKind::DecidedByJudge,
+        Some(chosen.to_owned()),
+        judge_reason(judge, rationale),
+    );
+    outcome.budget_exhausted = last.budget_exhausted;
+    Ok(vec![
+        EventBody::HumanDecision(HumanDecision {
+            judge: judge.to_owned(),
+            chosen: chosen.to_owned(),
+            rationale: rationale.to_owned(),
+        }),
+        EventBody::Decision(Outcome::Collapse(outcome)),
+    ])
+}
+
+/// The tally after the whole log and its last decision, recomputed and checked step by step.
+fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
+    let mut decided: Option<WcOutcome> = None;
     let mut t: Option<Tally> = None;
     let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
     let mut in_hybrid = false;
@@ -133,7 +186,10 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
                     .ok_or_else(|| differs("decision (no rule led to one)"))?;
                 let mut again = t.outcome(kind, chosen, why);
                 again.budget_exhausted = cut;
-                if &again != logged {
+                // QL-1's baseline beside the decision is checked on its own (recompute_decision).
+                let mut logged = logged.clone();
+                logged.vote_baseline = None;
+                if again != logged {
                     return Err(format!(
                         "the logged decision {} differs from the one recomputed from the cards and panel: {} ({})",
                         logged.outcome.as_str(),
@@ -141,12 +197,38 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
                         again.chosen.as_deref().unwrap_or("none")
                     ));
                 }
-                return Ok(again);
+                decided = Some(again);
+            }
+            EventBody::HumanDecision(h) => {
+                match &decided {
+                    Some(d) if d.outcome == WcOutcomeKind::EscalatedToHuman => {}
+                    _ => {
+                        return Err(format!(
+                            "event {}: a judge's decision for a debate that was not escalated to \
+                             a human",
+                            e.seq
+                        ))
+                    }
+                }
+                if t.held(&h.chosen).is_none() {
+                    return Err(format!(
+                        "event {}: judge {} chose '{}', which is not a position of this debate",
+                        e.seq, h.judge, h.chosen
+                    ));
+                }
+                pending = Some((
+                    WcOutcomeKind::DecidedByJudge,
+                    Some(h.chosen.clone()),
+                    judge_reason(&h.judge, &h.rationale),
+                ));
             }
             _ => {}
         }
     }
-    Err("the log has no decision event (the debate did not finish)".into())
+    match (t, decided) {
+        (Some(t), Some(d)) => Ok((t, d)),
+        _ => Err("the log has no decision event (the debate did not finish)".into()),
+    }
 }
 
 /// What the judge's changed parameters would decide, from what the log holds.

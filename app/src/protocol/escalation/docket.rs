@@ -240,11 +240,22 @@ pub struct JudgeLoad {
     pub load: usize,
 }
 
-/// `GET /api/judge/desk` and the `/judge` page: each judge's load against the capacity, and the
-/// cases in the desk's order.
+/// ES-11: a collapse debate whose rules could not settle it, waiting for a judge's decision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Escalated {
+    pub debate: String,
+    pub query: String,
+    /// Why the rules escalated it.
+    pub reason: String,
+}
+
+/// `GET /api/judge/desk` and the `/judge` page: each judge's load against the capacity, the
+/// cases in the desk's order, and the collapse debates escalated to a human (ES-11).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeskView {
     pub capacity: usize,
     pub judges: Vec<JudgeLoad>,
     pub cases: Vec<Case>,
+    #[serde(default)]
+    pub escalated: Vec<Escalated>,
 }

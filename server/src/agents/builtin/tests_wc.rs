@@ -96,3 +96,62 @@ fn builtin_fixtures_reach_every_outcome() {
         );
     }
 }
+
+/// ES-11: a debate escalated to a human takes a judge's decision — one of its positions, with a
+/// rationale — appended as `human_decision` and a new `decision` that verify recomputes; what
+/// the judge may not do is refused by name, and a forged choice fails verification.
+#[test]
+fn a_judge_decides_a_debate_escalated_to_a_human_es_11() {
+    use app::protocol::collapse::decide;
+    use app::protocol::escalation::RulingError;
+    let query = "Disable authentication on the internal admin API to speed up debugging";
+    let (events, out) = run_wc(query, 4);
+    assert_eq!(out.outcome, WcOutcomeKind::EscalatedToHuman);
+    let log = sealed(events.clone());
+    let positions: Vec<String> = events
+        .iter()
+        .filter_map(|b| match b {
+            EventBody::CardSubmitted(c) => Some(c.position.clone()),
+            _ => None,
+        })
+        .collect();
+    let chosen = positions.first().expect("a position").clone();
+    let invalid = |e: &Result<Vec<EventBody>, RulingError>, needle: &str| matches!(e, Err(RulingError::Invalid(m)) if m.contains(needle));
+    let table = [
+        ("nobody", "why", "no position 'nobody'"),
+        (chosen.as_str(), "  ", "needs a rationale"),
+    ];
+    for (pick, why, needle) in table {
+        let got = decide(&log, "ada", pick, why);
+        assert!(invalid(&got, needle), "{pick}: {got:?}");
+    }
+    let written = decide(&log, "ada", &chosen, " the safer plan ").expect("decided");
+    let kinds: Vec<&str> = written.iter().map(EventBody::kind).collect();
+    assert_eq!(kinds, ["human_decision", "decision"]);
+    let mut all = events.clone();
+    all.extend(written.clone());
+    let again = recompute(&sealed(all.clone())).expect("verify recomputes the judge's decision");
+    assert_eq!(again.outcome, WcOutcomeKind::DecidedByJudge);
+    assert_eq!(again.chosen.as_deref(), Some(chosen.as_str()));
+    assert_eq!(again.reasoning, "Decided by judge ada: the safer plan");
+    // Decided once: a second decision is a conflict.
+    let twice = decide(&sealed(all.clone()), "bob", &chosen, "again");
+    assert!(matches!(twice, Err(RulingError::Conflict(_))), "{twice:?}");
+    // A debate the rules decided takes no judge's decision.
+    let (accepted, _) = run_wc("Add a unit test for the date parser", 1);
+    let refused = decide(&sealed(accepted), "ada", "architect", "mine");
+    assert!(
+        matches!(&refused, Err(RulingError::Conflict(m)) if m.contains("ACCEPTED")),
+        "{refused:?}"
+    );
+    // A forged choice (not a position of the debate) fails verification by name.
+    let mut forged = all;
+    if let Some(EventBody::HumanDecision(h)) = forged
+        .iter_mut()
+        .find(|b| matches!(b, EventBody::HumanDecision(_)))
+    {
+        h.chosen = "ghost".into();
+    }
+    let err = recompute(&sealed(forged)).expect_err("forged");
+    assert!(err.contains("not a position of this debate"), "{err}");
+}
