@@ -80,3 +80,47 @@ test('UI-4: the judges\' desk lists what waits at the gate with both positions, 
   await expect(page.getByTestId('challenge')).toHaveAttribute('data-status', 'resolved');
   await expect(page.getByTestId('decision')).toHaveAttribute('data-provisional', '0');
 });
+
+test('ES-11: a collapse debate escalated to a human waits on the desk, and a judge decides it on its page', async ({ page, request }) => {
+  const token = addJudge('wc-judge');
+  await page.goto('/judge/sign-in');
+  await page.getByTestId('judge-token').fill(token);
+  await page.getByTestId('sign-in').click();
+  await expect(page.getByTestId('signed-in-as')).toContainText('wc-judge');
+
+  const r = await request.post('/api/debates', {
+    data: { query: 'Disable authentication on the internal admin API to speed up debugging', protocol: 'collapse', seed: 4 },
+  });
+  expect(r.status(), await r.text()).toBe(201);
+  const { id } = await r.json();
+  await expect
+    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).decision, { timeout: 60_000 })
+    .toBe('ESCALATED_TO_HUMAN');
+
+  await page.goto('/judge');
+  await hydrated(page);
+  const waiting = page.locator(`[data-testid="desk-escalated"][data-debate="${id}"]`);
+  await expect(waiting).toContainText('Escalated to a human');
+  await waiting.getByRole('link', { name: 'Choose a position on its page →' }).click();
+  await expect(page).toHaveURL(new RegExp(`/debates/${id}$`));
+  await hydrated(page);
+
+  const form = page.getByTestId('human-decision');
+  await expect(form).toContainText('Waiting for a judge');
+  await form.getByTestId('decide').click();
+  await expect(form.getByRole('alert')).toContainText('rationale');
+  await form.getByTestId('decide-position').selectOption({ index: 1 });
+  const chosen = await form.getByTestId('decide-position').inputValue();
+  await form.getByTestId('decide-text').fill('Keep authentication; debug with a scoped token');
+  await form.getByTestId('decide').click();
+
+  // The page follows the log past the escalation: the judge's decision replaces it.
+  const decision = page.getByTestId('decision');
+  await expect(decision).toHaveAttribute('data-decision', 'DECIDED_BY_JUDGE', { timeout: 30_000 });
+  await expect(decision.getByTestId('chosen')).toHaveText(chosen);
+  await expect(decision).toContainText('Decided by judge wc-judge: Keep authentication; debug with a scoped token');
+  await expect(form).toHaveCount(0);
+  await page.goto(`/debates/${id}/audit`);
+  await hydrated(page);
+  await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
+});

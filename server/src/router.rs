@@ -59,6 +59,7 @@ pub fn router(state: AppState) -> Router {
         .route("/debates/{id}", get(debates::get_debate))
         .route("/debates/{id}/stop", post(judge::stop))
         .route("/debates/{id}/decision", post(judge::decide))
+        .route("/debates/{id}/budget", post(judge::budget))
         .route(
             "/debates/{id}/challenges/{challenge}/ruling",
             post(judge::rule),

@@ -45,6 +45,13 @@ pub trait DebateService: Send + Sync + 'static {
         rationale: String,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
+    /// ES-12: the signed-in judge grants tokens to, or closes, a debate paused on its budget.
+    fn budget(
+        &self,
+        id: String,
+        action: crate::protocol::run::BudgetAction,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<(), String>>;
     /// UI-4: the judges' desk, for a signed-in judge; the error names why not.
     fn desk(
         &self,

@@ -213,6 +213,18 @@ pub enum EventBody {
     /// The debate's token budget ran out before the next call; the decision that follows is
     /// made from the positions that exist, the most cautious way.
     BudgetExhausted { round: u8, used: u64, budget: u64 },
+    /// ES-12: the budget is spent and judges are configured: the debate waits for a judge to
+    /// grant more tokens or close it, instead of stopping at once.
+    BudgetPaused { used: u64, budget: u64 },
+    /// ES-12: a judge granted `tokens` more; `budget` is the new total. The debate resumes.
+    BudgetGranted {
+        judge: String,
+        tokens: u64,
+        budget: u64,
+    },
+    /// ES-12: a judge closed a paused debate; it ends with the cautious decision (a
+    /// `budget_exhausted` follows).
+    BudgetClosed { judge: String },
     /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
     Decision(Outcome),
     /// The debate stopped before it finished; the log ends here (SV-5): its server stopped, or
@@ -263,6 +275,9 @@ impl EventBody {
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
             EventBody::BudgetExhausted { .. } => "budget_exhausted",
+            EventBody::BudgetPaused { .. } => "budget_paused",
+            EventBody::BudgetGranted { .. } => "budget_granted",
+            EventBody::BudgetClosed { .. } => "budget_closed",
             EventBody::Decision(_) => "decision",
             EventBody::Interrupted { .. } => "interrupted",
         }
@@ -304,6 +319,9 @@ impl EventBody {
             | EventBody::Analysis(_)
             | EventBody::Impact(_)
             | EventBody::HumanDecision(_)
+            | EventBody::BudgetPaused { .. }
+            | EventBody::BudgetGranted { .. }
+            | EventBody::BudgetClosed { .. }
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Decision(_)

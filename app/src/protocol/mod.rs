@@ -2,6 +2,8 @@
 //! Compiled natively for the server and to WebAssembly for the browser.
 
 pub mod baseline;
+#[cfg(test)]
+mod budget_tests;
 pub mod canonical;
 pub mod chain;
 pub mod collapse;

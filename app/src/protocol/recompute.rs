@@ -103,10 +103,13 @@ pub struct BudgetStop {
 /// `debate_started` declared (when it declared one); and no call follows it. Returns the stop, if
 /// any, or the event that is wrong and why.
 pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String)> {
+    // The budget in force: the declared one plus every judge's grant (ES-12).
     let mut declared = None;
     let mut spent: u64 = 0;
     let mut calls = 0;
     let mut stop: Option<(u64, BudgetStop)> = None;
+    // ES-12: the event that paused the debate for a judge, while it waits.
+    let mut paused: Option<u64> = None;
     for e in events {
         let fail = |reason: String| Err((e.seq, reason));
         match &e.body {
@@ -120,10 +123,54 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                         e.seq
                     ));
                 }
+                if let Some(at) = paused {
+                    return fail(format!(
+                        "event {} is a call made while the debate waited for a judge's budget \
+                         approval (event {at})",
+                        e.seq
+                    ));
+                }
                 calls += 1;
                 spent = spent
                     .saturating_add(c.prompt_tokens)
                     .saturating_add(c.completion_tokens);
+            }
+            EventBody::BudgetPaused { used, budget } => {
+                if *used != spent {
+                    return fail(format!(
+                        "event {} pauses at {used} tokens, the logged calls add up to {spent}",
+                        e.seq
+                    ));
+                }
+                if declared != Some(*budget) || used < budget || paused.is_some() {
+                    return fail(format!(
+                        "event {} pauses the debate at {used} tokens of {budget}, which is not a \
+                         spent budget in force ({})",
+                        e.seq,
+                        declared.map_or_else(|| "none declared".to_owned(), |d| d.to_string())
+                    ));
+                }
+                paused = Some(e.seq);
+            }
+            EventBody::BudgetGranted { tokens, budget, .. } => {
+                let before = declared.unwrap_or(0);
+                if paused.is_none() || before.checked_add(*tokens) != Some(*budget) {
+                    return fail(format!(
+                        "event {} grants {tokens} tokens to make {budget}, but the debate was \
+                         not paused on a budget of {before}",
+                        e.seq
+                    ));
+                }
+                declared = Some(*budget);
+                paused = None;
+            }
+            EventBody::BudgetClosed { .. } => {
+                if paused.take().is_none() {
+                    return fail(format!(
+                        "event {} closes a debate that was not paused on its budget",
+                        e.seq
+                    ));
+                }
             }
             EventBody::BudgetExhausted { used, budget, .. } => {
                 if *used != spent {

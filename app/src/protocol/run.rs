@@ -93,7 +93,24 @@ pub struct DebateRun {
     queue: VecDeque<EventBody>,
     /// QL-1: the first positions and what became of them, for the decision's vote baseline.
     fold: BaselineFold,
+    /// ES-12: when the budget is spent, wait for a judge instead of stopping (judges exist).
+    pausable: bool,
+    /// ES-12: the budget is spent and the debate waits for a judge.
+    paused: bool,
 }
+
+/// ES-12: what a judge does with a debate paused on its spent budget.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum BudgetAction {
+    /// Add `tokens` to the budget; the debate resumes where it stopped.
+    Grant { tokens: u64 },
+    /// End it now with the cautious decision, as an unpaused budget stop does.
+    Close,
+}
+
+/// The most tokens one grant may add.
+pub const MAX_GRANT: u64 = 100_000_000;
 
 impl DebateRun {
     /// Takes a freshly built machine. Its opening events come out first, `debate_started`
@@ -166,13 +183,84 @@ impl DebateRun {
             used: 0,
             queue,
             fold: BaselineFold::default(),
+            pausable: false,
+            paused: false,
         }
     }
 
-    /// The next request to put to an agent, or `None` when the debate is over. Once the agents
+    /// ES-12: whether a spent budget pauses the debate for a judge (the runner knows whether
+    /// judges exist) rather than stopping it.
+    pub fn set_pausable(&mut self, pausable: bool) {
+        self.pausable = pausable;
+    }
+
+    /// The agents have used the whole budget (granted tokens included).
+    pub fn budget_spent(&self) -> bool {
+        self.budget.is_some_and(|b| self.used >= b)
+    }
+
+    /// ES-12: waiting for a judge to grant tokens or close the debate: `(used, budget)`.
+    pub fn paused(&self) -> Option<(u64, u64)> {
+        self.paused.then(|| (self.used, self.budget.unwrap_or(0)))
+    }
+
+    /// ES-12: judge `judge` grants tokens to, or closes, a debate paused on its budget.
+    pub fn budget_action(&mut self, judge: &str, action: BudgetAction) -> Result<(), RulingError> {
+        if !self.paused {
+            return Err(RulingError::Conflict(
+                "the debate is not waiting for a budget approval".into(),
+            ));
+        }
+        match action {
+            BudgetAction::Grant { tokens } => {
+                if !(1..=MAX_GRANT).contains(&tokens) {
+                    return Err(RulingError::Invalid(format!(
+                        "tokens must be from 1 to {MAX_GRANT}, got {tokens}"
+                    )));
+                }
+                let budget = self.budget.unwrap_or(0).saturating_add(tokens);
+                self.budget = Some(budget);
+                self.paused = false;
+                self.queue.push_back(EventBody::BudgetGranted {
+                    judge: judge.to_owned(),
+                    tokens,
+                    budget,
+                });
+            }
+            BudgetAction::Close => {
+                self.paused = false;
+                self.pausable = false;
+                self.queue.push_back(EventBody::BudgetClosed {
+                    judge: judge.to_owned(),
+                });
+                let budget = self.budget.unwrap_or(0);
+                self.debate.exhaust(self.used, budget);
+            }
+        }
+        Ok(())
+    }
+
+    /// The next request to put to an agent, or `None` when the debate is over (or paused for a
+    /// judge, ES-12, when [`DebateRun::set_pausable`]). Once the agents
     /// have used the budget, the machine stops asking and decides from what exists.
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
         if let Some(budget) = self.budget.filter(|b| self.used >= *b) {
+            if self.paused {
+                return None;
+            }
+            // ES-12: with judges to ask, wait for one rather than stop.
+            if self.pausable && !self.debate.is_finished() {
+                self.paused = true;
+                // After what the last answer wrote.
+                while let Some(body) = self.debate.poll_event() {
+                    self.queue.push_back(body);
+                }
+                self.queue.push_back(EventBody::BudgetPaused {
+                    used: self.used,
+                    budget,
+                });
+                return None;
+            }
             self.debate.exhaust(self.used, budget);
         }
         self.debate.poll_request()

@@ -60,6 +60,20 @@ pub async fn decide_debate(
         .map_err(ServerFnError::new)
 }
 
+/// ES-12: the signed-in judge grants `tokens` more (or, with `None`, closes the debate).
+#[server(endpoint = "budget_debate")]
+pub async fn budget_debate(id: String, tokens: Option<u64>) -> Result<(), ServerFnError> {
+    use crate::protocol::run::BudgetAction;
+    let action = match tokens {
+        Some(tokens) => BudgetAction::Grant { tokens },
+        None => BudgetAction::Close,
+    };
+    service()?
+        .budget(id, action, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
 /// UI-4: the judges' desk (signed-in judges only).
 #[server(endpoint = "judge_desk")]
 pub async fn judge_desk() -> Result<crate::protocol::escalation::docket::DeskView, ServerFnError> {

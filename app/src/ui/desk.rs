@@ -127,7 +127,30 @@ pub fn DeskPage() -> impl IntoView {
             .map(|j| format!("{} {} / {}", j.name, j.load, d.capacity))
             .collect::<Vec<_>>()
             .join(" · ");
-        let count = d.cases.len() + d.escalated.len();
+        let count = d.cases.len() + d.escalated.len() + d.paused.len();
+        let paused = d.paused.clone();
+        let paused = (!paused.is_empty()).then(move || {
+            let items = paused
+                .into_iter()
+                .map(|p| {
+                    view! {
+                        <li class="panel desk-case budget" data-testid="desk-paused" data-debate=p.debate.clone()>
+                            <p class="desk-kind">{format!(
+                                "Awaiting budget approval: {} of {} tokens used",
+                                super::costs::thousands(p.used),
+                                super::costs::thousands(p.budget)
+                            )}</p>
+                            <p><A href=format!("/debates/{}", p.debate)>{p.query}</A></p>
+                            <p><A href=format!("/debates/{}", p.debate)>"Grant tokens or close it on its page →"</A></p>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <h2>"Awaiting budget approval"</h2>
+                <ol class="desk-cases">{items}</ol>
+            }
+        });
         let waiting = d.escalated.clone();
         let escalated = (!waiting.is_empty()).then(move || {
             let items = waiting
@@ -153,10 +176,11 @@ pub fn DeskPage() -> impl IntoView {
                 {if loads.is_empty() { "No judges yet.".to_owned() } else { format!("Load: {loads}") }}
             </p>
             {if count == 0 {
-                view! { <p class="muted" data-testid="desk-empty">"Nothing waits for a judge: no challenge is held, provisional or awaiting review, and no debate is escalated to a human."</p> }.into_any()
+                view! { <p class="muted" data-testid="desk-empty">"Nothing waits for a judge: no challenge is held, provisional or awaiting review, no debate is escalated to a human or awaits a budget approval."</p> }.into_any()
             } else {
                 view! {
                     <ol class="desk-cases">{d.cases.into_iter().map(|c| case_view(c, send)).collect_view()}</ol>
+                    {paused}
                     {escalated}
                 }.into_any()
             }}

@@ -147,6 +147,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
         <super::costs::BudgetBanner state=state.into()/>
+        <super::pause::BudgetPause state id=detail.id.clone()/>
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
         {(detail.protocol == "collapse").then(|| view! { <super::human::HumanDecisionForm state id=detail.id.clone()/> })}
         <super::credibility::SnapshotPanel state=state.into()/>

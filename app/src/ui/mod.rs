@@ -15,6 +15,7 @@ mod judge;
 mod live;
 mod outcomes;
 mod past;
+mod pause;
 mod per_agent;
 mod round_robin;
 pub mod viewer;

@@ -7,18 +7,29 @@ use std::sync::{Mutex, MutexGuard};
 use app::protocol::escalation::desk::CAPACITY;
 use app::protocol::escalation::docket::JudgeLoad;
 use app::protocol::escalation::{Admission, Desk, JudgeAction, Priority, RulingError};
+use app::protocol::run::BudgetAction;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::db::Store;
 
-/// ES-5/ES-7: a judge's action on a running debate, on its way to the drive loop; `done` gets
-/// the machine's answer once the events it wrote are stored.
+/// ES-5/ES-7/ES-12: a judge's action on a running debate, on its way to the drive loop; `done`
+/// gets the machine's answer once the events it wrote are stored.
 pub struct Ruling {
-    pub challenge: String,
     pub judge: String,
-    pub action: JudgeAction,
+    pub act: Act,
     pub done: oneshot::Sender<Result<(), RulingError>>,
+}
+
+/// What the judge does.
+pub enum Act {
+    /// ES-5/ES-7: rule on a challenge.
+    Challenge {
+        challenge: String,
+        action: JudgeAction,
+    },
+    /// ES-12: grant tokens to, or close, a debate paused on its budget.
+    Budget(BudgetAction),
 }
 
 /// What the drive loop of a debate with judges gets: the shared desk, its debate's id, and the
@@ -49,6 +60,8 @@ pub struct HeldChallenge {
 pub struct JudgeDesk {
     store: Store,
     desk: Mutex<Desk>,
+    /// ES-12: debates of this process waiting for a budget approval: (debate, used, budget).
+    paused: Mutex<Vec<(String, u64, u64)>>,
 }
 
 /// The desk's key for a challenge: debate and challenge.
@@ -61,6 +74,7 @@ impl JudgeDesk {
         JudgeDesk {
             store,
             desk: Mutex::new(Desk::default()),
+            paused: Mutex::new(Vec::new()),
         }
     }
 
@@ -107,6 +121,31 @@ impl JudgeDesk {
         let judges = self.judges("the desk's listing").await;
         self.lock().judges = judges;
         self.queue()
+    }
+
+    /// Whether any judge could act now (ES-12: a spent budget then waits for one).
+    pub async fn has_judges(&self) -> bool {
+        !self.judges("a budget approval").await.is_empty()
+    }
+
+    /// ES-12: debate `debate` waits for a budget approval (`Some((used, budget))`) or not.
+    pub fn set_paused(&self, debate: &str, paused: Option<(u64, u64)>) {
+        let mut list = self
+            .paused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        list.retain(|(d, _, _)| d != debate);
+        if let Some((used, budget)) = paused {
+            list.push((debate.to_owned(), used, budget));
+        }
+    }
+
+    /// ES-12: the debates waiting for a budget approval, oldest first.
+    pub fn paused(&self) -> Vec<(String, u64, u64)> {
+        self.paused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Frees the places of `debate`'s challenges that are no longer held (`held` still are).

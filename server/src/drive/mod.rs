@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use app::protocol::{Answered, DebateRun};
 
-pub use desk::{JudgeDesk, Judging, Ruling};
+pub use desk::{Act, JudgeDesk, Judging, Ruling};
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, rfc3339_millis, Sequencer};
 
@@ -53,7 +53,11 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         run.advance(elapsed);
         if let Some(j) = judging.as_mut() {
             while let Ok(r) = j.rulings.try_recv() {
-                answered.push((r.done, run.judge(&r.challenge, &r.judge, r.action)));
+                answered.push(act(run, r));
+            }
+            // ES-12: a spent budget waits for a judge when there is one to ask.
+            if run.budget_spent() && run.paused().is_none() && !run.is_finished() {
+                run.set_pausable(j.desk.has_judges().await);
             }
         }
         for (challenge, priority) in run.queued() {
@@ -77,31 +81,37 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         for (done, result) in answered.drain(..) {
             let _ = done.send(result);
         }
+        if let Some(j) = &judging {
+            j.desk.set_paused(j.debate, run.paused());
+        }
         let Some(req) = next else {
             if run.is_finished() {
                 return Ok(());
             }
-            match run.wake_at() {
-                Some(at) => {
+            let paused = run.paused().is_some();
+            match (run.wake_at(), judging.as_mut()) {
+                // A judge may act before the timer fires: wake for the ruling.
+                (Some(at), Some(j)) => {
                     let wait = Duration::from_millis(at.saturating_sub(elapsed).max(1));
-                    // A judge may act before the timer fires: wake for the ruling.
-                    match judging.as_mut() {
-                        Some(j) => {
-                            tokio::select! {
-                                () = tokio::time::sleep(wait) => {}
-                                Some(r) = j.rulings.recv() => {
-                                    run.advance(ms(began.elapsed().saturating_sub(paced)));
-                                    let result = run.judge(&r.challenge, &r.judge, r.action);
-                                    answered.push((r.done, result));
-                                }
-                            }
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        Some(r) = j.rulings.recv() => {
+                            run.advance(ms(began.elapsed().saturating_sub(paced)));
+                            answered.push(act(run, r));
                         }
-                        None => tokio::time::sleep(wait).await,
                     }
-                    continue;
                 }
+                (Some(at), None) => {
+                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(elapsed).max(1)))
+                        .await;
+                }
+                // ES-12: paused on its budget, the debate waits for a judge, however long.
+                (None, Some(j)) if paused => match j.rulings.recv().await {
+                    Some(r) => answered.push(act(run, r)),
+                    None => return Ok(()),
+                },
                 // Nothing to ask and nothing to wait for: end the log rather than hang.
-                None => {
+                (None, _) => {
                     let end = app::protocol::run::interruption(
                         "the protocol had nothing left to ask or wait for".into(),
                     );
@@ -109,6 +119,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                     return Ok(());
                 }
             }
+            continue;
         };
         if !timing.pace.is_zero() {
             tokio::time::sleep(timing.pace).await;
@@ -125,4 +136,19 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         run.advance(ms(began.elapsed().saturating_sub(paced)));
         run.handle(&req, Answered { reply, usage, now });
     }
+}
+
+/// A judge's action applied to the run; its answer goes back once what it wrote is stored.
+fn act(
+    run: &mut DebateRun,
+    r: Ruling,
+) -> (
+    tokio::sync::oneshot::Sender<Result<(), app::protocol::escalation::RulingError>>,
+    Result<(), app::protocol::escalation::RulingError>,
+) {
+    let result = match r.act {
+        Act::Challenge { challenge, action } => run.judge(&challenge, &r.judge, action),
+        Act::Budget(action) => run.budget_action(&r.judge, action),
+    };
+    (r.done, result)
 }

@@ -2,7 +2,9 @@
 //! (held, provisional, awaiting review at the gate) with precedents from one another, the
 //! collapse debates escalated to a human (ES-11), and each judge's load.
 
-use app::protocol::escalation::docket::{attach_precedents, docket, order, DeskView, Escalated};
+use app::protocol::escalation::docket::{
+    attach_precedents, docket, order, DeskView, Escalated, Paused,
+};
 use app::protocol::EventBody;
 
 use super::Engine;
@@ -59,12 +61,25 @@ impl Engine {
                 });
             }
         }
+        // ES-12: debates of this process paused on their budget.
+        let mut paused = Vec::new();
+        for (debate, used, budget) in self.desk.paused() {
+            if let Some(d) = self.store.get(&debate).await? {
+                paused.push(Paused {
+                    debate,
+                    query: d.query,
+                    used,
+                    budget,
+                });
+            }
+        }
         let queue = self.desk.queue_now().await;
         Ok(DeskView {
             capacity: queue.capacity,
             judges: queue.judges,
             cases,
             escalated: waiting,
+            paused,
         })
     }
 }

@@ -222,6 +222,7 @@ impl Engine {
             engine.lock_running().remove(&id);
             engine.lock_rulings().remove(&id);
             engine.desk.sync(&id, &[]);
+            engine.desk.set_paused(&id, None);
             // Viewers of the hub fall back to the database, which has the final event.
             engine.hub.close(&id);
         });

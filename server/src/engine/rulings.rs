@@ -8,12 +8,13 @@ use std::sync::MutexGuard;
 use std::time::Duration;
 
 use app::protocol::escalation::{JudgeAction, RulingError};
+use app::protocol::run::BudgetAction;
 use app::protocol::{DebateStatus, Event, EventBody};
 use tokio::sync::{mpsc, oneshot};
 
 use super::Engine;
 use crate::db::StoreError;
-use crate::drive::{Journal, Ruling, Sequencer, StoredJournal};
+use crate::drive::{Act, Journal, Ruling, Sequencer, StoredJournal};
 
 /// Why a ruling was not applied.
 #[derive(Debug)]
@@ -47,25 +48,66 @@ impl Engine {
         challenge: &str,
         action: JudgeAction,
     ) -> Result<(), RuleError> {
+        let act = Act::Challenge {
+            challenge: challenge.to_owned(),
+            action: action.clone(),
+        };
+        match self.send_to_run(id, judge, act).await {
+            Err(RuleError::NotRunning(_)) if self.lock_rulings().get(id).is_none() => {
+                match self.store.status(id).await? {
+                    None => Err(RuleError::NoDebate),
+                    Some(DebateStatus::Interrupted) => Err(RuleError::NotRunning(format!(
+                        "debate {id} has ended (interrupted) before its decision; there is \
+                         nothing to review"
+                    ))),
+                    Some(s) if s.is_over() => self.review(id, judge, challenge, action).await,
+                    Some(_) => Err(RuleError::NotRunning(format!(
+                        "debate {id} runs in another server process; rule through that one"
+                    ))),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// ES-12: judge `judge` grants tokens to, or closes, debate `id` paused on its budget; the
+    /// `budget_granted` (or `budget_closed` and the cautious end) is stored by the time this
+    /// returns.
+    pub async fn budget(
+        &self,
+        id: &str,
+        judge: &str,
+        action: BudgetAction,
+    ) -> Result<(), RuleError> {
+        match self.send_to_run(id, judge, Act::Budget(action)).await {
+            Err(RuleError::NotRunning(_)) if self.lock_rulings().get(id).is_none() => {
+                Err(match self.store.status(id).await? {
+                    None => RuleError::NoDebate,
+                    Some(s) if s.is_over() => RuleError::NotRunning(format!(
+                        "debate {id} has ended ({s}); only a running debate paused on its budget \
+                         takes a grant"
+                    )),
+                    Some(_) => RuleError::NotRunning(format!(
+                        "debate {id} runs in another server process; act through that one"
+                    )),
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Hands a judge's action to debate `id`'s drive loop and waits for the answer.
+    async fn send_to_run(&self, id: &str, judge: &str, act: Act) -> Result<(), RuleError> {
         let sender = self.lock_rulings().get(id).cloned();
         let Some(sender) = sender else {
-            return match self.store.status(id).await? {
-                None => Err(RuleError::NoDebate),
-                Some(DebateStatus::Interrupted) => Err(RuleError::NotRunning(format!(
-                    "debate {id} has ended (interrupted) before its decision; there is nothing \
-                     to review"
-                ))),
-                Some(s) if s.is_over() => self.review(id, judge, challenge, action).await,
-                Some(_) => Err(RuleError::NotRunning(format!(
-                    "debate {id} runs in another server process; rule through that one"
-                ))),
-            };
+            return Err(RuleError::NotRunning(format!(
+                "debate {id} is not running here"
+            )));
         };
         let (done, answer) = oneshot::channel();
         let ruling = Ruling {
-            challenge: challenge.to_owned(),
             judge: judge.to_owned(),
-            action,
+            act,
             done,
         };
         let gone =

@@ -246,6 +246,49 @@ fn refused(id: &str, e: RuleError) -> AppError {
     }
 }
 
+#[derive(Serialize)]
+pub struct BudgetReply {
+    pub id: String,
+    pub judge: String,
+    #[serde(flatten)]
+    pub action: app::protocol::run::BudgetAction,
+}
+
+/// `POST /api/debates/{id}/budget` (judges only, ES-12) with `{"action": "grant", "tokens":
+/// 50000}` or `{"action": "close"}`: a debate paused on its spent budget resumes with more
+/// tokens, or ends now with the cautious decision. 400 for a bad grant, 409 when the debate is
+/// not paused (or not running here), 404 unknown.
+pub async fn budget(
+    State(engine): State<Engine>,
+    judge: Judge,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<BudgetReply>, AppError> {
+    let action: app::protocol::run::BudgetAction = super::extract::json_object(body?.0)?;
+    budget_as(&engine, &judge, &id, action.clone()).await?;
+    Ok(Json(BudgetReply {
+        id,
+        judge: judge.name,
+        action,
+    }))
+}
+
+/// The grant or close itself, for the API and the live page's form.
+pub async fn budget_as(
+    engine: &Engine,
+    judge: &Judge,
+    id: &str,
+    action: app::protocol::run::BudgetAction,
+) -> Result<(), AppError> {
+    if !app::api::is_debate_id(id) {
+        return Err(not_found(id));
+    }
+    engine
+        .budget(id, &judge.name, action)
+        .await
+        .map_err(|e| refused(id, e))
+}
+
 /// `POST /api/debates/{id}/decision`: a judge's choice for a debate escalated to a human.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -131,6 +131,22 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn budget(
+        &self,
+        id: String,
+        action: app::protocol::run::BudgetAction,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<(), String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
+            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            crate::http::judge::budget_as(&self.engine, &judge, &id, action)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
     fn desk(
         &self,
         head: Parts,

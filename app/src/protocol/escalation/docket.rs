@@ -249,8 +249,18 @@ pub struct Escalated {
     pub reason: String,
 }
 
+/// ES-12: a debate paused on its spent token budget, waiting for a judge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Paused {
+    pub debate: String,
+    pub query: String,
+    pub used: u64,
+    pub budget: u64,
+}
+
 /// `GET /api/judge/desk` and the `/judge` page: each judge's load against the capacity, the
-/// cases in the desk's order, and the collapse debates escalated to a human (ES-11).
+/// cases in the desk's order, the collapse debates escalated to a human (ES-11) and the debates
+/// awaiting budget approval (ES-12).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeskView {
     pub capacity: usize,
@@ -258,4 +268,6 @@ pub struct DeskView {
     pub cases: Vec<Case>,
     #[serde(default)]
     pub escalated: Vec<Escalated>,
+    #[serde(default)]
+    pub paused: Vec<Paused>,
 }

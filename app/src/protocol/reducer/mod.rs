@@ -44,6 +44,12 @@ pub struct DebateView {
     pub flags: Vec<Flag>,
     /// The token budget ran out: in which round, and the tokens used against the budget.
     pub budget_exhausted: Option<(u8, u64, u64)>,
+    /// ES-12: waiting for a judge to grant tokens or close it: tokens used, budget in force.
+    #[serde(default)]
+    pub budget_paused: Option<(u64, u64)>,
+    /// ES-12: every grant: (judge, tokens, new budget).
+    #[serde(default)]
+    pub budget_grants: Vec<(String, u64, u64)>,
     /// Remote agents: which backend and model, and the debate's token budget.
     pub backend: Option<BackendInfo>,
     /// CR-1: the context the request carried.
@@ -304,8 +310,22 @@ impl DebateView {
                 budget,
             } => {
                 self.thinking.clear();
+                self.budget_paused = None;
                 self.budget_exhausted = Some((*round, *used, *budget));
             }
+            EventBody::BudgetPaused { used, budget } => {
+                self.thinking.clear();
+                self.budget_paused = Some((*used, *budget));
+            }
+            EventBody::BudgetGranted {
+                judge,
+                tokens,
+                budget,
+            } => {
+                self.budget_paused = None;
+                self.budget_grants.push((judge.clone(), *tokens, *budget));
+            }
+            EventBody::BudgetClosed { .. } => self.budget_paused = None,
             other => {
                 if matches!(other, EventBody::Challenge { .. }) {
                     self.challenges += 1;

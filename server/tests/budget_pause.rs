@@ -1,0 +1,179 @@
+//! ES-12 through the real binary with a fake model that reports its tokens: with a judge
+//! configured, a spent budget pauses the debate instead of stopping it; the desk lists it; a
+//! judge's grant resumes it where it stopped, or a close ends it with the cautious decision; every
+//! log verifies.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+async fn desk(server: &Server, token: &str) -> Value {
+    client()
+        .get(server.url("/api/judge/desk"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("desk")
+        .json()
+        .await
+        .expect("json")
+}
+
+/// Waits until debate `id` is listed on the desk as awaiting budget approval.
+async fn paused_on_desk(server: &Server, token: &str, id: &str) -> Value {
+    for _ in 0..400 {
+        let d = desk(server, token).await;
+        if let Some(p) = d["paused"]
+            .as_array()
+            .and_then(|p| p.iter().find(|p| p["debate"] == id))
+        {
+            return p.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("debate {id} never paused");
+}
+
+async fn budget(server: &Server, id: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    let mut req = client()
+        .post(server.url(&format!("/api/debates/{id}/budget")))
+        .json(&body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().await.expect("POST");
+    let status = resp.status().as_u16();
+    (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_spent_budget_waits_for_a_judge_es_12() {
+    let fake = Fake {
+        tokens_per_call: 400,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake).await;
+    let (_dir, db) = temp_db();
+    let judge = add_judge(&db, "ada", "judge");
+    let viewer = add_judge(&db, "vic", "viewer");
+    let server = server_for(&db, &fakes, "1000000");
+    let ask = json!({"query": "Should we ship the release tonight?", "backend": "openai",
+                     "seed": 3, "token_budget": 1200});
+
+    // Each call costs 400 + 100 tokens: after three the budget is spent, and it waits.
+    let id = create(&server, ask.clone()).await;
+    let paused = paused_on_desk(&server, &judge, &id).await;
+    assert_eq!(paused["budget"], 1200);
+    assert_eq!(paused["used"], 1500);
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "running", "paused, not stopped");
+    assert_eq!(
+        detail["events"]
+            .as_array()
+            .expect("events")
+            .last()
+            .expect("last")["type"],
+        "budget_paused"
+    );
+    let refused = [
+        (
+            None,
+            json!({"action": "grant", "tokens": 1000}),
+            401,
+            "only judges",
+        ),
+        (
+            Some(viewer.as_str()),
+            json!({"action": "grant", "tokens": 1000}),
+            403,
+            "viewer",
+        ),
+        (
+            Some(judge.as_str()),
+            json!({"action": "grant", "tokens": 0}),
+            400,
+            "tokens must be",
+        ),
+        (
+            Some(judge.as_str()),
+            json!({"action": "more"}),
+            400,
+            "action",
+        ),
+    ];
+    for (token, body, status, needle) in refused {
+        let (got, v) = budget(&server, &id, token, body.clone()).await;
+        assert_eq!(got, status, "{body}: {v}");
+        assert!(
+            v["error"].as_str().expect("error").contains(needle),
+            "{body}: {v}"
+        );
+    }
+    let (status, v) = budget(
+        &server,
+        &id,
+        Some(&judge),
+        json!({"action": "grant", "tokens": 100000}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v,
+        json!({"id": id, "judge": "ada", "action": "grant", "tokens": 100000})
+    );
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    let grant = of_type(&events, "budget_granted");
+    assert_eq!(grant.len(), 1);
+    assert_eq!(
+        (&grant[0]["judge"], &grant[0]["tokens"], &grant[0]["budget"]),
+        (&json!("ada"), &json!(100000), &json!(101200))
+    );
+    let at = events
+        .iter()
+        .position(|e| e["type"] == "budget_granted")
+        .expect("at");
+    assert!(
+        events[at..].iter().any(|e| e["type"] == "agent_call"),
+        "it resumed asking the agents"
+    );
+    assert!(of_type(&events, "budget_exhausted").is_empty());
+    assert_eq!(events.last().expect("last")["type"], "decision");
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "finished");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+    // Over: no more grants.
+    let (status, v) = budget(&server, &id, Some(&judge), json!({"action": "close"})).await;
+    assert_eq!(status, 409, "{v}");
+
+    // A close ends the paused debate with the cautious decision, as a plain budget stop does.
+    let id = create(&server, ask).await;
+    paused_on_desk(&server, &judge, &id).await;
+    let (status, v) = budget(&server, &id, Some(&judge), json!({"action": "close"})).await;
+    assert_eq!(status, 200, "{v}");
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().expect("type"))
+        .collect();
+    let closed = kinds
+        .iter()
+        .position(|k| *k == "budget_closed")
+        .expect("closed");
+    assert_eq!(kinds[closed + 1], "budget_exhausted");
+    assert_eq!(events[closed]["judge"], "ada");
+    let decision = events.last().expect("decision");
+    assert_eq!(decision["budget_exhausted"], true);
+    assert_ne!(decision["decision"], "ACT");
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "budget_exhausted");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+    let d = desk(&server, &judge).await;
+    assert_eq!(d["paused"], json!([]), "nothing waits any more");
+}
