@@ -74,7 +74,7 @@ test('UI-4: the judges\' desk lists what waits at the gate with both positions, 
   // The first pipeline's log has the review, and its live page shows it resolved.
   const detail = await (await request.get(`/api/debates/${first}`)).json();
   const ruling = detail.events.find((e: any) => e.type === 'judge_ruling');
-  expect(ruling).toMatchObject({ judge: 'desk-judge', action: 'confirm', level: 4 });
+  expect(ruling).toMatchObject({ judge: 'desk-judge', action: 'confirm', level: 5 });
   await page.goto(`/debates/${first}`);
   await hydrated(page);
   await expect(page.getByTestId('challenge')).toHaveAttribute('data-status', 'resolved');

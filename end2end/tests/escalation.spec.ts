@@ -25,8 +25,9 @@ test('ES: a new user starts a pipeline with a time scale and watches a challenge
   await expect(challenge).toHaveCount(1, { timeout: 30_000 });
   await expect(challenge).toHaveAttribute('data-challenge', 'CH-001');
   await expect(challenge).toContainText('Valuation Agent challenges Financial Agent: 25.0 % against 28.0 %');
-  // It climbs: agents → facilitator → judge → provisional fallback (level 4).
-  await expect(challenge).toHaveAttribute('data-level', '4', { timeout: 60_000 });
+  // It climbs: agents → facilitator → judge → provisional fallback (level 4) → and, once the
+  // pipeline decides, the gate (level 5), where judges review it.
+  await expect(challenge).toHaveAttribute('data-level', '5', { timeout: 60_000 });
   await expect(challenge).toHaveAttribute('data-status', 'provisional');
   await expect(challenge.getByTestId('resolution')).toContainText('25.0 %');
   await expect(challenge.getByTestId('stage')).toContainText('provisional');
@@ -47,7 +48,7 @@ test('ES: a new user starts a pipeline with a time scale and watches a challenge
   await expect(decision).toHaveAttribute('data-decision', logged.results.rating);
   await page.goto(`/debates/${id}/audit`);
   await hydrated(page);
-  await expect(page.getByTestId('ladder').getByTestId('challenge')).toHaveAttribute('data-level', '4');
+  await expect(page.getByTestId('ladder').getByTestId('challenge')).toHaveAttribute('data-level', '5');
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
 });
 

@@ -49,7 +49,8 @@ async fn a_challenge_climbs_to_a_provisional_decision_es_2_to_es_6() {
             &json!("critical-path")
         )
     );
-    assert_eq!(levels(&events), [2, 3, 4]);
+    // Then, at the decision, the provisional value goes to the gate (level 5, ES-7).
+    assert_eq!(levels(&events), [2, 3, 4, 5]);
     let provisional = of_type(&events, "provisional_decision");
     assert_eq!(provisional.len(), 1);
     assert_eq!(

@@ -104,7 +104,7 @@ async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
             &ruling["action"],
             &ruling["value"]
         ),
-        (&json!("ada"), &json!(4), &json!("override"), &json!(0.28))
+        (&json!("ada"), &json!(5), &json!("override"), &json!(0.28))
     );
     assert_eq!(
         (&gate[1]["level"], &gate[1]["method"], &gate[1]["position"]),

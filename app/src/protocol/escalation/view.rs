@@ -56,7 +56,7 @@ fn level_stage(level: u8) -> &'static str {
         2 => "the facilitator weighs credibility",
         3 => "waiting for a judge",
         4 => "provisional: open for review at the gate",
-        _ => "at the gate",
+        _ => "provisional: awaiting review at the gate",
     }
 }
 
@@ -113,6 +113,8 @@ impl EsState {
                     c.stage = level_stage(e.level).into();
                     c.deadline = match e.level {
                         2 => Some(e.at + super::ladder::FACILITATOR_S),
+                        // At the gate, the review window of the provisional value runs on.
+                        5 => c.resolution.as_ref().and_then(|r| r.review_by),
                         _ => None,
                     };
                     c.judge = None;

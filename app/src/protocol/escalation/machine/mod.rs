@@ -250,6 +250,20 @@ impl EsDebate {
 
     fn finish(&mut self, budget_exhausted: bool) {
         self.round = ANALYSIS;
+        // L5: what is still provisional goes to the gate, where judges review it.
+        let now = self.now;
+        for l in self.ladders.iter_mut() {
+            if matches!(l.stage, Stage::Provisional { .. }) {
+                l.level = 5;
+                self.events.push_back(EventBody::Escalated(Escalated {
+                    challenge: l.challenge.id.clone(),
+                    level: 5,
+                    reason: "the pipeline decided: the provisional value awaits review at the gate"
+                        .into(),
+                    at: now,
+                }));
+            }
+        }
         let assumptions = final_assumptions(&self.agents, &self.estimates, &self.resolutions);
         let result = outcome(
             &self.params.company,

@@ -71,7 +71,7 @@ fn an_override_at_the_gate_reruns_what_it_moves_es_7_es_8() {
         _ => None,
     });
     let ruling = ruling.expect("ruling");
-    assert_eq!((ruling.judge.as_str(), ruling.level), ("ada", 4));
+    assert_eq!((ruling.judge.as_str(), ruling.level), ("ada", 5));
     assert!(ruling.at > 0, "pipeline time ran on to the review");
     let impact = bodies
         .iter()

@@ -197,7 +197,8 @@ fn disagreement_raises_a_challenge_es_2() {
 }
 
 /// ES-3…ES-6 as a table: how the agents behave → the levels climbed (with their pipeline
-/// times) → the value applied and whether it is provisional.
+/// times) → the value applied and whether it is provisional (then, at the decision, at the gate:
+/// level 5, ES-7).
 #[test]
 fn ladder_paths_es_3_to_es_6() {
     struct Case {
@@ -236,7 +237,7 @@ fn ladder_paths_es_3_to_es_6() {
             name: "ES-3→4→5→6 rejected, no record, no judge: the cautious margin, provisionally",
             script: FIRM,
             admission: overflow,
-            climbs: vec![(2, 0), (3, 0), (4, 0)],
+            climbs: vec![(2, 0), (3, 0), (4, 0), (5, 0)],
             value: 0.25,
             provisional: true,
         },
@@ -247,7 +248,7 @@ fn ladder_paths_es_3_to_es_6() {
                 ..FIRM
             },
             admission: overflow,
-            climbs: vec![(2, 900), (3, 900), (4, 900)],
+            climbs: vec![(2, 900), (3, 900), (4, 900), (5, 900)],
             value: 0.25,
             provisional: true,
         },
@@ -255,7 +256,7 @@ fn ladder_paths_es_3_to_es_6() {
             name: "ES-5 a judge holds it 6 hours, then ES-6",
             script: FIRM,
             admission: judge,
-            climbs: vec![(2, 0), (3, 0), (4, 6 * 3600)],
+            climbs: vec![(2, 0), (3, 0), (4, 6 * 3600), (5, 6 * 3600)],
             value: 0.25,
             provisional: true,
         },
