@@ -78,7 +78,14 @@ fn Rungs(level: u8, provisional: bool, open: bool) -> impl IntoView {
     view! { <ol class="rungs">{rungs}</ol> }
 }
 
-fn row(c: ChallengeView, left: Option<String>, rule: Option<Rule>) -> impl IntoView {
+/// One challenge on its ladder. Its timer counts down by itself (`now`, pipeline time); the rest
+/// is re-made only when the challenge changes, so a judge's half-typed ruling is kept.
+fn row(
+    c: ChallengeView,
+    timed: bool,
+    now: impl Fn() -> u64 + Copy + Send + Sync + 'static,
+    rule: Option<Rule>,
+) -> impl IntoView {
     let ch = c.challenge.clone();
     let provisional = c.is_provisional();
     let open = c.is_open();
@@ -113,7 +120,14 @@ fn row(c: ChallengeView, left: Option<String>, rule: Option<Rule>) -> impl IntoV
             <Rungs level=c.level provisional open/>
             <p class="ladder-stage" data-testid="stage">
                 {c.stage.clone()}
-                {left.map(|l| view! { <span class="timer" data-testid="timer">{format!(" · {l}")}</span> })}
+                {timed.then(|| {
+                    let c = c.clone();
+                    view! {
+                        <span class="timer" data-testid="timer">
+                            {move || crate::protocol::reducer::EsState::time_left(&c, now()).map(|l| format!(" · {l}")).unwrap_or_default()}
+                        </span>
+                    }
+                })}
             </p>
             {last_climb.map(|t| view! { <p class="muted small">{t}</p> })}
             {outcome.map(|o| view! { <p class="resolution" data-testid="resolution">{o}</p> })}
@@ -337,8 +351,8 @@ pub fn EsPanel(
             }
         }
     });
+    let id = StoredValue::new(id);
     let rows = move || {
-        let now = now();
         let judge = is_judge();
         state.with(|v| {
             let running = v.status() == crate::protocol::DebateStatus::Running;
@@ -351,8 +365,8 @@ pub fn EsPanel(
             v.es.challenges
                 .iter()
                 .map(|c| {
-                    let left = crate::protocol::reducer::EsState::time_left(c, now)
-                        .filter(|_| v.decision.is_none() || c.is_provisional());
+                    let timed =
+                        c.deadline.is_some() && (v.decision.is_none() || c.is_provisional());
                     // While the pipeline runs: a held challenge or a provisional value; after
                     // the decision: the provisional values, at the gate (L5).
                     let actionable = if running {
@@ -360,17 +374,22 @@ pub fn EsPanel(
                     } else {
                         decided && c.is_provisional()
                     };
-                    let rule = id.clone().filter(|_| judge && actionable).map(|id| Rule {
-                        id,
-                        send,
-                        base: base.clone(),
-                        gate: !running,
-                    });
-                    (c.clone(), left, rule)
+                    let rule = id
+                        .get_value()
+                        .filter(|_| judge && actionable)
+                        .map(|id| Rule {
+                            id,
+                            send,
+                            base: base.clone(),
+                            gate: !running,
+                        });
+                    (c.clone(), timed, rule)
                 })
                 .collect::<Vec<_>>()
         })
     };
+    // Re-made only when challenges first appear, so the rows below keep their forms.
+    let empty = Memo::new(move |_| state.with(|v| v.es.challenges.is_empty()));
     // The latest analysis, and the assumptions whose value in it is provisional.
     let analysis = move || {
         state.with(|v| {
@@ -408,11 +427,15 @@ pub fn EsPanel(
             <h2>"Escalation ladder"</h2>
             <p class="muted" data-testid="pipeline-clock">{clock}</p>
             {move || {
-                let rows = rows();
-                if rows.is_empty() {
+                if empty.get() {
                     view! { <p class="muted" data-testid="no-challenges">{move || if state.with(|v| v.current_round >= 2) { "The specialists agreed on every assumption: no challenge." } else { "Challenges appear here once every specialist has stated its findings." }}</p> }.into_any()
                 } else {
-                    view! { <ol class="ladder">{rows.into_iter().map(|(c, left, rule)| row(c, left, rule)).collect_view()}</ol> }.into_any()
+                    view! {
+                        <ol class="ladder">
+                            <For each=rows key=|(c, timed, rule)| (serde_json::to_string(c).unwrap_or_default(), *timed, rule.is_some())
+                                children=move |(c, timed, rule)| row(c, timed, now, rule)/>
+                        </ol>
+                    }.into_any()
                 }
             }}
             {move || state.with(|v| v.es.impacts.clone()).into_iter().map(|i| {

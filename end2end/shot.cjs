@@ -1,0 +1,28 @@
+const { chromium } = require('@playwright/test');
+(async () => {
+  const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const page = await (await b.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  page.on('pageerror', e => console.log('pageerror', e.message.slice(0, 300)));
+  await page.goto('http://127.0.0.1:3996/judge/sign-in');
+  await page.fill('[data-testid=judge-token]', process.env.TOKEN);
+  await page.click('[data-testid=sign-in]');
+  await page.waitForTimeout(300);
+  await page.goto('http://127.0.0.1:3996/judge');
+  await page.waitForSelector('.app[data-hydrated="true"]');
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: '/tmp/desk.png', fullPage: true });
+  const link = page.locator('[data-testid=desk-case] a').first();
+  const href = await link.getAttribute('href');
+  await page.goto('http://127.0.0.1:3996' + href);
+  await page.waitForSelector('.app[data-hydrated="true"]');
+  await page.waitForTimeout(800);
+  const form = page.getByTestId('rule-form').first();
+  await form.getByTestId('rule-value').fill('28');
+  await page.waitForTimeout(300);
+  await page.getByTestId('ladder').screenshot({ path: '/tmp/preview.png' });
+  await form.getByTestId('rule-text').fill('The cost programme is contracted');
+  await form.getByTestId('rule-override').click();
+  await page.waitForTimeout(2000);
+  await page.getByTestId('ladder').screenshot({ path: '/tmp/after.png' });
+  await b.close();
+})();
