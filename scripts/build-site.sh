@@ -30,3 +30,5 @@ cp -r public/. "$site/"
 raw=$(stat -c %s "$site/pkg/consilium_bg.wasm")
 gz=$(gzip -9 -c "$site/pkg/consilium_bg.wasm" | wc -c)
 echo "site built in $site: consilium_bg.wasm $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzip"
+# The static judge viewer (Trunk.toml) into target/viewer-static/, reusing the wasm compiled above.
+scripts/build-viewer-static.sh

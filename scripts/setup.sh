@@ -51,6 +51,13 @@ PY
   rm -rf "$tools"
 fi
 
+# 2b. trunk, which builds the static judge viewer (Trunk.toml); 0.22 needs a newer rustc than 1.95.
+TRUNK_VERSION=0.21.14
+if [ "$(trunk --version 2>/dev/null | awk '{print $2}' || true)" != "$TRUNK_VERSION" ]; then
+  step "installing trunk $TRUNK_VERSION (~9–11 min)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
 # 3. npm packages: binaryen's wasm-opt (Debian's breaks hydration) and Playwright (no browser download).
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] \
    || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
