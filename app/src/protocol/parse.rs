@@ -5,18 +5,21 @@
 //! in case, verdicts may be lower case, numbers may come as `"85"` or `"85%"`, trailing commas are
 //! forgiven, extra fields are ignored, and the first object that parses is taken.
 //! Strict: every required field must be present with the right type and range; anything else is
-//! an error naming the field, which the runner logs as a parse failure (S4: counted as `REFUSE`).
+//! an error naming the field's path, which the runner logs as a parse failure (S4: `REFUSE`).
+//! Each reply shape is a `serde` type ([`reply`], [`escalation`]) read through [`field::read`].
 
 use serde_json::{Map, Value};
 
 mod escalation;
 mod extract;
+pub(crate) mod field;
+mod reply;
 pub use extract::extract_object;
 
-use super::collapse::{self, Critique, PanelEvaluation, PositionScore, Verification};
+use super::collapse;
 use super::request::{AgentReply, Task};
-use super::round_robin::{RrPosition, Stance};
-use super::types::{Decision, Position};
+use field::read;
+use reply::{ChallengeIn, CritiqueIn, EvaluationIn, PositionIn, StanceIn, VerificationIn};
 
 /// The longest free text kept from a reply; longer text is cut with an ellipsis.
 pub const MAX_REPLY_TEXT: usize = 2000;
@@ -32,64 +35,33 @@ pub fn parse_reply(task: &Task, agent: &str, text: &str) -> R<AgentReply> {
 
 /// Builds the reply to `task` from an already-decoded JSON object (the `http` kind's body).
 pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> R<AgentReply> {
-    let o = Fields(obj);
+    let v = Value::Object(normalise(obj));
     Ok(match task {
-        Task::Analyse { .. } | Task::Revise { .. } => AgentReply::Position(Position {
-            decision: o.decision("decision")?,
-            confidence: o.percent("confidence")?,
-            risk: o.percent("risk")?,
-            reasoning: o.text("reasoning")?,
-        }),
-        Task::Challenge { .. } => AgentReply::Challenge {
-            argues_for: o.argued_decision("argues_for")?,
-            text: o.text("text")?,
-        },
-        Task::Turn { .. } => AgentReply::Stance(RrPosition {
-            stance: o.stance("stance")?,
-            confidence: o.percent("confidence")?,
-            reasoning: o.text("reasoning")?,
-        }),
+        Task::Analyse { .. } | Task::Revise { .. } => {
+            AgentReply::Position(read::<PositionIn>(&v, "")?.into())
+        }
+        Task::Challenge { .. } => {
+            let c: ChallengeIn = read(&v, "")?;
+            AgentReply::Challenge {
+                argues_for: c.argues_for,
+                text: c.text.0,
+            }
+        }
+        Task::Turn { .. } => AgentReply::Stance(read::<StanceIn>(&v, "")?.into()),
         Task::WriteCard { .. } | Task::ReviseCard { .. } => {
+            // WC-1: a card is held to the rules of a user's card (exact keys, none unknown); the
+            // author is who was asked, and the time is the log's to keep.
             let mut card = obj.clone();
             card.insert("agent".into(), Value::String(agent.to_owned()));
             card.remove("timestamp");
             AgentReply::Card(collapse::parse_card(&Value::Object(card), "card")?)
         }
-        Task::VerifyCard { .. } => AgentReply::Verification(Verification {
-            approve: o.boolean("approve")?,
-            notes: o.text("notes")?,
-        }),
-        Task::Critique { .. } => AgentReply::Critique(Critique {
-            score: o.number("score", 0.0, 10.0)?,
-            concerns: o.texts("concerns")?,
-        }),
+        Task::VerifyCard { .. } => AgentReply::Verification(read::<VerificationIn>(&v, "")?.into()),
+        Task::Critique { .. } => AgentReply::Critique(read::<CritiqueIn>(&v, "")?.into()),
         Task::Evaluate { positions, .. } => {
+            let evaluation: collapse::PanelEvaluation = read::<EvaluationIn>(&v, "")?.into();
+            // WC-5: every position scored once, and the pick one of them.
             let ids: Vec<String> = positions.iter().map(|(id, _)| id.clone()).collect();
-            let scores = o
-                .list("scores")?
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let path = format!("scores[{i}]");
-                    let s = s
-                        .as_object()
-                        .ok_or_else(|| format!("{path}: must be an object, got {}", kind(s)))?;
-                    let f = Fields(s);
-                    Ok(PositionScore {
-                        position: f.text("position").map_err(|e| format!("{path}.{e}"))?,
-                        score: f
-                            .number("score", 0.0, 1.0)
-                            .map_err(|e| format!("{path}.{e}"))?,
-                        rationale: f.text("rationale").map_err(|e| format!("{path}.{e}"))?,
-                    })
-                })
-                .collect::<R<Vec<_>>>()?;
-            let evaluation = PanelEvaluation {
-                scores,
-                recommendation: o.text("recommendation")?,
-                concerns: o.texts("concerns")?,
-                confidence: o.number("confidence", 0.0, 1.0)?,
-            };
             collapse::check_evaluation(&evaluation, &ids)?;
             if !ids.contains(&evaluation.recommendation) {
                 return Err(format!(
@@ -101,154 +73,31 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
             AgentReply::Evaluation(evaluation)
         }
         Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
-            escalation::reply(task, &o)?
+            escalation::reply(task, &v)?
         }
     })
 }
 
-fn kind(v: &Value) -> &'static str {
+/// Keys trimmed and lower-cased at every depth (an exact key wins over its variants), and null
+/// fields dropped: a model's `"Risk": null` is a missing risk, not a type error.
+fn normalise(o: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in o.iter().filter(|(_, v)| !v.is_null()) {
+        let key = k.trim().to_ascii_lowercase();
+        if key == *k {
+            out.insert(key, normalise_within(v));
+        } else {
+            out.entry(key).or_insert_with(|| normalise_within(v));
+        }
+    }
+    out
+}
+
+fn normalise_within(v: &Value) -> Value {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Field access with case-insensitive keys and errors that name the field.
-struct Fields<'a>(&'a Map<String, Value>);
-
-impl Fields<'_> {
-    fn get(&self, key: &str) -> R<&Value> {
-        self.0
-            .get(key)
-            .or_else(|| {
-                self.0
-                    .iter()
-                    .find(|(k, _)| k.trim().eq_ignore_ascii_case(key))
-                    .map(|(_, v)| v)
-            })
-            .filter(|v| !v.is_null())
-            .ok_or_else(|| format!("{key}: missing"))
-    }
-
-    fn word(&self, key: &str) -> R<&str> {
-        let v = self.get(key)?;
-        v.as_str()
-            .map(str::trim)
-            .ok_or_else(|| format!("{key}: must be a string, got {}", kind(v)))
-    }
-
-    fn decision(&self, key: &str) -> R<Decision> {
-        let w = self.word(key)?;
-        Decision::parse(w)
-            .ok_or_else(|| format!("{key}: must be one of ACT, WARN, REFUSE, VETO, got {w:?}"))
-    }
-
-    /// What a challenger argues its target should decide: a veto is the safety role's own call,
-    /// not something another agent can argue for.
-    fn argued_decision(&self, key: &str) -> R<Decision> {
-        let w = self.word(key)?;
-        Decision::parse(w)
-            .filter(|d| *d != Decision::Veto)
-            .ok_or_else(|| format!("{key}: must be one of ACT, WARN, REFUSE, got {w:?}"))
-    }
-
-    fn stance(&self, key: &str) -> R<Stance> {
-        let w = self.word(key)?;
-        Stance::parse(w).ok_or_else(|| format!("{key}: must be one of BUY, SELL, HOLD, got {w:?}"))
-    }
-
-    /// A number in `lo..=hi`; a string holding one (`"85"`, `"85%"`) is accepted.
-    fn number(&self, key: &str, lo: f64, hi: f64) -> R<f64> {
-        let v = self.get(key)?;
-        let n = match v {
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().trim_end_matches('%').trim().parse::<f64>().ok(),
-            _ => None,
-        };
-        match n {
-            Some(n) if n.is_finite() && (lo..=hi).contains(&n) => Ok(n),
-            _ => Err(format!(
-                "{key}: must be a number from {lo} to {hi}, got {v}"
-            )),
-        }
-    }
-
-    /// An integer percentage 0–100 (a fractional one is rounded).
-    fn percent(&self, key: &str) -> R<u8> {
-        self.number(key, 0.0, 100.0).map(|n| n.round() as u8)
-    }
-
-    fn boolean(&self, key: &str) -> R<bool> {
-        let v = self.get(key)?;
-        match v {
-            Value::Bool(b) => Ok(*b),
-            Value::String(s) if s.trim().eq_ignore_ascii_case("true") => Ok(true),
-            Value::String(s) if s.trim().eq_ignore_ascii_case("false") => Ok(false),
-            _ => Err(format!("{key}: must be true or false, got {v}")),
-        }
-    }
-
-    fn text(&self, key: &str) -> R<String> {
-        let s = self.word(key)?;
-        if s.is_empty() {
-            return Err(format!("{key}: must not be empty"));
-        }
-        if is_placeholder(s) {
-            return Err(format!(
-                "{key}: the reply repeats the form's placeholder {s:?}"
-            ));
-        }
-        Ok(clip(s))
-    }
-
-    fn list(&self, key: &str) -> R<&Vec<Value>> {
-        let v = self.get(key)?;
-        v.as_array()
-            .ok_or_else(|| format!("{key}: must be an array, got {}", kind(v)))
-    }
-
-    fn texts(&self, key: &str) -> R<Vec<String>> {
-        self.list(key)?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v.as_str().map(str::trim) {
-                Some(s) if !s.is_empty() => Ok(clip(s)),
-                _ => Err(format!("{key}[{i}]: must be a non-empty string, got {v}")),
-            })
-            .collect()
-    }
-}
-
-/// A small model may copy the reply form instead of filling it in: `"<one or two sentences>"`.
-fn is_placeholder(s: &str) -> bool {
-    let bare = s
-        .trim_matches(|c: char| c == '<' || c == '>' || c == '.' || c.is_whitespace())
-        .to_lowercase();
-    (s.starts_with('<') && s.ends_with('>'))
-        || [
-            "one or two sentences",
-            "your challenge, one or two sentences",
-            "one sentence",
-        ]
-        .contains(&bare.as_str())
-}
-
-/// Control characters other than tabs and line breaks are dropped; over-long text is cut.
-fn clip(s: &str) -> String {
-    let clean: String = s
-        .chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect();
-    if clean.chars().count() <= MAX_REPLY_TEXT {
-        clean
-    } else {
-        let mut out: String = clean.chars().take(MAX_REPLY_TEXT - 1).collect();
-        out.push('…');
-        out
+        Value::Object(o) => Value::Object(normalise(o)),
+        Value::Array(a) => Value::Array(a.iter().map(normalise_within).collect()),
+        v => v.clone(),
     }
 }
 
@@ -257,7 +106,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::protocol::types::Role;
+    use crate::protocol::types::{Decision, Position, Role};
 
     fn analyse() -> Task {
         Task::Analyse {
@@ -280,6 +129,7 @@ mod tests {
                 assert_eq!((p.decision, p.confidence, p.risk), (d, c, r));
             }
         };
+        #[allow(clippy::type_complexity)] // a test table: each row spelled out
         let cases: &[(&str, &str, Result<(Decision, u8, u8), &str>)] = &[
             (
                 "plain",
@@ -364,6 +214,7 @@ mod tests {
     }
 
     /// One table row per task kind: the reply shape each expects.
+    #[allow(clippy::too_many_lines)] // a test table
     #[test]
     fn every_task_kind() {
         let q: Arc<str> = Arc::from("q");
@@ -467,6 +318,72 @@ mod tests {
                 (Err(e), Err(w)) => assert_eq!(e, w, "{text}"),
                 (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    /// Paths run into nested objects and lists; keys are read in any case at every depth, a
+    /// null field is a missing one; a card keeps its exact keys (WC-1).
+    #[test]
+    fn errors_name_the_path() {
+        let q: Arc<str> = Arc::from("q");
+        let card_json = r#"{"claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":0.7,"cost":5,"reversibility":0.9}"#;
+        let card = match parse_reply(&Task::WriteCard { query: q.clone() }, "author_1", card_json) {
+            Ok(AgentReply::Card(c)) => c,
+            other => panic!("WC-1 card: {other:?}"),
+        };
+        let cases: Vec<(Task, &str, &str)> = vec![
+            (
+                Task::Evaluate {
+                    query: q.clone(),
+                    positions: vec![("p1".into(), card.clone()), ("p2".into(), card.clone())],
+                },
+                r#"{"Scores":[{"POSITION":"p1","Score":"0.8","rationale":"a"},{"position":"p2","score":2,"rationale":"b"}],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
+                "scores[1].score: must be a number from 0 to 1, got 2",
+            ),
+            (
+                Task::Evaluate {
+                    query: q.clone(),
+                    positions: vec![("p1".into(), card.clone())],
+                },
+                r#"{"scores":[{"position":"p1","score":0.5,"rationale":"a"}],"recommendation":"p1","concerns":["ok", 3],"confidence":0.9}"#,
+                "concerns[1]: must be a non-empty string, got 3",
+            ),
+            (
+                Task::Evaluate {
+                    query: q.clone(),
+                    positions: vec![("p1".into(), card.clone())],
+                },
+                r#"{"scores":["p1"],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
+                "scores[0]: must be an object, got a string",
+            ),
+            (
+                Task::Critique {
+                    query: q.clone(),
+                    card: card.clone(),
+                },
+                r#"{"score":"7","concerns":"none"}"#,
+                "concerns: must be an array, got a string",
+            ),
+            (
+                Task::VerifyCard {
+                    query: q.clone(),
+                    card: card.clone(),
+                },
+                r#"{"approve":true,"notes":null}"#,
+                "notes: missing",
+            ),
+            (
+                Task::WriteCard { query: q.clone() },
+                r#"{"Claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":0.7,"cost":5,"reversibility":0.9}"#,
+                "card.Claims: unknown field; expected one of agent, timestamp, claims, plan, evidence, risks, confidence, cost, reversibility, invariant_violations",
+            ),
+        ];
+        for (task, text, want) in cases {
+            assert_eq!(
+                parse_reply(&task, "a", text),
+                Err(want.to_owned()),
+                "{text}"
+            );
         }
     }
 }

@@ -1,15 +1,20 @@
-//! WC-1: position cards and WC parameters checked field by field, so a bad one is refused with
-//! the field named (`cards[1].risks[0].residual_risk: must be a number from 0 to 1, got 1.5`).
-//! User cards arrive as JSON and go through [`parse_cards`]; agents' cards through [`check_card`].
+//! WC-1: position cards and WC parameters as `serde` types, read through [`read`] so a bad one is
+//! refused with its path (`cards[1].risks[0].residual_risk: must be a number from 0 to 1, got
+//! 1.5`), then checked by [`check_card`], which agents' cards go through too.
 
-use serde_json::{Map, Value};
+use serde::de::{Deserialize, Deserializer, Error as _};
+use serde::Deserialize as Derive;
+use serde_json::Value;
 
 use super::card::{
     Evidence, EvidenceKind, InvariantViolation, PlanStep, PositionCard, Risk, Severity,
 };
-use super::params::WcParams;
 use super::types::PanelEvaluation;
+use crate::protocol::parse::field::{in_range, kind, read, List, Number, Object, Str, Whole};
 use crate::protocol::types::Role;
+
+mod config;
+pub use config::parse_params;
 
 pub const MAX_CARDS: usize = 8;
 pub const MAX_TEXT: usize = 2000;
@@ -17,40 +22,156 @@ pub const MAX_ITEMS: usize = 20;
 
 type R<T> = Result<T, String>;
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// WC-1: a card as it arrives. Keys are exact and unknown ones refused: a typo must not pass
+/// as a card without, say, its risks.
+#[derive(Derive)]
+#[serde(deny_unknown_fields)]
+struct CardIn {
+    agent: Str,
+    /// ISO 8601; the log's own time when absent.
+    timestamp: Option<Str>,
+    claims: List<Str>,
+    plan: List<Object<StepIn>>,
+    evidence: List<Object<EvidenceIn>>,
+    risks: List<Object<RiskIn>>,
+    confidence: Number<0, 1>,
+    cost: Whole<0, 1_000_000>,
+    reversibility: Number<0, 1>,
+    invariant_violations: Option<List<Object<ViolationIn>>>,
+}
+
+#[derive(Derive)]
+#[serde(deny_unknown_fields)]
+struct StepIn {
+    action: Str,
+    rationale: Str,
+}
+
+#[derive(Derive)]
+#[serde(deny_unknown_fields)]
+struct EvidenceIn {
+    #[serde(rename = "type", deserialize_with = "evidence_kind")]
+    kind: EvidenceKind,
+    pointer: Str,
+    quality: Number<0, 1>,
+}
+
+#[derive(Derive)]
+#[serde(deny_unknown_fields)]
+struct RiskIn {
+    #[serde(deserialize_with = "severity")]
+    severity: Severity,
+    description: Str,
+    mitigation: Str,
+    residual_risk: Number<0, 1>,
+}
+
+#[derive(Derive)]
+#[serde(deny_unknown_fields)]
+struct ViolationIn {
+    invariant_id: Str,
+    description: Str,
+    justification: Str,
+    #[serde(deserialize_with = "strict_bool")]
+    requires_approval: bool,
+}
+
+/// A word of the card format, in its exact (lower-case) spelling.
+fn one_of<'de, D: Deserializer<'de>, T: Copy>(d: D, words: &[(&str, T)]) -> Result<T, D::Error> {
+    let v = Value::deserialize(d)?;
+    match words.iter().find(|(w, _)| v.as_str() == Some(*w)) {
+        Some((_, t)) => Ok(*t),
+        None => {
+            let names: Vec<&str> = words.iter().map(|(w, _)| *w).collect();
+            Err(D::Error::custom(format!(
+                "must be one of {}, got {v}",
+                names.join(", ")
+            )))
+        }
     }
 }
 
-fn object<'a>(v: &'a Value, path: &str, allowed: &[&str]) -> R<&'a Map<String, Value>> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| format!("{path}: must be an object, got {}", kind(v)))?;
-    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!(
-            "{path}.{k}: unknown field; expected one of {}",
-            allowed.join(", ")
-        ));
+fn evidence_kind<'de, D: Deserializer<'de>>(d: D) -> Result<EvidenceKind, D::Error> {
+    let words = [
+        ("document", EvidenceKind::Document),
+        ("test", EvidenceKind::Test),
+        ("measurement", EvidenceKind::Measurement),
+        ("expert_review", EvidenceKind::ExpertReview),
+    ];
+    one_of(d, &words)
+}
+
+fn severity<'de, D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
+    let words = [
+        ("critical", Severity::Critical),
+        ("high", Severity::High),
+        ("medium", Severity::Medium),
+        ("low", Severity::Low),
+    ];
+    one_of(d, &words)
+}
+
+fn strict_bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Bool(b) => Ok(b),
+        v => Err(D::Error::custom(format!("must be true or false, got {v}"))),
     }
-    Ok(o)
 }
 
-fn field<'a>(o: &'a Map<String, Value>, path: &str, key: &str) -> R<&'a Value> {
-    o.get(key).ok_or_else(|| format!("{path}.{key}: missing"))
-}
-
-fn text(v: &Value, path: &str) -> R<String> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("{path}: must be a string, got {}", kind(v)))?;
-    check_text(s, path)?;
-    Ok(s.to_owned())
+impl From<CardIn> for PositionCard {
+    fn from(c: CardIn) -> Self {
+        let strs = |l: List<Str>| l.0.into_iter().map(|Str(s)| s).collect();
+        PositionCard {
+            agent: c.agent.0,
+            timestamp: c.timestamp.map(|Str(t)| t).unwrap_or_default(),
+            claims: strs(c.claims),
+            plan: c
+                .plan
+                .0
+                .into_iter()
+                .map(|Object(s)| PlanStep {
+                    action: s.action.0,
+                    rationale: s.rationale.0,
+                })
+                .collect(),
+            evidence: c
+                .evidence
+                .0
+                .into_iter()
+                .map(|Object(e)| Evidence {
+                    kind: e.kind,
+                    pointer: e.pointer.0,
+                    quality: e.quality.0,
+                })
+                .collect(),
+            risks: c
+                .risks
+                .0
+                .into_iter()
+                .map(|Object(r)| Risk {
+                    severity: r.severity,
+                    description: r.description.0,
+                    mitigation: r.mitigation.0,
+                    residual_risk: r.residual_risk.0,
+                })
+                .collect(),
+            confidence: c.confidence.0,
+            cost: c.cost.0,
+            reversibility: c.reversibility.0,
+            invariant_violations: c
+                .invariant_violations
+                .map(|l| l.0)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|Object(v)| InvariantViolation {
+                    invariant_id: v.invariant_id.0,
+                    description: v.description.0,
+                    justification: v.justification.0,
+                    requires_approval: v.requires_approval,
+                })
+                .collect(),
+        }
+    }
 }
 
 fn check_text(s: &str, path: &str) -> R<()> {
@@ -70,24 +191,24 @@ fn check_text(s: &str, path: &str) -> R<()> {
     Ok(())
 }
 
-fn unit(v: &Value, path: &str) -> R<f64> {
-    match v.as_f64() {
-        Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("{path}: must be a number from 0 to 1, got {v}")),
-    }
+fn check_unit(x: f64, path: &str) -> R<()> {
+    in_range(Some(x), 0.0, 1.0, &x)
+        .map(|_| ())
+        .map_err(|e| format!("{path}: {e}"))
 }
 
-fn list<'a>(v: &'a Value, path: &str) -> R<&'a Vec<Value>> {
-    let a = v
-        .as_array()
-        .ok_or_else(|| format!("{path}: must be an array, got {}", kind(v)))?;
-    if a.len() > MAX_ITEMS {
+/// At most [`MAX_ITEMS`] entries, and at least one where `least` says what one is.
+fn check_len<T>(items: &[T], path: &str, least: Option<&str>) -> R<()> {
+    if items.len() > MAX_ITEMS {
         return Err(format!(
             "{path}: {} items; the limit is {MAX_ITEMS}",
-            a.len()
+            items.len()
         ));
     }
-    Ok(a)
+    match least {
+        Some(what) if items.is_empty() => Err(format!("{path}: at least one {what}")),
+        _ => Ok(()),
+    }
 }
 
 /// A position id: it names the author and appears in ids and URLs.
@@ -111,167 +232,6 @@ fn check_id(s: &str, path: &str) -> R<()> {
     Ok(())
 }
 
-fn card(v: &Value, path: &str) -> R<PositionCard> {
-    const FIELDS: [&str; 10] = [
-        "agent",
-        "timestamp",
-        "claims",
-        "plan",
-        "evidence",
-        "risks",
-        "confidence",
-        "cost",
-        "reversibility",
-        "invariant_violations",
-    ];
-    let o = object(v, path, &FIELDS)?;
-    let agent = text(field(o, path, "agent")?, &format!("{path}.agent"))?;
-    check_id(&agent, &format!("{path}.agent"))?;
-    let timestamp = match o.get("timestamp") {
-        None | Some(Value::Null) => String::new(),
-        Some(t) => text(t, &format!("{path}.timestamp"))?,
-    };
-    let claims = list(field(o, path, "claims")?, &format!("{path}.claims"))?
-        .iter()
-        .enumerate()
-        .map(|(i, c)| text(c, &format!("{path}.claims[{i}]")))
-        .collect::<R<Vec<_>>>()?;
-    if claims.is_empty() {
-        return Err(format!("{path}.claims: at least one claim"));
-    }
-    let plan = list(field(o, path, "plan")?, &format!("{path}.plan"))?
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let p = format!("{path}.plan[{i}]");
-            let o = object(s, &p, &["action", "rationale"])?;
-            Ok(PlanStep {
-                action: text(field(o, &p, "action")?, &format!("{p}.action"))?,
-                rationale: text(field(o, &p, "rationale")?, &format!("{p}.rationale"))?,
-            })
-        })
-        .collect::<R<Vec<_>>>()?;
-    if plan.is_empty() {
-        return Err(format!("{path}.plan: at least one step"));
-    }
-    let evidence = list(field(o, path, "evidence")?, &format!("{path}.evidence"))?
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let p = format!("{path}.evidence[{i}]");
-            let o = object(e, &p, &["type", "pointer", "quality"])?;
-            let t = field(o, &p, "type")?;
-            let kind = match t.as_str() {
-                Some("document") => EvidenceKind::Document,
-                Some("test") => EvidenceKind::Test,
-                Some("measurement") => EvidenceKind::Measurement,
-                Some("expert_review") => EvidenceKind::ExpertReview,
-                _ => {
-                    return Err(format!(
-                    "{p}.type: must be one of document, test, measurement, expert_review, got {t}"
-                ))
-                }
-            };
-            Ok(Evidence {
-                kind,
-                pointer: text(field(o, &p, "pointer")?, &format!("{p}.pointer"))?,
-                quality: unit(field(o, &p, "quality")?, &format!("{p}.quality"))?,
-            })
-        })
-        .collect::<R<Vec<_>>>()?;
-    let risks = list(field(o, path, "risks")?, &format!("{path}.risks"))?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let p = format!("{path}.risks[{i}]");
-            let o = object(
-                r,
-                &p,
-                &["severity", "description", "mitigation", "residual_risk"],
-            )?;
-            let s = field(o, &p, "severity")?;
-            let severity = match s.as_str() {
-                Some("critical") => Severity::Critical,
-                Some("high") => Severity::High,
-                Some("medium") => Severity::Medium,
-                Some("low") => Severity::Low,
-                _ => {
-                    return Err(format!(
-                        "{p}.severity: must be one of critical, high, medium, low, got {s}"
-                    ))
-                }
-            };
-            Ok(Risk {
-                severity,
-                description: text(field(o, &p, "description")?, &format!("{p}.description"))?,
-                mitigation: text(field(o, &p, "mitigation")?, &format!("{p}.mitigation"))?,
-                residual_risk: unit(
-                    field(o, &p, "residual_risk")?,
-                    &format!("{p}.residual_risk"),
-                )?,
-            })
-        })
-        .collect::<R<Vec<_>>>()?;
-    let cost_v = field(o, path, "cost")?;
-    let cost = cost_v
-        .as_u64()
-        .and_then(|c| u32::try_from(c).ok())
-        .filter(|c| *c <= 1_000_000)
-        .ok_or_else(|| {
-            format!("{path}.cost: must be a whole number from 0 to 1000000, got {cost_v}")
-        })?;
-    let invariant_violations = match o.get("invariant_violations") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(v) => list(v, &format!("{path}.invariant_violations"))?
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let p = format!("{path}.invariant_violations[{i}]");
-                let o = object(
-                    x,
-                    &p,
-                    &[
-                        "invariant_id",
-                        "description",
-                        "justification",
-                        "requires_approval",
-                    ],
-                )?;
-                let ra = field(o, &p, "requires_approval")?;
-                Ok(InvariantViolation {
-                    invariant_id: text(
-                        field(o, &p, "invariant_id")?,
-                        &format!("{p}.invariant_id"),
-                    )?,
-                    description: text(field(o, &p, "description")?, &format!("{p}.description"))?,
-                    justification: text(
-                        field(o, &p, "justification")?,
-                        &format!("{p}.justification"),
-                    )?,
-                    requires_approval: ra.as_bool().ok_or_else(|| {
-                        format!("{p}.requires_approval: must be true or false, got {ra}")
-                    })?,
-                })
-            })
-            .collect::<R<Vec<_>>>()?,
-    };
-    Ok(PositionCard {
-        agent,
-        timestamp,
-        claims,
-        plan,
-        evidence,
-        risks,
-        confidence: unit(field(o, path, "confidence")?, &format!("{path}.confidence"))?,
-        cost,
-        reversibility: unit(
-            field(o, path, "reversibility")?,
-            &format!("{path}.reversibility"),
-        )?,
-        invariant_violations,
-    })
-}
-
 /// WC-1: the request's `cards`: 2–8 valid cards with distinct `agent` ids.
 pub fn parse_cards(v: &Value) -> Result<Vec<PositionCard>, String> {
     let a = v
@@ -285,7 +245,7 @@ pub fn parse_cards(v: &Value) -> Result<Vec<PositionCard>, String> {
     }
     let mut out: Vec<PositionCard> = Vec::with_capacity(a.len());
     for (i, c) in a.iter().enumerate() {
-        let c = card(c, &format!("cards[{i}]"))?;
+        let c = parse_card(c, &format!("cards[{i}]"))?;
         if out.iter().any(|o| o.agent == c.agent) {
             return Err(format!("cards[{i}].agent: \"{}\" appears twice", c.agent));
         }
@@ -296,23 +256,63 @@ pub fn parse_cards(v: &Value) -> Result<Vec<PositionCard>, String> {
 
 /// A card from JSON, every field checked by name under `path`.
 pub fn parse_card(v: &Value, path: &str) -> Result<PositionCard, String> {
-    card(v, path)
+    let Object(c) = read::<Object<CardIn>>(v, path)?;
+    let card = PositionCard::from(c);
+    check_card(&card, path)?;
+    Ok(card)
 }
 
-/// An agent's card: the same rules as a user's (ranges, lengths), naming the field.
+/// WC-1's ranges and lengths, naming the field: the pass after [`parse_card`], and the whole
+/// check of an agent's card, which arrives typed.
 pub fn check_card(c: &PositionCard, path: &str) -> Result<(), String> {
-    let v = serde_json::to_value(c).map_err(|e| format!("{path}: {e}"))?;
-    card(&v, path).map(|_| ())
+    let at = |field: &str| format!("{path}.{field}");
+    check_text(&c.agent, &at("agent"))?;
+    check_id(&c.agent, &at("agent"))?;
+    check_text(&c.timestamp, &at("timestamp"))?;
+    check_len(&c.claims, &at("claims"), Some("claim"))?;
+    for (i, claim) in c.claims.iter().enumerate() {
+        check_text(claim, &at(&format!("claims[{i}]")))?;
+    }
+    check_len(&c.plan, &at("plan"), Some("step"))?;
+    for (i, s) in c.plan.iter().enumerate() {
+        let p = at(&format!("plan[{i}]"));
+        check_text(&s.action, &format!("{p}.action"))?;
+        check_text(&s.rationale, &format!("{p}.rationale"))?;
+    }
+    check_len(&c.evidence, &at("evidence"), None)?;
+    for (i, e) in c.evidence.iter().enumerate() {
+        let p = at(&format!("evidence[{i}]"));
+        check_text(&e.pointer, &format!("{p}.pointer"))?;
+        check_unit(e.quality, &format!("{p}.quality"))?;
+    }
+    check_len(&c.risks, &at("risks"), None)?;
+    for (i, r) in c.risks.iter().enumerate() {
+        let p = at(&format!("risks[{i}]"));
+        check_text(&r.description, &format!("{p}.description"))?;
+        check_text(&r.mitigation, &format!("{p}.mitigation"))?;
+        check_unit(r.residual_risk, &format!("{p}.residual_risk"))?;
+    }
+    if c.cost > 1_000_000 {
+        return Err(format!(
+            "{}: must be a whole number from 0 to 1000000, got {}",
+            at("cost"),
+            c.cost
+        ));
+    }
+    check_len(&c.invariant_violations, &at("invariant_violations"), None)?;
+    for (i, v) in c.invariant_violations.iter().enumerate() {
+        let p = at(&format!("invariant_violations[{i}]"));
+        check_text(&v.invariant_id, &format!("{p}.invariant_id"))?;
+        check_text(&v.description, &format!("{p}.description"))?;
+        check_text(&v.justification, &format!("{p}.justification"))?;
+    }
+    check_unit(c.confidence, &at("confidence"))?;
+    check_unit(c.reversibility, &at("reversibility"))
 }
 
 /// WC-5: a seat must score every position exactly once, each 0–1, with a confidence 0–1.
 pub fn check_evaluation(e: &PanelEvaluation, positions: &[String]) -> Result<(), String> {
-    if !(e.confidence.is_finite() && (0.0..=1.0).contains(&e.confidence)) {
-        return Err(format!(
-            "evaluation.confidence: must be a number from 0 to 1, got {}",
-            e.confidence
-        ));
-    }
+    check_unit(e.confidence, "evaluation.confidence")?;
     for p in positions {
         let n = e.scores.iter().filter(|s| &s.position == p).count();
         if n != 1 {
@@ -328,101 +328,80 @@ pub fn check_evaluation(e: &PanelEvaluation, positions: &[String]) -> Result<(),
                 s.position
             ));
         }
-        if !(s.score.is_finite() && (0.0..=1.0).contains(&s.score)) {
-            return Err(format!(
-                "evaluation.scores[{i}].score: must be a number from 0 to 1, got {}",
-                s.score
-            ));
-        }
+        check_unit(s.score, &format!("evaluation.scores[{i}].score"))?;
         check_text(&s.rationale, &format!("evaluation.scores[{i}].rationale"))?;
     }
     Ok(())
 }
 
-/// The request's `config` for `collapse`: overrides of [`WcParams`], each checked by name.
-pub fn parse_params(v: &Value) -> Result<WcParams, String> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| format!("config: must be an object, got {}", kind(v)))?;
-    let mut p = WcParams::default();
-    for (key, value) in o {
-        let path = format!("config.{key}");
-        let num = |lo: f64, hi: f64| -> R<f64> {
-            match value.as_f64() {
-                Some(x) if x.is_finite() && x >= lo && x <= hi => Ok(x),
-                _ => Err(format!(
-                    "{path}: must be a number from {lo} to {hi}, got {value}"
-                )),
-            }
-        };
-        match key.as_str() {
-            "w_e" => p.weights.w_e = num(0.0, 100.0)?,
-            "w_r" => p.weights.w_r = num(0.0, 100.0)?,
-            "w_v" => p.weights.w_v = num(0.0, 100.0)?,
-            "w_k" => p.weights.w_k = num(0.0, 100.0)?,
-            "w_gamma" => p.weights.w_gamma = num(0.0, 100.0)?,
-            "w_i" => p.weights.w_i = num(0.0, 100.0)?,
-            "accept_threshold" => p.accept_threshold = num(-1000.0, 1000.0)?,
-            "gap_threshold" => p.gap_threshold = num(0.0, 1000.0)?,
-            "max_reflexions" => {
-                p.max_reflexions = value
-                    .as_u64()
-                    .filter(|n| *n <= 5)
-                    .map(|n| n as u32)
-                    .ok_or_else(|| {
-                        format!("{path}: must be a whole number from 0 to 5, got {value}")
-                    })?;
-            }
-            "consensus_threshold" => p.consensus_threshold = num(0.0, 1.0)?,
-            "fallback_threshold" => p.fallback_threshold = num(0.0, 1.0)?,
-            "escalate_threshold" => p.escalate_threshold = num(0.0, 1.0)?,
-            "hybrid_gap" => p.hybrid_gap = num(0.0, 1.0)?,
-            "critical_residual" => p.critical_residual = num(0.0, 1.0)?,
-            "irreversible_below" => p.irreversible_below = num(0.0, 1.0)?,
-            "evidence_min" => p.evidence_min = num(0.0, 1.0)?,
-            "skeptic_min" => p.skeptic_min = num(0.0, 10.0)?,
-            "expert_disagreement" => p.expert_disagreement = num(0.0, 10.0)?,
-            "cost_estimate" => {
-                p.cost_estimate = Some(
-                    value
-                        .as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| {
-                            format!("{path}: must be a positive whole number, got {value}")
-                        })?,
-                );
-            }
-            "panel" => {
-                let seats = value
-                    .as_object()
-                    .ok_or_else(|| format!("{path}: must be an object of role: weight"))?;
-                for (role, w) in seats {
-                    let seat = p
-                        .panel
-                        .iter_mut()
-                        .find(|s| s.role.as_str() == role)
-                        .ok_or_else(|| format!("{path}.{role}: not a panel seat; seats are minimalist, skeptic, domain_expert, verifier, collective_intelligence, risk_compliance, user_value"))?;
-                    seat.weight = match w.as_f64() {
-                        Some(x) if x.is_finite() && (0.0..=100.0).contains(&x) => x,
-                        _ => {
-                            return Err(format!(
-                                "{path}.{role}: must be a number from 0 to 100, got {w}"
-                            ))
-                        }
-                    };
-                }
-            }
-            _ => return Err(format!("{path}: unknown parameter")),
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::parse_card;
+
+    /// WC-1: the full texts of card errors, each with its path.
+    #[test]
+    fn card_errors_name_the_path_wc_1() {
+        let good = json!({"agent": "a", "claims": ["c"], "plan": [{"action": "x", "rationale": "y"}],
+            "evidence": [], "risks": [], "confidence": 0.5, "cost": 10, "reversibility": 0.5});
+        let cases = [
+            (
+                "/claims",
+                json!("c"),
+                "card.claims: must be an array, got a string",
+            ),
+            (
+                "/claims/0",
+                json!(5),
+                "card.claims[0]: must be a string, got a number",
+            ),
+            (
+                "/plan/0",
+                json!("x"),
+                "card.plan[0]: must be an object, got a string",
+            ),
+            (
+                "/plan/0/action",
+                json!(null),
+                "card.plan[0].action: must be a string, got null",
+            ),
+            (
+                "/cost",
+                json!(1.5),
+                "card.cost: must be a whole number from 0 to 1000000, got 1.5",
+            ),
+            (
+                "/evidence",
+                json!([{"type": "Test", "pointer": "p", "quality": 0.5}]),
+                r#"card.evidence[0].type: must be one of document, test, measurement, expert_review, got "Test""#,
+            ),
+            (
+                "/plan",
+                json!([{"action": "x", "rationale": "y", "why": "z"}]),
+                "card.plan[0].why: unknown field; expected action or rationale",
+            ),
+            (
+                "/claims",
+                serde_json::Value::Array(vec![json!("c"); 21]),
+                "card.claims: 21 items; the limit is 20",
+            ),
+        ];
+        for (pointer, value, want) in cases {
+            let mut card = good.clone();
+            *card.pointer_mut(pointer).expect(pointer) = value;
+            assert_eq!(parse_card(&card, "card"), Err(want.to_owned()), "{pointer}");
         }
+        let mut card = good.clone();
+        card.as_object_mut().expect("object").remove("risks");
+        assert_eq!(
+            parse_card(&card, "card"),
+            Err("card.risks: missing".to_owned())
+        );
+        let card = parse_card(&good, "card").expect("good");
+        assert_eq!(
+            (card.timestamp.as_str(), card.invariant_violations.len()),
+            ("", 0)
+        );
     }
-    if !(p.escalate_threshold <= p.fallback_threshold
-        && p.fallback_threshold <= p.consensus_threshold)
-    {
-        return Err(format!(
-            "config: thresholds must satisfy escalate ({}) ≤ fallback ({}) ≤ consensus ({})",
-            p.escalate_threshold, p.fallback_threshold, p.consensus_threshold
-        ));
-    }
-    Ok(p)
 }

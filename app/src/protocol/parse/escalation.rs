@@ -2,58 +2,59 @@
 //! read with the same tolerance as the other replies (a fraction may come as a percentage), and
 //! estimates entry by entry: the readable ones count, the others are left out.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::{kind, Fields, R};
+use super::field::{read, List, Object, Str};
+use super::reply::{lines, Figure, Flag, Line, Text};
+use super::R;
 use crate::protocol::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use crate::protocol::request::{AgentReply, Task};
 
-/// The reply to an escalation task.
-pub(super) fn reply(task: &Task, o: &Fields<'_>) -> R<AgentReply> {
+/// An assumption's value as written: in its own unit, or a fraction as a percentage.
+type Amount = Figure<-1_000_000, 1_000_000>;
+
+#[derive(Deserialize)]
+struct EstimatesIn {
+    /// Read entry by entry below, so one bad entry does not sink the others.
+    estimates: List<Value>,
+}
+
+/// ES-1: one estimate. Which assumption it names decides how its value reads.
+#[derive(Deserialize)]
+struct EstimateIn {
+    assumption: Str,
+    value: Amount,
+    confidence: Option<Figure<0, 100>>,
+    evidence: Option<List<Line>>,
+}
+
+/// ES-3: the challenged agent's answer.
+#[derive(Deserialize)]
+struct AnswerIn {
+    acknowledge: Flag,
+    value: Amount,
+    evidence: Option<List<Line>>,
+}
+
+/// ES-3: the challenger's verdict on the evidence.
+#[derive(Deserialize)]
+struct VerdictIn {
+    accept: Flag,
+    reason: Text,
+}
+
+/// The reply to an escalation task, from the reply's normalised object.
+pub(super) fn reply(task: &Task, v: &Value) -> R<AgentReply> {
     Ok(match task {
         Task::Estimate { assumptions, .. } => {
-            let list = o
-                .list("estimates")?
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    let path = format!("estimates[{i}]");
-                    let e = e
-                        .as_object()
-                        .ok_or_else(|| format!("{path}: must be an object, got {}", kind(e)))?;
-                    let f = Fields(e);
-                    let key = f.word("assumption").map_err(|e| format!("{path}.{e}"))?;
-                    let key = key.trim().to_lowercase();
-                    if !assumptions.contains(&key) {
-                        return Err(format!(
-                            "{path}.assumption: must be one of {}, got {key:?}",
-                            assumptions.join(", ")
-                        ));
-                    }
-                    Ok(Estimate {
-                        value: f
-                            .assumption_value("value", &key)
-                            .map_err(|e| format!("{path}.{e}"))?,
-                        // Confidence is the agent's word on its value; unsaid, it is 0.5.
-                        confidence: if f.get("confidence").is_ok() {
-                            f.fraction("confidence")
-                                .map_err(|e| format!("{path}.{e}"))?
-                        } else {
-                            0.5
-                        },
-                        evidence: f
-                            .optional_texts("evidence")
-                            .map_err(|e| format!("{path}.{e}"))?,
-                        assumption: key,
-                    })
-                })
-                .collect::<Vec<R<Estimate>>>();
+            let EstimatesIn { estimates } = read(v, "")?;
             // An entry that cannot be read is left out, and so is a second value for the
             // same assumption; a reply with no readable entry is a failure naming the first.
             let mut good: Vec<Estimate> = Vec::new();
             let mut first_error = None;
-            for entry in list {
-                match entry {
+            for (i, entry) in estimates.0.iter().enumerate() {
+                match estimate(entry, &format!("estimates[{i}]"), assumptions) {
                     Ok(e) if !good.iter().any(|g| g.assumption == e.assumption) => good.push(e),
                     Ok(_) => {}
                     Err(e) => {
@@ -67,52 +68,65 @@ pub(super) fn reply(task: &Task, o: &Fields<'_>) -> R<AgentReply> {
                 _ => AgentReply::Estimates(good),
             }
         }
-        Task::AnswerChallenge { challenge, .. } => AgentReply::ChallengeAnswer(ChallengeAnswer {
-            acknowledge: o.boolean("acknowledge")?,
-            value: o.assumption_value("value", &challenge.assumption)?,
-            evidence: o.optional_texts("evidence")?,
-        }),
-        Task::WeighEvidence { .. } => AgentReply::Verdict(EvidenceVerdict {
-            accept: o.boolean("accept")?,
-            reason: o.text("reason")?,
-        }),
+        Task::AnswerChallenge { challenge, .. } => {
+            let a: AnswerIn = read(v, "")?;
+            AgentReply::ChallengeAnswer(ChallengeAnswer {
+                acknowledge: a.acknowledge.0,
+                value: assumption_value(&a.value, &challenge.assumption)
+                    .map_err(|e| format!("value: {e}"))?,
+                evidence: a.evidence.map(lines).unwrap_or_default(),
+            })
+        }
+        Task::WeighEvidence { .. } => {
+            let w: VerdictIn = read(v, "")?;
+            AgentReply::Verdict(EvidenceVerdict {
+                accept: w.accept.0,
+                reason: w.reason.0,
+            })
+        }
         _ => return Err("not an escalation task".into()),
     })
 }
 
-impl Fields<'_> {
-    /// ES: an assumption's value in its own unit. A fraction given as a percentage (`"28%"`,
-    /// or 28 where the range stops at 1) is read as one, so 28 means 0.28.
-    fn assumption_value(&self, key: &str, assumption: &str) -> R<f64> {
-        let spec = crate::protocol::escalation::assumption(assumption)
-            .ok_or_else(|| format!("{key}: unknown assumption {assumption:?}"))?;
-        let v = self.get(key)?;
-        let percent = matches!(v, Value::String(s) if s.trim().ends_with('%'));
-        let n = self.number(key, -1e6, 1e6)?;
-        let n = if spec.unit == "fraction"
-            && (percent || n.abs() > spec.max.abs().max(spec.min.abs()))
-        {
+/// ES-1: one entry of `estimates`, under `path`: the assumption must be one asked for.
+fn estimate(entry: &Value, path: &str, assumptions: &[String]) -> R<Estimate> {
+    let Object(e) = read::<Object<EstimateIn>>(entry, path)?;
+    let key = e.assumption.0.trim().to_lowercase();
+    if !assumptions.contains(&key) {
+        return Err(format!(
+            "{path}.assumption: must be one of {}, got {key:?}",
+            assumptions.join(", ")
+        ));
+    }
+    Ok(Estimate {
+        value: assumption_value(&e.value, &key).map_err(|err| format!("{path}.value: {err}"))?,
+        // Confidence is the agent's word on its value; unsaid, it is 0.5. A percentage
+        // (`"80%"`, 80) is read as one.
+        confidence: e.confidence.map_or(0.5, |c| {
+            if c.value > 1.0 {
+                c.value / 100.0
+            } else {
+                c.value
+            }
+        }),
+        evidence: e.evidence.map(lines).unwrap_or_default(),
+        assumption: key,
+    })
+}
+
+/// ES: an assumption's value in its own unit. A fraction given as a percentage (`"28%"`,
+/// or 28 where the range stops at 1) is read as one, so 28 means 0.28.
+fn assumption_value(a: &Amount, assumption: &str) -> R<f64> {
+    let spec = crate::protocol::escalation::assumption(assumption)
+        .ok_or_else(|| format!("unknown assumption {assumption:?}"))?;
+    let n = a.value;
+    let n =
+        if spec.unit == "fraction" && (a.percent || n.abs() > spec.max.abs().max(spec.min.abs())) {
             n / 100.0
         } else {
             n
         };
-        spec.check(n).map_err(|e| format!("{key}: {e}"))
-    }
-
-    /// A confidence 0–1; a percentage (`"80%"`, 80) is read as one.
-    fn fraction(&self, key: &str) -> R<f64> {
-        let n = self.number(key, 0.0, 100.0)?;
-        Ok(if n > 1.0 { n / 100.0 } else { n })
-    }
-
-    /// A list of texts that may be absent (then empty).
-    fn optional_texts(&self, key: &str) -> R<Vec<String>> {
-        if self.get(key).is_ok() {
-            self.texts(key)
-        } else {
-            Ok(Vec::new())
-        }
-    }
+    spec.check(n)
 }
 
 #[cfg(test)]
@@ -135,6 +149,7 @@ mod tests {
     /// out-of-range values are refused by path.
     #[test]
     fn estimates_are_read_tolerantly_and_checked_strictly_es_1() {
+        #[allow(clippy::type_complexity)] // a test table: each row spelled out
         let table: [(&str, Result<(f64, f64), &str>); 6] = [
             (
                 r#"{"estimates": [{"assumption": "operating_margin", "value": 0.28, "confidence": 0.8}]}"#,

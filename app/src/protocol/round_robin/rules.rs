@@ -3,9 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
+
 use super::types::{
     ConsensusCheck, RrEnding, RrOutcome, RrParams, RrPosition, Stance, StanceCounts, TriggerCheck,
+    MAX_ROUNDS,
 };
+use crate::protocol::parse::field::{read, Number, Object, Whole};
 use crate::protocol::types::AgentSpec;
 
 /// RR-5: phrases that make a query a collaborative investment decision (seed 004's list, plus
@@ -223,67 +227,33 @@ pub fn cut_short(
     o
 }
 
-/// `config` of a round-robin request: a partial object over the defaults. Each key is checked by
-/// name: "config.max_rounds: must be an integer from 1 to 20, got 0".
-pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| format!("config: must be an object, got {}", json_kind(v)))?;
-    let mut p = RrParams::default();
-    for (key, value) in obj {
-        let field = format!("config.{key}");
-        match key.as_str() {
-            "consensus_threshold" => {
-                p.consensus_threshold = value
-                    .as_f64()
-                    .filter(|t| *t > 0.0 && *t <= 1.0)
-                    .ok_or_else(|| format!("{field}: must be a number in (0, 1], got {value}"))?;
-            }
-            "min_turns_per_agent" => {
-                p.min_turns_per_agent = value
-                    .as_u64()
-                    .filter(|n| (1..=u64::from(super::MAX_ROUNDS)).contains(n))
-                    .and_then(|n| u32::try_from(n).ok())
-                    .ok_or_else(|| {
-                        format!(
-                            "{field}: must be an integer from 1 to {}, got {value}",
-                            super::MAX_ROUNDS
-                        )
-                    })?;
-            }
-            "max_rounds" => {
-                p.max_rounds = value
-                    .as_u64()
-                    .filter(|n| (1..=u64::from(super::MAX_ROUNDS)).contains(n))
-                    .and_then(|n| u8::try_from(n).ok())
-                    .ok_or_else(|| {
-                        format!(
-                            "{field}: must be an integer from 1 to {}, got {value}",
-                            super::MAX_ROUNDS
-                        )
-                    })?;
-            }
-            _ => {
-                return Err(format!(
-                    "{field}: unknown parameter; round_robin takes consensus_threshold, \
-                     min_turns_per_agent, max_rounds"
-                ))
-            }
-        }
-    }
-    p.validate().map_err(|e| format!("config.{e}"))?;
-    Ok(p)
+/// `config` of a round-robin request: a partial object over the defaults (RR-2, RR-3); a key
+/// left out or null keeps its default, an unknown one is refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RrParamsIn {
+    consensus_threshold: Option<Number<0, 1>>,
+    min_turns_per_agent: Option<Whole<1, { MAX_ROUNDS as u32 }>>,
+    max_rounds: Option<Whole<1, { MAX_ROUNDS as u32 }>>,
 }
 
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
+/// Reads `config` for `round_robin`, each key checked by name:
+/// "config.max_rounds: must be a whole number from 1 to 20, got 0".
+pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
+    let Object(c) = read::<Object<RrParamsIn>>(v, "config")?;
+    let mut p = RrParams::default();
+    if let Some(Number(t)) = c.consensus_threshold {
+        p.consensus_threshold = t;
     }
+    if let Some(Whole(n)) = c.min_turns_per_agent {
+        p.min_turns_per_agent = n;
+    }
+    if let Some(Whole(n)) = c.max_rounds {
+        p.max_rounds = u8::try_from(n).map_err(|e| format!("config.max_rounds: {e}"))?;
+    }
+    // RR-2's bounds across keys: min_turns_per_agent ≤ max_rounds, a threshold above 0.
+    p.validate().map_err(|e| format!("config.{e}"))?;
+    Ok(p)
 }
 
 /// The heading of round `round` in the live view and the log.
@@ -292,5 +262,53 @@ pub fn round_name(round: u8, extra_turns: bool) -> String {
         (1, _) => "Initial Round".into(),
         (r, true) => format!("Round {r}: Extra Turns"),
         (r, false) => format!("Debate Round {r}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::parse_params;
+
+    /// RR-2/RR-3 parameters: each bad key named by its path; the cross-key bound afterwards.
+    #[test]
+    fn bad_parameters_are_named_by_path() {
+        let cases = [
+            (json!("x"), "config: must be an object, got a string"),
+            (
+                json!({"max_rounds": 0}),
+                "config.max_rounds: must be a whole number from 1 to 20, got 0",
+            ),
+            (
+                json!({"max_rounds": "5"}),
+                r#"config.max_rounds: must be a whole number from 1 to 20, got "5""#,
+            ),
+            (
+                json!({"consensus_threshold": 1.5}),
+                "config.consensus_threshold: must be a number from 0 to 1, got 1.5",
+            ),
+            (
+                json!({"consensus_threshold": 0}),
+                "config.consensus_threshold: must be in (0, 1], got 0",
+            ),
+            (
+                json!({"min_turns_per_agent": 9, "max_rounds": 3}),
+                "config.min_turns_per_agent: must be 1–max_rounds (3), got 9",
+            ),
+            (
+                json!({"rounds": 3}),
+                "config.rounds: unknown field; expected one of consensus_threshold, \
+                 min_turns_per_agent, max_rounds",
+            ),
+        ];
+        for (config, want) in cases {
+            assert_eq!(parse_params(&config), Err(want.to_owned()), "{config}");
+        }
+        let p = parse_params(&json!({"max_rounds": 4, "consensus_threshold": 0.5})).expect("ok");
+        assert_eq!(
+            (p.max_rounds, p.consensus_threshold, p.min_turns_per_agent),
+            (4, 0.5, 2)
+        );
     }
 }
