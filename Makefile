@@ -10,7 +10,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 # either database, and postgres.rs already ran against PostgreSQL in the first pass.
 PG_PASS := http_api protocols escalation gate credibility judges access export verify
 
-.PHONY: help setup site build run test test-rust test-e2e bench fmt clean-data
+.PHONY: help setup site build run test test-rust test-e2e bench fmt lint clean-data
 
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
@@ -47,3 +47,9 @@ bench: setup
 
 fmt:
 	cargo fmt --all
+
+# The workspace's clippy lints (Cargo.toml) as errors, over every target but the wasm entry
+# crate (two lines; building it natively would compile `app` a second time with other features).
+lint:
+	cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+	cargo clippy --workspace --exclude frontend --all-targets -- -D warnings

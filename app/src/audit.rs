@@ -17,9 +17,9 @@ pub use export::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::s4::Vote;
+pub use crate::protocol::reducer::{ChallengeCell, Journey, Revision};
 use crate::protocol::types::display_name;
-use crate::protocol::{AgentSpec, Decision, Event, EventBody, Outcome, Position};
+use crate::protocol::{AgentSpec, DebateView, Event, EventBody, Outcome};
 
 /// One line of the timeline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,178 +32,32 @@ pub struct Entry {
     pub hash: String,
 }
 
-/// One agent's path through the debate: what it said first, what it did with the challenges,
-/// how it voted.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Journey {
-    pub agent: AgentSpec,
-    pub initial: Option<Position>,
-    pub revision: Option<Revision>,
-    pub vote: Option<Vote>,
-    /// Failures of this agent (S4-8), with what was substituted.
-    pub failures: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Revision {
-    pub before: Position,
-    pub after: Position,
-    pub changed: bool,
-}
-
-impl Journey {
-    /// What changed between the round-1 position and the revision, in words.
-    pub fn change_summary(&self) -> String {
-        match &self.revision {
-            None => "no revision logged".into(),
-            Some(r) if !r.changed => format!(
-                "kept {} (confidence {} → {}, risk {} → {})",
-                r.after.decision,
-                r.before.confidence,
-                r.after.confidence,
-                r.before.risk,
-                r.after.risk
-            ),
-            Some(r) => format!(
-                "changed {} → {} (confidence {} → {}, risk {} → {})",
-                r.before.decision,
-                r.after.decision,
-                r.before.confidence,
-                r.after.confidence,
-                r.before.risk,
-                r.after.risk
-            ),
-        }
-    }
-}
-
-/// One cross-challenge (S4-3): a cell of the challenge matrix.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ChallengeCell {
-    pub seq: u64,
-    pub from: String,
-    pub to: String,
-    pub argues_for: Decision,
-    pub text: String,
-}
-
-/// Everything the audit view and the Markdown report show, folded from the log.
+/// Everything the audit view and the Markdown report show: the same fold of the log as the live
+/// view (SV-1), plus a line per event.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Audit {
-    pub protocol: String,
-    pub query: String,
-    pub seed: u64,
-    pub agents: Vec<AgentSpec>,
+    pub view: DebateView,
     pub timeline: Vec<Entry>,
-    pub journeys: Vec<Journey>,
-    pub challenges: Vec<ChallengeCell>,
-    pub outcome: Option<Outcome>,
-    pub interrupted: Option<String>,
 }
 
 impl Audit {
     pub fn from_events(events: &[Event]) -> Audit {
-        let mut a = Audit::default();
-        for e in events {
-            a.timeline.push(Entry {
-                seq: e.seq,
-                ts: e.ts.clone(),
-                kind: e.body.kind().to_owned(),
-                round: e.body.round(),
-                summary: summarise(&e.body),
-                hash: e.hash.clone(),
-            });
-            match &e.body {
-                EventBody::DebateStarted {
-                    protocol,
-                    query,
-                    seed,
-                    agents,
-                    ..
-                } => {
-                    a.protocol.clone_from(protocol);
-                    a.query.clone_from(query);
-                    a.seed = *seed;
-                    a.agents.clone_from(agents);
-                    a.journeys = agents
-                        .iter()
-                        .map(|agent| Journey {
-                            agent: agent.clone(),
-                            initial: None,
-                            revision: None,
-                            vote: None,
-                            failures: Vec::new(),
-                        })
-                        .collect();
-                }
-                EventBody::Position {
-                    agent, position, ..
-                } => {
-                    if let Some(j) = a.journey(agent) {
-                        j.initial = Some(position.clone());
-                    }
-                }
-                EventBody::Revision {
-                    agent,
-                    before,
-                    after,
-                    changed,
-                    ..
-                } => {
-                    if let Some(j) = a.journey(agent) {
-                        j.revision = Some(Revision {
-                            before: before.clone(),
-                            after: after.clone(),
-                            changed: *changed,
-                        });
-                    }
-                }
-                EventBody::Vote { vote, .. } => {
-                    if let Some(j) = a.journey(&vote.agent) {
-                        j.vote = Some(vote.clone());
-                    }
-                }
-                EventBody::AgentFailed {
-                    agent,
-                    round,
-                    error,
-                    substitute,
-                } => {
-                    if let Some(j) = a.journey(agent) {
-                        j.failures
-                            .push(format!("round {round}: {error} — {substitute}"));
-                    }
-                }
-                EventBody::Challenge {
-                    from,
-                    to,
-                    text,
-                    argues_for,
-                    ..
-                } => a.challenges.push(ChallengeCell {
-                    seq: e.seq,
-                    from: from.clone(),
-                    to: to.clone(),
-                    argues_for: *argues_for,
-                    text: text.clone(),
-                }),
-                EventBody::Decision(outcome) => a.outcome = Some(outcome.clone()),
-                EventBody::Interrupted { reason, .. } => a.interrupted = Some(reason.clone()),
-                _ => {}
-            }
-        }
-        a
-    }
-
-    fn journey(&mut self, agent: &str) -> Option<&mut Journey> {
-        self.journeys.iter_mut().find(|j| j.agent.id == agent)
-    }
-
-    /// The challenge `from` aimed at `to`, if any.
-    pub fn challenge(&self, from: &str, to: &str) -> Option<&ChallengeCell> {
-        self.challenges
+        let mut view = DebateView::default();
+        let timeline = events
             .iter()
-            .find(|c| c.from == from && c.to == to)
+            .map(|e| {
+                view.apply(e);
+                Entry {
+                    seq: e.seq,
+                    ts: e.ts.clone(),
+                    kind: e.body.kind().to_owned(),
+                    round: e.body.round(),
+                    summary: summarise(&e.body),
+                    hash: e.hash.clone(),
+                }
+            })
+            .collect();
+        Audit { view, timeline }
     }
 }
 
@@ -300,12 +154,13 @@ pub fn summarise(body: &EventBody) -> String {
         ),
         EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
         EventBody::Interrupted { reason, .. } => format!("Interrupted: {reason}"),
-        other => summarise_more(other),
+        other => summarise_protocol_event(other),
     }
 }
 
-/// One line for the RR and WC events.
-fn summarise_more(body: &EventBody) -> String {
+/// One line for the round-robin, collapse, call and S4-8 events.
+#[allow(clippy::too_many_lines)] // one line per event kind: a flat match
+fn summarise_protocol_event(body: &EventBody) -> String {
     use crate::protocol::collapse::GateVerdict;
     match body {
         EventBody::TriggerChecked(t) => t.explanation.clone(),

@@ -2,6 +2,7 @@
 //! an export a judge opens, and the canonical JSON the hash chain is computed over. Each target
 //! runs `FUZZ_CASES` generated inputs (default 3,000, bounded for `make test`; the README says how
 //! to run millions) and must never panic; canonical JSON must also round-trip exactly.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 use app::audit::{check, parse_export};
 use app::protocol::canonical::to_canonical;

@@ -1,11 +1,12 @@
 //! SV-6 / S4-8: every endpoint answers malformed requests with a 4xx and a JSON error naming the
 //! problem — never a 5xx, never HTML or an empty body — and writes nothing.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 mod common;
 
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, Request};
 use common::*;
-use reqwest::header::{HeaderName, HeaderValue};
-use reqwest::Method;
 use serde_json::{json, Value};
 
 struct Case {
@@ -357,37 +358,42 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-#[tokio::test]
+/// In-process (the router `serve` builds, called with `oneshot`): this is the request/response
+/// contract, with no process or port in the way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_requests_to_every_endpoint_are_4xx_json_and_write_nothing() {
     let (_dir, db) = temp_db();
-    let server = Server::start(&db, 0);
+    let app = InProcess::start(&db, &[]).await;
     // One real debate, so per-debate endpoints are reached with a valid id too.
-    let id = create(&server, json!({"query": "What is 2 + 2?", "seed": 1})).await;
-    read_sse(&server, &id, None, "", usize::MAX).await;
-    let before: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    let id = app
+        .debate(&json!({"query": "What is 2 + 2?", "seed": 1}))
+        .await;
+    let before = app.get(&format!("/api/debates/{id}")).await.json();
+    assert_eq!(before["status"], "finished", "{before}");
 
     let cases = cases();
     let kinds = cases.len();
     assert!(kinds >= 50, "only {kinds} kinds of malformed request");
     let mut failures = Vec::new();
     for case in cases {
-        let url = server.url(&case.path.replace("{id}", &id));
-        let mut req = client().request(case.method.clone(), &url).body(case.body);
+        let mut req = Request::builder()
+            .method(case.method.clone())
+            .uri(case.path.replace("{id}", &id));
         for (name, value) in case.headers {
-            req = req.header(HeaderName::from_static(name), value);
+            req = req.header(name, value);
         }
-        let resp = req.send().await.expect("request");
-        let status = resp.status().as_u16();
-        let ct = resp
-            .headers()
+        let answer = app
+            .call(req.body(Body::from(case.body)).expect("request"))
+            .await;
+        let status = answer.status.as_u16();
+        let ct = answer
+            .headers
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
-        let text = resp.text().await.unwrap_or_default();
-        let error = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_lowercase));
+        let text = answer.text();
+        let error = answer.json()["error"].as_str().map(str::to_lowercase);
         let ok = status == case.status
             && ct == "application/json"
             && error.as_deref().is_some_and(|e| e.contains(case.mentions));
@@ -406,9 +412,9 @@ async fn malformed_requests_to_every_endpoint_are_4xx_json_and_write_nothing() {
     );
 
     // Nothing was written: still exactly one debate, with exactly the same log.
-    let list: Vec<Value> = get_json(&server, "/api/debates").await;
-    assert_eq!(list.len(), 1, "{list:?}");
-    let after: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    let list = app.get("/api/debates").await.json();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list:?}");
+    let after = app.get(&format!("/api/debates/{id}")).await.json();
     assert_eq!(before, after);
 }
 

@@ -1,6 +1,7 @@
 //! QL-2: `consilium eval` against an OpenAI-compatible endpoint over real HTTP (a fake model that
 //! does the arithmetic), its table and saved run, its refusals, and a resume after a crash that
 //! asks no answered item again.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 mod common;
 
@@ -103,6 +104,7 @@ async fn eval_prints_the_table_and_resumes_after_a_crash_ql_2() {
     // 1 + 4 samples + 2 agents × 2 rounds = 9 calls an item.
     let per_item = 9;
 
+    #[allow(clippy::zombie_processes)] // killed and waited for below, once two items are saved
     // Cut the run off once two items are saved.
     let mut child = eval_cmd(&base, &out, &["--items", "6"])
         .stdout(Stdio::piped())

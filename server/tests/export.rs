@@ -1,4 +1,5 @@
 //! SV-2 / UI-3: the Markdown report of a debate, over real HTTP from the real binary.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! kinds through the real binary, with a fake model server that answers 500s, garbage, huge and
 //! slow replies. Every debate must end with a decision, log why each agent failed, record each
 //! call's attempts, latency and tokens, and verify.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! (`CONSILIUM_CA_CERT` / `--ca-cert`) whole debates run through both; without it the certificate
 //! is refused, by name; `consilium verify https://…` reads an export from a TLS server; and a
 //! redirect to another origin is not followed (the bearer token never leaves the endpoint).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
 mod common;
 

@@ -3,8 +3,8 @@
 //! has grown since.
 
 use crate::protocol::credibility::CredibilitySnapshot;
-use crate::protocol::round_robin::whatif::{self as rr, RrKnobs};
-use crate::protocol::s4::whatif::{self as s4, S4Knobs};
+use crate::protocol::round_robin::whatif::{self as rr, RrWhatIfRules};
+use crate::protocol::s4::whatif::{self as s4, S4WhatIfRules};
 use crate::protocol::types::display_name;
 use crate::protocol::{Event, EventBody, Outcome};
 
@@ -38,15 +38,15 @@ pub fn credibility_lines(events: &[Event]) -> Vec<String> {
                     _ => None,
                 })
                 .collect();
-            let knobs = S4Knobs {
+            let knobs = S4WhatIfRules {
                 weights: weights.clone(),
-                ..S4Knobs::defaults(&votes)
+                ..S4WhatIfRules::defaults(&votes)
             };
             let w = s4::what_if(&votes, &knobs);
             Some((o.decision.as_str(), w.decision.as_str(), w.reasoning))
         }
-        Some(Outcome::RoundRobin(o)) => RrKnobs::defaults(events).map(|d| {
-            let knobs = RrKnobs {
+        Some(Outcome::RoundRobin(o)) => RrWhatIfRules::defaults(events).map(|d| {
+            let knobs = RrWhatIfRules {
                 weights: weights.clone(),
                 ..d
             };

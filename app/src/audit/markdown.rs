@@ -8,6 +8,7 @@ use crate::api::DebateDetail;
 use crate::protocol::types::display_name;
 use crate::protocol::{Outcome, Position};
 
+#[allow(clippy::too_many_lines)] // the report, section by section, in reading order
 pub fn report(detail: &DebateDetail) -> String {
     let audit = Audit::from_events(&detail.events);
     let verdict = check(&detail.events);
@@ -16,10 +17,10 @@ pub fn report(detail: &DebateDetail) -> String {
     line(w, "# Consilium debate report");
     line(w, "");
     // Query, protocol and seed as the hashed log records them (the debates row is not chained).
-    let query = if audit.query.is_empty() {
+    let query = if audit.view.query.is_empty() {
         &detail.query
     } else {
-        &audit.query
+        &audit.view.query
     };
     line(w, &format!("**Query:** {}", inline(query)));
     line(w, "");
@@ -33,13 +34,13 @@ pub fn report(detail: &DebateDetail) -> String {
         &format!(
             "| `{}` | {} | {} | {} | {} | {} |",
             cell(&detail.id),
-            if audit.protocol.is_empty() {
+            if audit.view.protocol.is_empty() {
                 &detail.protocol
             } else {
-                &audit.protocol
+                &audit.view.protocol
             }
             .to_uppercase(),
-            audit.seed,
+            audit.view.seed,
             detail.status,
             cell(&detail.created_at),
             detail.events.len()
@@ -47,7 +48,7 @@ pub fn report(detail: &DebateDetail) -> String {
     );
 
     line(w, "");
-    match (&audit.outcome, &audit.interrupted) {
+    match (&audit.view.decision, &audit.view.interrupted) {
         (Some(Outcome::S4(o)), _) => {
             line(
                 w,
@@ -95,7 +96,12 @@ pub fn report(detail: &DebateDetail) -> String {
         (None, None) => line(w, "## Still running — no decision yet"),
     }
     // QL-1: the plain vote of the first positions beside the decision.
-    if let Some(b) = audit.outcome.as_ref().and_then(Outcome::vote_baseline) {
+    if let Some(b) = audit
+        .view
+        .decision
+        .as_ref()
+        .and_then(Outcome::vote_baseline)
+    {
         line(w, "");
         line(w, &format!("**Vote baseline.** {}", inline(&b.sentence())));
         for m in &b.moved {
@@ -112,20 +118,20 @@ pub fn report(detail: &DebateDetail) -> String {
         }
     }
 
-    match audit.protocol.as_str() {
-        "round_robin" => round_robin(w, &crate::protocol::DebateView::from_events(&detail.events)),
-        "collapse" => collapse(w, &crate::protocol::DebateView::from_events(&detail.events)),
-        "escalation" => escalation(w, &crate::protocol::DebateView::from_events(&detail.events)),
+    match audit.view.protocol.as_str() {
+        "round_robin" => round_robin(w, &audit.view),
+        "collapse" => collapse(w, &audit.view),
+        "escalation" => escalation(w, &audit.view),
         _ => journeys(w, &audit),
     }
 
-    if !audit.challenges.is_empty() {
+    if !audit.view.s4.challenges.is_empty() {
         line(w, "");
         line(w, "## Round 2: cross-challenges");
         line(w, "");
         line(w, "| # | From | To | Argues for | Challenge |");
         line(w, "|---|---|---|---|---|");
-        for c in &audit.challenges {
+        for c in &audit.view.s4.challenges {
             line(
                 w,
                 &format!(
@@ -180,7 +186,7 @@ pub fn report(detail: &DebateDetail) -> String {
 fn journeys(w: &mut String, audit: &Audit) {
     line(w, "");
     line(w, "## Agents: before and after the challenges");
-    for j in &audit.journeys {
+    for j in &audit.view.s4.journeys {
         line(w, "");
         line(
             w,

@@ -153,7 +153,7 @@ fn hex32(s: &str) -> Option<[u8; 32]> {
 
 pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
     let s = s.trim();
-    if s.len() % 2 != 0 || !s.is_ascii() {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
         return None;
     }
     (0..s.len())

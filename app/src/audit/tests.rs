@@ -2,7 +2,7 @@ use super::*;
 use crate::api::DebateDetail;
 use crate::protocol::chain::seal_all;
 use crate::protocol::s4::{run_scripted, AgentReply, Task};
-use crate::protocol::Decision;
+use crate::protocol::{Decision, Position};
 
 /// Utility and accuracy start at ACT; accuracy is persuaded to WARN in round 3; safety fails its
 /// revision once (S4-8) — a log with a change of mind, a failure and a split decision.
@@ -146,10 +146,10 @@ fn audit_shows_each_agent_before_and_after_ui_3() {
         events.len(),
         "every event is on the timeline"
     );
-    assert_eq!(audit.query, "Is the sky blue?");
-    assert_eq!(audit.journeys.len(), 3);
+    assert_eq!(audit.view.query, "Is the sky blue?");
+    assert_eq!(audit.view.s4.journeys.len(), 3);
 
-    let accuracy = &audit.journeys[1];
+    let accuracy = &audit.view.s4.journeys[1];
     assert_eq!(accuracy.agent.id, "accuracy");
     assert_eq!(
         accuracy.initial.as_ref().map(|p| p.decision),
@@ -166,31 +166,31 @@ fn audit_shows_each_agent_before_and_after_ui_3() {
         Some(Decision::Warn)
     );
 
-    let utility = &audit.journeys[0];
+    let utility = &audit.view.s4.journeys[0];
     assert!(
         utility.change_summary().starts_with("kept ACT"),
         "{}",
         utility.change_summary()
     );
 
-    let safety = &audit.journeys[2];
+    let safety = &audit.view.s4.journeys[2];
     assert_eq!(safety.failures.len(), 1, "{:?}", safety.failures);
     assert!(safety.failures[0].contains("timed out"));
-    assert!(audit.outcome.is_some());
+    assert!(audit.view.decision.is_some());
 }
 
 #[test]
 fn the_challenge_matrix_holds_every_pair_once_s4_3() {
     let audit = Audit::from_events(&log());
-    assert_eq!(audit.challenges.len(), 6);
+    assert_eq!(audit.view.s4.challenges.len(), 6);
     for from in ["utility", "accuracy", "safety"] {
         assert!(
-            audit.challenge(from, from).is_none(),
+            audit.view.s4.challenge(from, from).is_none(),
             "nobody challenges themselves"
         );
         for to in ["utility", "accuracy", "safety"] {
             if from != to {
-                let c = audit.challenge(from, to).expect("pair");
+                let c = audit.view.s4.challenge(from, to).expect("pair");
                 assert!(c.text.starts_with(from));
                 assert_eq!(c.argues_for, Decision::Warn);
             }

@@ -261,6 +261,7 @@ mod tests {
     }
 
     /// AG-2: a budget stop must follow from the logged calls and the declared budget.
+    #[allow(clippy::too_many_lines)] // a test table
     #[test]
     fn budget_claims_are_checked_against_the_logged_calls_ag_2() {
         use crate::protocol::{AgentCall, BackendInfo};
@@ -304,6 +305,7 @@ mod tests {
                 calls,
             }))
         };
+        #[allow(clippy::type_complexity)] // a test table: each row spelled out
         let cases: Vec<(&str, Vec<EventBody>, Result<Option<BudgetStop>, &str>)> = vec![
             (
                 "honest stop",
@@ -371,10 +373,8 @@ mod tests {
         // Someone rewrites the decision and re-seals the chain: the hashes hold, the votes do not.
         let mut log = sealed_log();
         let last = log.len() - 1;
-        if let EventBody::Decision(o) = &mut log[last].body {
-            if let Outcome::S4(o) = o {
-                o.decision = crate::protocol::Verdict::Refuse;
-            }
+        if let EventBody::Decision(Outcome::S4(o)) = &mut log[last].body {
+            o.decision = crate::protocol::Verdict::Refuse;
         }
         let prev = log[last - 1].hash.clone();
         log[last] = seal(log[last].clone(), &prev);

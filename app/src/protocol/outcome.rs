@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::baseline::VoteBaseline;
+use super::baseline::types::VoteBaseline;
 use super::collapse::events::WcOutcome;
 use super::escalation::types::EsOutcome;
 use super::round_robin::types::{RrEnding, RrOutcome};

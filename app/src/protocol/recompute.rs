@@ -102,6 +102,7 @@ pub struct BudgetStop {
 /// is the sum of every `agent_call`'s tokens before it, at least its `budget`, which is the one
 /// `debate_started` declared (when it declared one); and no call follows it. Returns the stop, if
 /// any, or the event that is wrong and why.
+#[allow(clippy::too_many_lines)] // every budget claim checked in log order
 pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String)> {
     // The budget in force: the declared one plus every judge's grant (ES-12).
     let mut declared = None;
@@ -164,13 +165,11 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                 declared = Some(*budget);
                 paused = None;
             }
-            EventBody::BudgetClosed { .. } => {
-                if paused.take().is_none() {
-                    return fail(format!(
-                        "event {} closes a debate that was not paused on its budget",
-                        e.seq
-                    ));
-                }
+            EventBody::BudgetClosed { .. } if paused.take().is_none() => {
+                return fail(format!(
+                    "event {} closes a debate that was not paused on its budget",
+                    e.seq
+                ));
             }
             EventBody::BudgetExhausted { used, budget, .. } => {
                 if *used != spent {

@@ -13,7 +13,7 @@ use crate::api::DebateDetail;
 use crate::audit::signature::SignatureCheck;
 use crate::audit::{Audit, Check, Export, Journey};
 use crate::protocol::types::display_name;
-use crate::protocol::{DebateView, Position};
+use crate::protocol::Position;
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
@@ -71,13 +71,14 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
 #[component]
 pub fn AuditBody(export: Export) -> impl IntoView {
     let events = export.events.clone();
+    // One fold of the log serves every panel below (SV-1), as on the live page.
     let audit = Audit::from_events(&events);
-    let outcome = audit.outcome.clone();
-    let interrupted = audit.interrupted.clone();
+    let outcome = audit.view.decision.clone();
+    let interrupted = audit.view.interrupted.clone();
     let result = RwSignal::new(None::<(Check, f64)>);
     let tampered_at =
         Signal::derive(move || result.with(|r| r.as_ref().and_then(|(c, _)| c.tampered_at())));
-    let folded = Signal::stored(DebateView::from_events(&events));
+    let folded = Signal::stored(audit.view.clone());
     view! {
         <Verification export result/>
         {interrupted.map(|reason| view! {
@@ -92,25 +93,19 @@ pub fn AuditBody(export: Export) -> impl IntoView {
         <super::costs::DefenceFlags state=folded/>
         <super::costs::UsageTable state=folded/>
         <super::whatif::WhatIfPanel events=events.clone()/>
-        {match audit.protocol.as_str() {
+        {match audit.view.protocol.as_str() {
             "round_robin" => {
-                let state = RwSignal::new(DebateView::from_events(&events));
+                let state = RwSignal::new(audit.view.clone());
                 view! { <super::round_robin::RrPanel state/> }.into_any()
             }
-            "collapse" => {
-                let state = Signal::stored(DebateView::from_events(&events));
-                view! { <super::collapse::WcBoard state/> }.into_any()
-            }
-            "escalation" => {
-                let state = Signal::stored(DebateView::from_events(&events));
-                view! { <super::escalation::EsPanel state/> }.into_any()
-            }
+            "collapse" => view! { <super::collapse::WcBoard state=folded/> }.into_any(),
+            "escalation" => view! { <super::escalation::EsPanel state=folded/> }.into_any(),
             _ => view! {
                 <section class="panel">
                     <h2>"Before and after the challenges"</h2>
                     <p class="muted">"Each agent's independent position (round 1), what it did after being challenged (round 3) and its locked vote (round 4)."</p>
                     <div class="journeys">
-                        {audit.journeys.iter().cloned().map(|j| view! { <JourneyCard journey=j/> }).collect_view()}
+                        {audit.view.s4.journeys.iter().cloned().map(|j| view! { <JourneyCard journey=j/> }).collect_view()}
                     </div>
                 </section>
                 <section class="panel">
@@ -238,7 +233,7 @@ fn Step(label: &'static str, position: Option<Position>) -> impl IntoView {
 
 #[component]
 fn ChallengeMatrix(audit: Audit) -> impl IntoView {
-    let ids: Vec<String> = audit.agents.iter().map(|a| a.id.clone()).collect();
+    let ids: Vec<String> = audit.view.agents.iter().map(|a| a.id.clone()).collect();
     let head = ids
         .iter()
         .map(|to| view! { <th scope="col">{format!("→ {}", display_name(to))}</th> })
@@ -248,7 +243,7 @@ fn ChallengeMatrix(audit: Audit) -> impl IntoView {
         .map(|from| {
             let cells = ids
                 .iter()
-                .map(|to| match audit.challenge(from, to) {
+                .map(|to| match audit.view.s4.challenge(from, to) {
                     _ if from == to => view! { <td class="self">"—"</td> }.into_any(),
                     Some(c) => view! {
                         <td class="cell" data-from=from.clone() data-to=to.clone() title=c.text.clone()>

@@ -129,6 +129,7 @@ pub async fn get_debate(id: String) -> Result<Option<DebateDetail>, ServerFnErro
 
 /// Starts a debate; the error message names what is wrong with the request. `config` and `cards`
 /// are JSON text as typed in the form.
+#[allow(clippy::too_many_arguments)] // a server function takes the form's fields one by one
 #[server(endpoint = "start_debate")]
 pub async fn start_debate(
     query: String,

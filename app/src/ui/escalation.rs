@@ -309,6 +309,7 @@ pub(crate) fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
 
 /// ES-3…ES-9 at a glance, above the agents' columns. With `id` (the live page), a signed-in
 /// judge gets a ruling form on every challenge a judge may act on while the pipeline runs.
+#[allow(clippy::too_many_lines)] // one panel's markup
 #[component]
 pub fn EsPanel(
     #[prop(into)] state: Signal<DebateView>,

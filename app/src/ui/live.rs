@@ -294,7 +294,7 @@ mod stream {
         attempt: u32,
     }
 
-    type Shared = StoredValue<Link, LocalStorage>;
+    type StreamLink = StoredValue<Link, LocalStorage>;
 
     pub fn connect(
         id: &str,
@@ -302,7 +302,7 @@ mod stream {
         conn: RwSignal<Connection>,
         failure: RwSignal<Option<String>>,
     ) {
-        let link: Shared = StoredValue::new_local(Link::default());
+        let link: StreamLink = StoredValue::new_local(Link::default());
         on_cleanup(move || {
             // The page is going away: no stream, no pending reopen.
             link.try_update_value(|l| {
@@ -325,7 +325,7 @@ mod stream {
         state: RwSignal<DebateView>,
         conn: RwSignal<Connection>,
         failure: RwSignal<Option<String>>,
-        link: Shared,
+        link: StreamLink,
     ) {
         // Finished, failed for good, or the page went away (its signals are gone).
         if matches!(

@@ -8,6 +8,7 @@ use super::data::{baseline_counts, list_debates};
 use super::widgets::{DecisionBadge, StatusPill};
 use crate::api::{DebateSummary, Protocol, HOME_PAGE_SIZE};
 
+#[allow(clippy::too_many_lines)] // one list's markup with its filters
 #[component]
 pub fn PastDebates() -> impl IntoView {
     // What is typed, and what the list shows (applied on submit).

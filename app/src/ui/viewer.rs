@@ -5,7 +5,24 @@
 use leptos::prelude::*;
 
 use super::audit::AuditBody;
-use crate::audit::{Audit, Export};
+use crate::audit::Export;
+use crate::protocol::{Event, EventBody};
+
+/// The protocol, query and seed as the log's `debate_started` records them, for the header.
+fn started(events: &[Event]) -> (String, String, u64) {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::DebateStarted {
+                protocol,
+                query,
+                seed,
+                ..
+            } => Some((protocol.clone(), query.clone(), *seed)),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
 
 /// What the judge opened: a file name and its events, or why it could not be read.
 type Opened = Result<(String, Export), String>;
@@ -43,15 +60,15 @@ pub fn Viewer() -> impl IntoView {
                 </section>
                 {move || opened.get().map(|o| match o {
                     Ok((name, export)) => {
-                        let audit = Audit::from_events(&export.events);
+                        let (protocol, query, seed) = started(&export.events);
                         view! {
                             <section class="panel debate-head">
                                 <div class="debate-meta">
-                                    <span class="proto">{audit.protocol.to_uppercase()}</span>
-                                    <span class="muted">{format!("seed {}", audit.seed)}</span>
+                                    <span class="proto">{protocol.to_uppercase()}</span>
+                                    <span class="muted">{format!("seed {seed}")}</span>
                                     <span class="muted" data-testid="file-name">{name}</span>
                                 </div>
-                                <h1 class="debate-query">{audit.query.clone()}</h1>
+                                <h1 class="debate-query">{query}</h1>
                             </section>
                             <AuditBody export/>
                         }

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::protocol::collapse::{self, WcParams};
 use crate::protocol::credibility::CredibilitySnapshot;
-use crate::protocol::round_robin::whatif::{self as rr_whatif, RrKnobs};
-use crate::protocol::s4::whatif::{self as s4_whatif, S4Knobs};
+use crate::protocol::round_robin::whatif::{self as rr_whatif, RrWhatIfRules};
+use crate::protocol::s4::whatif::{self as s4_whatif, S4WhatIfRules};
 use crate::protocol::s4::Vote;
 use crate::protocol::types::display_name;
 use crate::protocol::{Config, Event, EventBody, Outcome};
@@ -20,7 +20,7 @@ pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
     });
     let snapshot = CredibilitySnapshot::in_log(&events).cloned();
     match logged {
-        Some(Outcome::RoundRobin(o)) => match RrKnobs::defaults(&events) {
+        Some(Outcome::RoundRobin(o)) => match RrWhatIfRules::defaults(&events) {
             Some(defaults) => {
                 view! { <RrWhatIf events defaults snapshot logged=o.stance.as_str()/> }.into_any()
             }
@@ -137,7 +137,7 @@ fn S4WhatIf(
     snapshot: Option<CredibilitySnapshot>,
     logged: &'static str,
 ) -> impl IntoView {
-    let defaults = S4Knobs::defaults(&votes);
+    let defaults = S4WhatIfRules::defaults(&votes);
     let veto = RwSignal::new(f64::from(defaults.veto_risk));
     let strong = RwSignal::new(f64::from(defaults.strong_majority));
     let weights: Vec<(String, RwSignal<f64>)> = votes
@@ -147,7 +147,7 @@ fn S4WhatIf(
     let toggle = weights.clone();
     let knobs = {
         let weights = weights.clone();
-        move || S4Knobs {
+        move || S4WhatIfRules {
             veto_risk: veto.get().clamp(0.0, 101.0) as u8,
             strong_majority: strong.get().clamp(0.0, 100.0) as u8,
             weights: weights.iter().map(|(a, w)| (a.clone(), w.get())).collect(),
@@ -177,7 +177,7 @@ fn S4WhatIf(
 #[component]
 fn RrWhatIf(
     events: Vec<Event>,
-    defaults: RrKnobs,
+    defaults: RrWhatIfRules,
     snapshot: Option<CredibilitySnapshot>,
     logged: &'static str,
 ) -> impl IntoView {
@@ -190,7 +190,7 @@ fn RrWhatIf(
     let toggle = weights.clone();
     let knobs = {
         let weights = weights.clone();
-        move || RrKnobs {
+        move || RrWhatIfRules {
             consensus_threshold: threshold.get().clamp(0.01, 1.0),
             weights: weights.iter().map(|(a, w)| (a.clone(), w.get())).collect(),
         }

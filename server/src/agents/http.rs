@@ -36,7 +36,7 @@ pub fn request_body(protocol: &str, seed: u64, req: &AgentRequest) -> Value {
         "role": req.role,
         "question": req.role.question(),
         "round": req.round,
-        "query": &*req.task.query(),
+        "query": req.task.query(),
         "expects": req.task.expects(),
         "task": req.task,
     })

@@ -83,8 +83,7 @@ impl OpenAiAgents {
                     }
                     None => {
                         usage.prompt_tokens = estimate_tokens(&system) + estimate_tokens(&user);
-                        usage.completion_tokens =
-                            content.as_deref().map_or(0, |c| estimate_tokens(c));
+                        usage.completion_tokens = content.as_deref().map_or(0, estimate_tokens);
                         usage.estimated = true;
                     }
                 }

@@ -45,6 +45,7 @@ const POSITION: &str = r#"{"decision": "<ACT or WARN or REFUSE>", "confidence": 
 const POSITION_SAFETY: &str = r#"{"decision": "<ACT or WARN or REFUSE or VETO>", "confidence": <integer 0-100>, "risk": <integer 0-100>, "reasoning": "<one or two sentences>"}"#;
 
 /// The user message: what the agent may see at this step (and nothing more), then the form.
+#[allow(clippy::too_many_lines)] // one prompt per task, read top to bottom
 pub fn user(req: &AgentRequest) -> String {
     let query = req.task.query();
     let position_form = if req.role == Role::Safety {

@@ -119,6 +119,7 @@ fn mark(right: bool) -> &'static str {
     }
 }
 
+#[allow(clippy::too_many_lines)] // the command's steps in order
 pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     let Some(model_name) = args.model.clone().filter(|m| !m.trim().is_empty()) else {
         return Err(CliError::Eval(

@@ -31,6 +31,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once at start
 pub enum Command {
     /// Serve the web app and the API (the default).
     Serve(ServeArgs),

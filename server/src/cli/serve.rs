@@ -181,6 +181,34 @@ fn default_site_root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"))
 }
 
+/// What `serve` listens with: the router over the whole HTTP surface, and the engine behind it
+/// (for shutdown). Tests build the same thing in-process and call it with `oneshot`.
+pub struct Serving {
+    pub router: axum::Router,
+    pub engine: Engine,
+}
+
+impl ServeArgs {
+    /// The arguments `consilium serve FLAGS…` would get (and its environment), for in-process
+    /// tests of the HTTP contract.
+    pub fn from_flags<I, T>(flags: I) -> Result<ServeArgs, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{FromArgMatches, Parser};
+        #[derive(Parser)]
+        struct Flags {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let matches = <Flags as clap::CommandFactory>::command()
+            .no_binary_name(true)
+            .try_get_matches_from(flags)?;
+        Flags::from_arg_matches(&matches).map(|f| f.serve)
+    }
+}
+
 pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -188,13 +216,57 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .init();
-    let remote = remote(&args)?;
+    let Serving {
+        router: app,
+        engine,
+    } = build(&args).await?;
+    let closing = engine.closing.clone();
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|error| CliError::Bind {
+            addr: args.addr,
+            error,
+        })?;
+    let local = listener.local_addr().map_err(CliError::Serve)?;
+    tracing::info!(
+        "Consilium listening on http://{local} (database {})",
+        crate::db::redact(&args.database_url)
+    );
+    let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: closing live streams");
+        closing.send_replace(true);
+        let _ = stopping_tx.send(());
+    });
+    // Shutdown is bounded: connections that do not finish within the grace period are dropped.
+    tokio::select! {
+        result = server => result.map_err(CliError::Serve),
+        () = async {
+            let _ = stopping.await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {
+            tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");
+            Ok(())
+        }
+    }
+}
+
+/// Everything `serve` does before it listens: checks the configuration, loads the embedder,
+/// opens the store (migrations), recovers debates a dead process left running, builds the router.
+#[allow(clippy::cognitive_complexity)] // the configuration checked in order, each step one `?`
+pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
+    let remote = remote(args)?;
     let start_token = args
         .start_token
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty());
-    refuse_open_spending(&args, &remote, start_token.is_some())?;
+    refuse_open_spending(args, &remote, start_token.is_some())?;
     // The builtin agents recognise danger by meaning: without their embedder, refuse to start.
     crate::embed::init(args.embedder.as_deref())?;
     crate::agents::builtin::warm_up();
@@ -272,46 +344,13 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let closing = engine.closing.clone();
-    let app = router(AppState {
-        engine,
+    let router = router(AppState {
+        engine: engine.clone(),
         leptos,
         access,
         hosts,
     });
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .map_err(|error| CliError::Bind {
-            addr: args.addr,
-            error,
-        })?;
-    let local = listener.local_addr().map_err(CliError::Serve)?;
-    tracing::info!(
-        "Consilium listening on http://{local} (database {})",
-        crate::db::redact(&args.database_url)
-    );
-    let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down: closing live streams");
-        closing.send_replace(true);
-        let _ = stopping_tx.send(());
-    });
-    // Shutdown is bounded: connections that do not finish within the grace period are dropped.
-    tokio::select! {
-        result = server => result.map_err(CliError::Serve),
-        () = async {
-            let _ = stopping.await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {
-            tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");
-            Ok(())
-        }
-    }
+    Ok(Serving { router, engine })
 }
 
 /// How long shutdown waits for open requests after the signal.

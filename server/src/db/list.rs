@@ -84,6 +84,43 @@ fn like_pattern(text: &str) -> String {
     p
 }
 
+/// `id, query, protocol, status, decision, created_at, changed_outcome`.
+pub(super) type SummaryRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<bool>,
+);
+/// A summary row followed by `seed`.
+pub(super) type DetailRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<bool>,
+    i64,
+);
+
+pub(super) fn summary(
+    (id, query, protocol, status, decision, created_at, changed_outcome): SummaryRow,
+) -> Result<DebateSummary, StoreError> {
+    let status = parse_status(&id, &status)?;
+    Ok(DebateSummary {
+        id,
+        query,
+        protocol,
+        status,
+        decision,
+        created_at,
+        changed_outcome,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,41 +189,4 @@ mod tests {
         };
         assert_eq!(ids(store.list(&rr).await.expect("rr")), ["d1"]);
     }
-}
-
-/// `id, query, protocol, status, decision, created_at, changed_outcome`.
-pub(super) type SummaryRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<bool>,
-);
-/// A summary row followed by `seed`.
-pub(super) type DetailRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<bool>,
-    i64,
-);
-
-pub(super) fn summary(
-    (id, query, protocol, status, decision, created_at, changed_outcome): SummaryRow,
-) -> Result<DebateSummary, StoreError> {
-    let status = parse_status(&id, &status)?;
-    Ok(DebateSummary {
-        id,
-        query,
-        protocol,
-        status,
-        decision,
-        created_at,
-        changed_outcome,
-    })
 }

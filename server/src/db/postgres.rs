@@ -110,6 +110,7 @@ async fn try_lock(conn: &mut PgConnection, key: i64) -> Result<bool, sqlx::Error
 
 /// Holds the instance lock for the life of the process. If its connection drops (the lock is then
 /// released by PostgreSQL), reconnects and takes the same key again.
+#[allow(clippy::cognitive_complexity)] // the lock's reconnect loop
 async fn keep_instance_lock(options: PgConnectOptions, key: i64, mut conn: PgConnection) {
     loop {
         tokio::time::sleep(LOCK_CHECK).await;

@@ -92,6 +92,7 @@ mod tests {
 
     #[test]
     fn the_size_cap_is_split_off_the_url_and_checked() {
+        #[allow(clippy::type_complexity)] // a test table: each row spelled out
         let cases: [(&str, Result<(&str, Option<u64>), &str>); 6] = [
             ("sqlite:a.db", Ok(("sqlite:a.db", None))),
             ("sqlite:a.db?max_size_mb=1", Ok(("sqlite:a.db", Some(256)))),

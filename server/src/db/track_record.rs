@@ -202,6 +202,7 @@ impl Store {
     /// Every outcome-bearing point of an agent's record (CR-1), oldest first. A time that does
     /// not parse (it cannot: imports and debates are checked) is left out.
     pub async fn points(&self, identity: &str) -> Result<Vec<RecordPoint>, StoreError> {
+        #[allow(clippy::type_complexity)] // one row of the query, as sqlx decodes it
         let rows: Vec<(
             Option<String>,
             String,

@@ -33,6 +33,7 @@ pub struct Timing {
 /// A protocol with timers (ES-10) is told the time before every step, and when no agent is
 /// being asked the loop sleeps until its next timer; challenges that reach the judges' queue
 /// get their place from `desk` (none: no judges, so they overflow to the fallback).
+#[allow(clippy::cognitive_complexity)] // the loop: ask, wait, stamp, store
 pub async fn drive<A: Agent + ?Sized, J: Journal>(
     run: &mut DebateRun,
     agent: &A,

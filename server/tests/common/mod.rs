@@ -11,6 +11,9 @@ pub use cli::*;
 mod fakes;
 #[allow(unused_imports)]
 pub use fakes::*;
+mod in_process;
+#[allow(unused_imports)]
+pub use in_process::*;
 mod sse;
 pub use sse::*;
 
@@ -355,8 +358,6 @@ pub async fn everything_shown(server: &Server, id: &str) -> String {
     }
     seen
 }
-
-/// One parsed SSE frame.
 
 /// Streams a debate to its end, checks the stream is the log and `consilium verify` accepts it;
 /// returns the events.

@@ -230,7 +230,7 @@ pub struct WcOutcome {
     /// QL-1: what a plain vote of the first positions decides, and whether the debate changed
     /// it. Absent in logs written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vote_baseline: Option<crate::protocol::baseline::VoteBaseline>,
+    pub vote_baseline: Option<crate::protocol::baseline::types::VoteBaseline>,
 }
 
 /// Why a collapse debate cut short by its token budget goes to a human.

@@ -14,6 +14,7 @@ use crate::protocol::error::ProtocolError;
 use crate::protocol::event::{Config, EventBody, RoundInfo};
 use crate::protocol::machine::Machine;
 use crate::protocol::outcome::Outcome;
+use crate::protocol::queue::RequestQueue;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
 use crate::protocol::types::{AgentSpec, Role};
 
@@ -65,9 +66,7 @@ pub struct WcDebate {
     pub(super) tally: Tally,
     pub(super) phase: Phase,
     pub(super) round: u8,
-    pub(super) queue: VecDeque<(AgentRequest, Pending)>,
-    pub(super) outstanding: Vec<(u32, Pending)>,
-    pub(super) next_id: u32,
+    pub(super) requests: RequestQueue<Pending>,
     pub(super) critique: Option<(f64, Vec<String>)>,
     pub(super) events: VecDeque<EventBody>,
     pub(super) outcome: Option<WcOutcome>,
@@ -98,9 +97,7 @@ impl WcDebate {
             tally: Tally::new(params.clone()),
             phase: Phase::Writing,
             round: 1,
-            queue: VecDeque::new(),
-            outstanding: Vec::new(),
-            next_id: 0,
+            requests: RequestQueue::default(),
             critique: None,
             events: VecDeque::new(),
             outcome: None,
@@ -215,15 +212,7 @@ impl WcDebate {
     }
 
     pub(super) fn enqueue(&mut self, agent: &str, role: Role, task: Task, pending: Pending) {
-        let req = AgentRequest {
-            id: self.next_id,
-            agent: agent.to_owned(),
-            role,
-            round: self.round,
-            task,
-        };
-        self.next_id += 1;
-        self.queue.push_back((req, pending));
+        self.requests.push(agent, role, self.round, task, pending);
     }
 
     pub(super) fn start_round(&mut self, name: &str, expected: u32) {
@@ -254,22 +243,11 @@ impl Machine for WcDebate {
     }
 
     fn poll_request(&mut self) -> Option<AgentRequest> {
-        let (req, pending) = self.queue.pop_front()?;
-        self.outstanding.push((req.id, pending));
-        self.events.push_back(EventBody::Thinking {
-            agent: req.agent.clone(),
-            round: req.round,
-        });
-        Some(req)
+        self.requests.next(&mut self.events)
     }
 
     fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let slot = self
-            .outstanding
-            .iter()
-            .position(|(rid, _)| *rid == id)
-            .ok_or(ProtocolError::UnknownRequest(id))?;
-        let pending = self.outstanding[slot].1.clone();
+        let pending = self.requests.pending(id)?.clone();
         let wrong = |got: &AgentReply| ProtocolError::WrongReply {
             round: self.round,
             got: got.kind(),
@@ -278,13 +256,13 @@ impl Machine for WcDebate {
             (Pending::Write(a) | Pending::Revise(a), AgentReply::Card(mut card)) => {
                 card.agent.clone_from(a);
                 check_card(&card, "card").map_err(ProtocolError::InvalidCard)?;
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 let source = CardSource::Agent;
                 let e = self.tally.submit(self.round, a, card, source);
                 self.events.push_back(EventBody::CardSubmitted(e));
             }
             (Pending::Verify(pos), AgentReply::Verification(v)) => {
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 self.record_verification(pos, v.approve, v.notes);
             }
             (Pending::Critique(pos), AgentReply::Critique(c)) => {
@@ -294,14 +272,14 @@ impl Machine for WcDebate {
                         c.score
                     )));
                 }
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 self.record_critique(pos, c.score, c.concerns);
             }
             (Pending::Evaluate { seat, hybrid }, AgentReply::Evaluation(e)) => {
                 let positions = self.panel_positions(*hybrid);
                 check_evaluation(&e, &positions).map_err(ProtocolError::InvalidCard)?;
                 let (seat, hybrid) = (*seat, *hybrid);
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 self.record_evaluation(seat, hybrid, e);
             }
             (_, other) => return Err(wrong(&other)),
@@ -314,12 +292,7 @@ impl Machine for WcDebate {
     /// none), a failed verifier is no receipt, a failed skeptic scores 0, a failed seat is left
     /// out of C.
     fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let slot = self
-            .outstanding
-            .iter()
-            .position(|(rid, _)| *rid == id)
-            .ok_or(ProtocolError::UnknownRequest(id))?;
-        let (_, pending) = self.outstanding.swap_remove(slot);
+        let pending = self.requests.take(id)?;
         let (agent, substitute) = match &pending {
             Pending::Write(a) => (a.clone(), "no card from this author"),
             Pending::Revise(a) => (a.clone(), "its previous card stands"),
@@ -353,8 +326,7 @@ impl Machine for WcDebate {
         if self.phase == Phase::Done {
             return;
         }
-        self.queue.clear();
-        self.outstanding.clear();
+        self.requests.clear();
         self.events.push_back(EventBody::BudgetExhausted {
             round: self.round,
             used,

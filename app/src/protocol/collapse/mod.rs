@@ -3,6 +3,7 @@
 pub mod card;
 pub mod events;
 mod machine;
+mod panel;
 pub mod params;
 mod replay;
 pub mod rules;

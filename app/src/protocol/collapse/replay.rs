@@ -65,6 +65,7 @@ pub fn decide(
 }
 
 /// The tally after the whole log and its last decision, recomputed and checked step by step.
+#[allow(clippy::too_many_lines)] // one arm per WC event kind
 fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
     let mut decided: Option<WcOutcome> = None;
     let mut t: Option<Tally> = None;
@@ -246,6 +247,7 @@ pub struct WhatIf {
 
 /// UI-5: re-scores the final cards, re-runs the gates and the convergence (with the reflexions
 /// the log already holds), and — when the panel ran on the same positions — C and WC-6.
+#[allow(clippy::too_many_lines)] // the WC steps replayed in the spec's order
 pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
     let mut t = Tally::new(params.clone());
     let mut logged_panel = Vec::new();

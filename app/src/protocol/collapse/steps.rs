@@ -13,7 +13,7 @@ use crate::protocol::types::Role;
 
 impl WcDebate {
     pub(super) fn advance_if_step_done(&mut self) {
-        if self.queue.is_empty() && self.outstanding.is_empty() {
+        if self.requests.is_idle() {
             self.advance();
         }
     }

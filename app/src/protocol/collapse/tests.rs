@@ -530,6 +530,7 @@ fn two(a: PositionCard, b: PositionCard) -> Vec<PositionCard> {
     vec![a, b]
 }
 
+#[allow(clippy::too_many_lines)] // a test table
 #[test]
 fn every_outcome_is_reachable_and_recomputed_wc_4_wc_6() {
     use WcOutcomeKind::*;

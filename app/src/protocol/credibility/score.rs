@@ -24,6 +24,7 @@ use super::types::{Breakdown, ContextTags, CrParams, CrStatus, Credibility, Peri
 use super::types::{TagAccuracy, Trend};
 
 /// CR-1 for one agent's `points` at day `now`, in the `current` context.
+#[allow(clippy::too_many_lines)] // CR-2's formula term by term, as the spec states it
 pub fn credibility(points: &[Point], now: f64, current: &ContextTags, p: &CrParams) -> Breakdown {
     let n = points.len();
     let count = u32::try_from(n).unwrap_or(u32::MAX);

@@ -8,8 +8,8 @@
 //!   target is proportional to the margin, so seed 000's 25 % → 28 % moves it by 12 %.
 //! - **Sensitivity** (`sensitivity`, metric `target_price` of the downside case): the DCF over six
 //!   scenarios, the discount rate ±1 point × the terminal growth ±0.5 point.
-//! - **Risk** (`risk`, metric `risk_score` from 0 to 1): `0.15 + 0.35·leverage + 0.30·thin margin
-//!   + 0.20·growth stretch`, with leverage = net debt/EBITDA ÷ 5, thin margin = (30 % − margin) ÷
+//! - **Risk** (`risk`, metric `risk_score` from 0 to 1): `0.15 + 0.35·leverage + 0.30·thin margin +
+//!   0.20·growth stretch`, with leverage = net debt/EBITDA ÷ 5, thin margin = (30 % − margin) ÷
 //!   30 % and growth stretch = |growth − 5 %| ÷ 25 %, each clamped to 0…1.
 //! - **Rating** (`rating`, from the DCF and the risk): upside to the current price ≥ 15 % BUY,
 //!   ≤ −10 % SELL, else HOLD; a risk score ≥ 0.7 lowers it one notch. Its `confidence` grows with

@@ -85,6 +85,7 @@ pub struct Docketed {
 
 /// The cases of debate `debate` (its log `events`) at wall time `wall_ms`, and its precedents.
 /// Logs of other protocols, or with nothing for a judge, give none.
+#[allow(clippy::too_many_lines)] // one arm per ladder event kind
 pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
     let Some(EventBody::DebateStarted {
         protocol,

@@ -8,7 +8,7 @@ use super::assumptions::{assumption, Assumptions};
 use super::clock::check_scale;
 use super::impact::ImpactReport;
 use super::ladder::{JudgeAction, Resolution};
-use crate::protocol::baseline::VoteBaseline;
+use crate::protocol::baseline::types::VoteBaseline;
 use crate::protocol::error::ProtocolError;
 
 /// The most agents a pipeline takes.

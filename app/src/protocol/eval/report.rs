@@ -181,7 +181,7 @@ impl EvalRun {
             .map(|r| {
                 let round = |i: &ItemResult| i.debate.get(r).cloned().unwrap_or_default();
                 let calls = items.iter().map(|i| round(i).len() as u64).sum();
-                let tokens = items.iter().flat_map(|i| round(i)).map(|s| s.tokens).sum();
+                let tokens = items.iter().flat_map(&round).map(|s| s.tokens).sum();
                 cell(
                     format!("debate, round {}", r + 1),
                     items.iter().map(|i| majority_right(&round(i))),

@@ -7,6 +7,7 @@ pub use super::collapse::view::{PositionState, WcState};
 pub use super::columns::{Card, RoundView, Tone};
 pub use super::escalation::view::{ChallengeView, EsState};
 pub use super::round_robin::view::RrState;
+pub use super::s4::view::{ChallengeCell, Journey, Revision, S4State};
 
 use super::event::{BackendInfo, Config, Event, EventBody};
 use super::outcome::Outcome;
@@ -31,6 +32,9 @@ pub struct DebateView {
     pub failures: u32,
     pub decision: Option<Outcome>,
     pub interrupted: Option<String>,
+    /// S4 only: each agent's journey and the challenge matrix (S4-3, UI-3).
+    #[serde(default)]
+    pub s4: S4State,
     /// Round-robin only (RR-2, RR-5).
     pub rr: RrState,
     /// Weighted collapse only (WC-1…WC-6).
@@ -135,11 +139,9 @@ impl DebateView {
             return 100;
         }
         let expected = self.messages_expected();
-        if expected == 0 {
-            0
-        } else {
-            self.messages_received().min(expected) * 100 / expected
-        }
+        (self.messages_received().min(expected) * 100)
+            .checked_div(expected)
+            .unwrap_or(0)
     }
 
     /// Tokens used by every agent so far.
@@ -155,6 +157,7 @@ impl DebateView {
     }
 
     /// Folds one event in. Returns false when it was already applied (a replayed duplicate).
+    #[allow(clippy::too_many_lines)] // one arm per shared event kind; protocol events go to their views
     pub fn apply(&mut self, event: &Event) -> bool {
         if event.seq <= self.last_seq {
             return false;
@@ -182,6 +185,7 @@ impl DebateView {
                     None => {}
                 }
                 self.rr.participation = agents.iter().map(|a| (a.id.clone(), 0)).collect();
+                self.s4.start(agents);
                 self.protocol.clone_from(protocol);
                 self.query.clone_from(query);
                 self.seed = *seed;
@@ -224,6 +228,7 @@ impl DebateView {
             } => {
                 self.failures += 1;
                 self.thinking.retain(|a| a != agent);
+                self.s4.failed(agent, *round, error, substitute);
                 self.last_failure = Some((seq, agent.clone(), *round, error.clone()));
                 // The substitute position or challenge follows as its own card; this one explains it.
                 if let Some(r) = self.round_mut(*round) {
@@ -331,7 +336,9 @@ impl DebateView {
                     self.challenges += 1;
                 }
                 // One protocol's view claims each protocol event and may write a card for it.
-                let card = s4_view::card(seq, other)
+                let card = self
+                    .s4
+                    .apply(seq, other)
                     .or_else(|| self.rr.apply(seq, other))
                     .or_else(|| self.wc.apply(seq, other))
                     .or_else(|| self.es.apply(seq, other));

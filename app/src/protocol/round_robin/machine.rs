@@ -9,6 +9,7 @@ use super::types::{PeerPosition, RrOutcome, RrParams, RrPosition, MAX_AGENTS};
 use crate::protocol::error::ProtocolError;
 use crate::protocol::event::{EventBody, RoundInfo};
 use crate::protocol::machine::Machine;
+use crate::protocol::queue::RequestQueue;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
 use crate::protocol::types::AgentSpec;
 
@@ -21,12 +22,11 @@ pub struct RrDebate {
     round: u8,
     /// Who still speaks this round, in order.
     speakers: VecDeque<usize>,
-    /// Strict turn-taking: at most one request is out at a time.
-    outstanding: Option<(u32, usize)>,
+    /// Strict turn-taking: at most one request is out at a time; each remembers its speaker.
+    requests: RequestQueue<usize>,
     positions: Vec<Option<RrPosition>>,
     turns: Vec<u32>,
     total_turns: u32,
-    next_id: u32,
     events: VecDeque<EventBody>,
     outcome: Option<RrOutcome>,
 }
@@ -47,11 +47,10 @@ impl RrDebate {
             triggered: check.triggered,
             round: 0,
             speakers: VecDeque::with_capacity(n),
-            outstanding: None,
+            requests: RequestQueue::with_capacity(1),
             positions: vec![None; n],
             turns: vec![0; n],
             total_turns: 0,
-            next_id: 0,
             events: VecDeque::new(),
             outcome: None,
             agents,
@@ -97,16 +96,6 @@ impl RrDebate {
             .collect()
     }
 
-    fn take_outstanding(&mut self, id: u32) -> Result<usize, ProtocolError> {
-        match self.outstanding {
-            Some((rid, agent)) if rid == id => {
-                self.outstanding = None;
-                Ok(agent)
-            }
-            _ => Err(ProtocolError::UnknownRequest(id)),
-        }
-    }
-
     fn start_round(&mut self, speakers: Vec<usize>) {
         self.round += 1;
         let extra = speakers.len() < self.agents.len();
@@ -120,7 +109,7 @@ impl RrDebate {
 
     /// RR-2/RR-3: after each round, check consensus and decide whether to go on.
     fn end_round_if_done(&mut self) {
-        if !self.speakers.is_empty() || self.outstanding.is_some() {
+        if !self.speakers.is_empty() || self.requests.awaiting_reply() {
             return;
         }
         let check = check_consensus(
@@ -173,7 +162,7 @@ impl Machine for RrDebate {
 
     /// The next speaker, built when asked so it sees every position stated before it (RR-1).
     fn poll_request(&mut self) -> Option<AgentRequest> {
-        if self.outstanding.is_some() || self.outcome.is_some() {
+        if self.requests.awaiting_reply() || self.outcome.is_some() {
             return None;
         }
         let agent = self.speakers.pop_front()?;
@@ -192,37 +181,27 @@ impl Machine for RrDebate {
                 })
             })
             .collect();
-        let req = AgentRequest {
-            id: self.next_id,
-            agent: spec.id.clone(),
-            role: spec.role,
-            round: self.round,
-            task: Task::Turn {
-                query: self.query.clone(),
-                turn: self.turns[agent] + 1,
-                own: self.positions[agent].clone(),
-                peers,
-            },
+        let task = Task::Turn {
+            query: self.query.clone(),
+            turn: self.turns[agent] + 1,
+            own: self.positions[agent].clone(),
+            peers,
         };
-        self.next_id += 1;
-        self.outstanding = Some((req.id, agent));
-        self.events.push_back(EventBody::Thinking {
-            agent: req.agent.clone(),
-            round: self.round,
-        });
-        Some(req)
+        self.requests
+            .push(&spec.id, spec.role, self.round, task, agent);
+        self.requests.next(&mut self.events)
     }
 
     fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let agent = self.take_outstanding(id)?;
+        let agent = *self.requests.pending(id)?;
         let AgentReply::Stance(mut position) = reply else {
-            // Put the request back: the driver reports the failure next.
-            self.outstanding = Some((id, agent));
+            // The request stays outstanding: the driver reports the failure next.
             return Err(ProtocolError::WrongReply {
                 round: self.round,
                 got: reply.kind(),
             });
         };
+        self.requests.take(id)?;
         position.confidence = position.confidence.min(100);
         self.turns[agent] += 1;
         self.total_turns += 1;
@@ -240,7 +219,7 @@ impl Machine for RrDebate {
     /// S4-8 applies here too: a failed turn does not count toward the agent's minimum (RR-3), its
     /// previous position (if any) stands, and the debate goes on.
     fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let agent = self.take_outstanding(id)?;
+        let agent = self.requests.take(id)?;
         let substitute = if self.positions[agent].is_some() {
             "turn lost; previous position stands"
         } else {
@@ -261,7 +240,7 @@ impl Machine for RrDebate {
         if self.outcome.is_some() {
             return;
         }
-        self.outstanding = None;
+        self.requests.clear();
         self.speakers.clear();
         self.events.push_back(EventBody::BudgetExhausted {
             round: self.round,

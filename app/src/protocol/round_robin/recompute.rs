@@ -6,6 +6,7 @@ use crate::protocol::types::AgentSpec;
 
 /// SV-2 for RR: replays the logged turns through the same rules and checks every logged step —
 /// the trigger verdict, each round's consensus check and the final outcome.
+#[allow(clippy::too_many_lines)] // one arm per RR event kind
 pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String> {
     use crate::protocol::{Config, EventBody, Outcome};
     let mut agents: Vec<AgentSpec> = Vec::new();

@@ -9,7 +9,7 @@ use super::types::{RrPosition, Stance};
 use crate::protocol::{Config, Event, EventBody};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RrKnobs {
+pub struct RrWhatIfRules {
     /// Share of the total weight the leading stance needs, in (0, 1].
     pub consensus_threshold: f64,
     /// Weight per agent id (1 by default; 0 leaves the agent out).
@@ -27,16 +27,16 @@ pub struct RrWhatIf {
     pub reasoning: String,
 }
 
-impl RrKnobs {
+impl RrWhatIfRules {
     /// The logged threshold and weight 1 for every agent; `None` when the log is not a
     /// round-robin debate.
-    pub fn defaults(events: &[Event]) -> Option<RrKnobs> {
+    pub fn defaults(events: &[Event]) -> Option<RrWhatIfRules> {
         events.iter().find_map(|e| match &e.body {
             EventBody::DebateStarted {
                 agents,
                 config: Some(Config::RoundRobin(p)),
                 ..
-            } => Some(RrKnobs {
+            } => Some(RrWhatIfRules {
                 consensus_threshold: p.consensus_threshold,
                 weights: agents.iter().map(|a| (a.id.clone(), 1.0)).collect(),
             }),
@@ -53,7 +53,7 @@ impl RrKnobs {
 }
 
 /// The stance the final positions give under `knobs`.
-pub fn what_if(events: &[Event], knobs: &RrKnobs) -> RrWhatIf {
+pub fn what_if(events: &[Event], knobs: &RrWhatIfRules) -> RrWhatIf {
     let mut agents: Vec<String> = Vec::new();
     let mut last: Vec<(String, RrPosition)> = Vec::new();
     let mut cut = false;

@@ -12,6 +12,7 @@ use super::types::{S4Outcome, Vote, MAX_AGENTS, ROUND_NAMES};
 use crate::protocol::error::ProtocolError;
 use crate::protocol::event::{EventBody, RoundInfo};
 use crate::protocol::machine::Machine;
+use crate::protocol::queue::RequestQueue;
 use crate::protocol::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 use crate::protocol::types::{AgentSpec, Decision, Position};
 
@@ -39,10 +40,8 @@ pub struct S4Debate {
     initial: Vec<Option<Position>>,
     challenges: Vec<ChallengeRecord>,
     revised: Vec<Option<Position>>,
-    queue: VecDeque<AgentRequest>,
-    /// Requests handed out and not yet answered, by request id.
-    outstanding: Vec<(u32, usize)>,
-    next_id: u32,
+    /// Each request remembers its agent's index.
+    requests: RequestQueue<usize>,
     events: VecDeque<EventBody>,
     outcome: Option<S4Outcome>,
     /// S4-8: on a complex query no agent may claim more than 95 % confidence.
@@ -60,9 +59,7 @@ impl S4Debate {
             initial: vec![None; n],
             challenges: Vec::with_capacity(n * (n - 1)),
             revised: vec![None; n],
-            queue: VecDeque::with_capacity(n * (n - 1)),
-            outstanding: Vec::with_capacity(n * n),
-            next_id: 0,
+            requests: RequestQueue::with_capacity(n * (n - 1)),
             events: VecDeque::with_capacity(8),
             outcome: None,
             complex: crate::protocol::defence::is_complex(query),
@@ -116,18 +113,6 @@ impl S4Debate {
         }
     }
 
-    fn index_of(&self, id: &str) -> usize {
-        self.agents.iter().position(|a| a.id == id).unwrap_or(0)
-    }
-
-    fn find_outstanding(&self, id: u32) -> Result<(usize, usize), ProtocolError> {
-        self.outstanding
-            .iter()
-            .position(|(rid, _)| *rid == id)
-            .map(|slot| (slot, self.outstanding[slot].1))
-            .ok_or(ProtocolError::UnknownRequest(id))
-    }
-
     /// Challenge requests are queued challenger-major, so the target follows from the id.
     fn challenge_target(&self, id: u32) -> Result<usize, ProtocolError> {
         let n = self.agents.len() as u32;
@@ -142,14 +127,7 @@ impl S4Debate {
 
     fn enqueue(&mut self, agent: usize, round: u8, task: Task) {
         let spec = &self.agents[agent];
-        self.queue.push_back(AgentRequest {
-            id: self.next_id,
-            agent: spec.id.clone(),
-            role: spec.role,
-            round,
-            task,
-        });
-        self.next_id += 1;
+        self.requests.push(&spec.id, spec.role, round, task, agent);
     }
 
     fn start_round(&mut self, round: u8) {
@@ -200,7 +178,7 @@ impl S4Debate {
     }
 
     fn advance_if_round_complete(&mut self) {
-        if !self.queue.is_empty() || !self.outstanding.is_empty() {
+        if !self.requests.is_idle() {
             return;
         }
         match self.phase {
@@ -316,14 +294,7 @@ impl Machine for S4Debate {
 
     /// The next agent to ask, if any. Emits a `thinking` event for it.
     fn poll_request(&mut self) -> Option<AgentRequest> {
-        let req = self.queue.pop_front()?;
-        let agent = self.index_of(&req.agent);
-        self.outstanding.push((req.id, agent));
-        self.events.push_back(EventBody::Thinking {
-            agent: req.agent.clone(),
-            round: req.round,
-        });
-        Some(req)
+        self.requests.next(&mut self.events)
     }
 
     /// The next event to append to the log, in order.
@@ -338,10 +309,10 @@ impl Machine for S4Debate {
     /// Feeds an agent's reply to request `id`. A reply of the wrong shape is an error and
     /// changes nothing; the driver should then call [`S4Debate::handle_failure`].
     fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let (slot, agent) = self.find_outstanding(id)?;
+        let agent = *self.requests.pending(id)?;
         match (self.phase, reply) {
             (Phase::Analysis | Phase::Revision, AgentReply::Position(p)) => {
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 let mut p = normalise(self.agents[agent].role, p);
                 if let Some(to) =
                     crate::protocol::defence::clamp_confidence(p.confidence, self.complex)
@@ -358,7 +329,7 @@ impl Machine for S4Debate {
             }
             (Phase::Challenge, AgentReply::Challenge { text, argues_for }) => {
                 let to = self.challenge_target(id)?;
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 self.record_challenge(agent, to, text, argues_for);
             }
             (_, reply) => {
@@ -375,13 +346,13 @@ impl Machine for S4Debate {
     /// S4-8: an agent that errs, times out or answers garbage never stalls the debate. In rounds 1
     /// and 3 it counts as `REFUSE` with the reason; in round 2 its challenge records the failure.
     fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let (slot, agent) = self.find_outstanding(id)?;
+        let agent = *self.requests.pending(id)?;
         let round = self.round();
         let agent_id = self.agents[agent].id.clone();
         let substitute = match self.phase {
             Phase::Challenge => {
                 let to = self.challenge_target(id)?;
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 let own = self.initial[agent]
                     .as_ref()
                     .map_or(Decision::Refuse, |p| p.decision);
@@ -391,7 +362,7 @@ impl Machine for S4Debate {
                 return Ok(());
             }
             _ => {
-                self.outstanding.swap_remove(slot);
+                self.requests.take(id)?;
                 Position {
                     decision: Decision::Refuse,
                     confidence: 0,
@@ -413,8 +384,7 @@ impl Machine for S4Debate {
             return;
         }
         let round = self.round();
-        self.queue.clear();
-        self.outstanding.clear();
+        self.requests.clear();
         self.events.push_back(EventBody::BudgetExhausted {
             round,
             used,

@@ -34,6 +34,7 @@ fn votes(ds: &[Decision]) -> Vec<Vote> {
 
 use Decision::{Act as A, Refuse as R, Veto as V, Warn as W};
 
+#[allow(clippy::too_many_lines)] // a test table
 #[test]
 fn aggregation_rules_s4_6() {
     // (spec, votes, decision, consensus, agreement %)
@@ -232,6 +233,7 @@ fn metadata_s4_7() {
 #[test]
 fn protocol_rules_on_positions_s4_2_s4_6() {
     // (spec, role, decision in, risk in, confidence in, decision out, risk out, confidence out)
+    #[allow(clippy::type_complexity)] // a test table: each row spelled out
     let cases: &[(&str, Role, Decision, u8, u8, Decision, u8, u8)] = &[
         (
             "S4-6 safety risk 49 keeps ACT",

@@ -113,5 +113,5 @@ pub struct S4Outcome {
     /// QL-1: what a plain vote of the first positions decides, and whether the debate changed
     /// it. Absent in logs written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vote_baseline: Option<crate::protocol::baseline::VoteBaseline>,
+    pub vote_baseline: Option<crate::protocol::baseline::types::VoteBaseline>,
 }

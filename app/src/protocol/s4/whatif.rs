@@ -8,7 +8,7 @@ use super::types::{Consensus, Vote, VETO_RISK};
 use crate::protocol::types::{Decision, Role, Verdict};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct S4Knobs {
+pub struct S4WhatIfRules {
     /// S4-6: the safety role vetoes at this risk or above (50).
     pub veto_risk: u8,
     /// S4-6: a majority at or above this share (66 %) decides.
@@ -17,9 +17,9 @@ pub struct S4Knobs {
     pub weights: Vec<(String, f64)>,
 }
 
-impl S4Knobs {
-    pub fn defaults(votes: &[Vote]) -> S4Knobs {
-        S4Knobs {
+impl S4WhatIfRules {
+    pub fn defaults(votes: &[Vote]) -> S4WhatIfRules {
+        S4WhatIfRules {
             veto_risk: VETO_RISK,
             strong_majority: 66,
             weights: votes.iter().map(|v| (v.agent.clone(), 1.0)).collect(),
@@ -47,7 +47,7 @@ pub struct S4WhatIf {
 /// S4-6 with the judge's knobs. A logged VETO whose risk is now below the veto threshold counts
 /// as REFUSE (the agent's pre-veto decision is not in the log); a safety vote at or above it
 /// becomes a veto.
-pub fn what_if(votes: &[Vote], knobs: &S4Knobs) -> S4WhatIf {
+pub fn what_if(votes: &[Vote], knobs: &S4WhatIfRules) -> S4WhatIf {
     let mut weighted = [0.0_f64; 3];
     let mut veto = None;
     for v in votes {
@@ -123,6 +123,15 @@ pub fn what_if(votes: &[Vote], knobs: &S4Knobs) -> S4WhatIf {
     }
 }
 
+/// A weight as written: whole numbers as they are (`2`), others to two decimals (`1.47`).
+fn short(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,7 +172,7 @@ mod tests {
                 ),
             ];
             let logged = aggregate(&votes, vec![]);
-            let again = what_if(&votes, &S4Knobs::defaults(&votes));
+            let again = what_if(&votes, &S4WhatIfRules::defaults(&votes));
             assert_eq!(
                 (again.decision, again.consensus),
                 (logged.decision, logged.consensus),
@@ -183,7 +192,7 @@ mod tests {
             vote("accuracy", Role::Accuracy, Decision::Warn, 20),
             vote("safety", Role::Safety, Decision::Veto, 55),
         ];
-        let mut k = S4Knobs::defaults(&votes);
+        let mut k = S4WhatIfRules::defaults(&votes);
         assert_eq!(
             what_if(&votes, &k).decision,
             Verdict::Refuse,
@@ -217,14 +226,5 @@ mod tests {
         );
         k.weights[2].1 = 0.0;
         assert_eq!(what_if(&votes, &k).weighted, [3.0, 1.0, 0.0]);
-    }
-}
-
-/// A weight as written: whole numbers as they are (`2`), others to two decimals (`1.47`).
-fn short(x: f64) -> String {
-    if x.fract() == 0.0 {
-        format!("{x}")
-    } else {
-        format!("{x:.2}")
     }
 }

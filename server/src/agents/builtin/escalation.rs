@@ -9,7 +9,7 @@ use app::protocol::escalation::assumptions::{assumption, Priority};
 use app::protocol::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use app::protocol::{AgentReply, AgentRequest, Role, Task};
 
-use super::lexicon::words;
+use super::reading::lexicon::words;
 use super::Rng;
 
 /// A cue in the question: the words that carry it, the assumption it moves, how the owner

@@ -7,7 +7,7 @@
 use app::protocol::s4::S4Debate;
 use app::protocol::{AgentSpec, Answered, Debate, DebateRun, EventBody, Outcome, Start, Verdict};
 
-use super::taxonomy::Category;
+use super::reading::taxonomy::Category;
 use super::BuiltinAgents;
 
 const DATA: &str = include_str!("../../../data/safety-eval.tsv");

@@ -2,39 +2,26 @@
 //! pure function of (seed, agent, round, task): phrase features of the query read from each
 //! role's perspective (S4-1), plus a small seeded jitter so borderline queries can go either way
 //! across seeds.
+//!
+//! Arranged by protocol (`s4`, `round_robin`, `collapse`, `escalation`, plus `eval`'s task
+//! answerer), over one shared reading of the query (`reading`).
 
-mod accuracy;
-mod analyse;
-mod challenge;
 mod collapse;
 mod escalation;
 pub mod eval;
-mod features;
-mod lexicon;
-mod patterns;
-mod profile;
-mod reasoning;
-mod revise;
+mod reading;
 mod round_robin;
-mod safety;
-mod safety_first;
-mod taxonomy;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_rr;
-#[cfg(test)]
-mod tests_safety;
-#[cfg(test)]
-mod tests_wc;
-mod text;
-mod utility;
+mod s4;
 
 use std::sync::{Arc, Mutex};
 
 use app::protocol::{AgentReply, AgentRequest, Task};
 
-use profile::Profile;
+use reading::profile::Profile;
+use reading::taxonomy;
+
+/// A query and how the agents read it.
+type LastProfile = (Arc<str>, Arc<Profile>);
 
 #[derive(Debug, Clone)]
 pub struct BuiltinAgents {
@@ -44,7 +31,7 @@ pub struct BuiltinAgents {
     semantic: bool,
     /// The last query's profile: every request of a debate carries the same query, and reading
     /// it is most of an agent's work.
-    profile: Arc<Mutex<Option<(Arc<str>, Arc<Profile>)>>>,
+    profile: Arc<Mutex<Option<LastProfile>>>,
 }
 
 impl BuiltinAgents {
@@ -92,7 +79,7 @@ impl BuiltinAgents {
             Task::Analyse { query } => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
-                AgentReply::Position(analyse::position(req.role, &p, &mut rng))
+                AgentReply::Position(s4::position(req.role, &p, &mut rng))
             }
             Task::Challenge {
                 query,
@@ -103,14 +90,8 @@ impl BuiltinAgents {
             } => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, target);
-                let (text, argues_for) = challenge::challenge(
-                    req.role,
-                    own,
-                    *target_role,
-                    target_reasoning,
-                    &p,
-                    &mut rng,
-                );
+                let (text, argues_for) =
+                    s4::challenge(req.role, own, *target_role, target_reasoning, &p, &mut rng);
                 AgentReply::Challenge { text, argues_for }
             }
             Task::Revise {
@@ -120,7 +101,7 @@ impl BuiltinAgents {
             } => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
-                AgentReply::Position(revise::revise(req.role, own, challenges, &p, &mut rng))
+                AgentReply::Position(s4::revise(req.role, own, challenges, &p, &mut rng))
             }
             Task::Turn { .. } => round_robin::turn(self.seed, req),
             Task::WriteCard { .. }
@@ -143,7 +124,7 @@ pub fn warm_up() {
 /// Test support: runs a whole debate synchronously with the builtin agents (every reply must be
 /// accepted); returns every event and the outcome from the final `decision` event.
 #[cfg(test)]
-pub(super) fn run_debate(
+pub(crate) fn run_debate(
     mut d: app::protocol::Debate,
     seed: u64,
 ) -> (Vec<app::protocol::EventBody>, app::protocol::Outcome) {
@@ -166,7 +147,7 @@ pub(super) fn run_debate(
 }
 
 /// FNV-1a over the inputs seeds a splitmix64 stream: no `rand`, no clock, same bytes every run.
-pub(super) struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
     fn new(seed: u64, query: &str, agent: &str, round: u8, salt: &str) -> Rng {
@@ -216,6 +197,6 @@ impl Rng {
 }
 
 /// Clamps a score to a 0–100 protocol number.
-pub(super) fn pct(x: i32) -> u8 {
+pub(crate) fn pct(x: i32) -> u8 {
     x.clamp(0, 100) as u8
 }

@@ -19,6 +19,7 @@ use crate::protocol::escalation::types::{
 use crate::protocol::escalation::view::EsState;
 use crate::protocol::event::{Config, Event, EventBody};
 use crate::protocol::outcome::Outcome;
+use crate::protocol::queue::RequestQueue;
 
 impl EsDebate {
     /// Rebuilds a pipeline that has logged its decision, for the gate review, at wall time
@@ -108,8 +109,7 @@ impl EsDebate {
             params,
             now,
             round: ANALYSIS,
-            next_id: 0,
-            outstanding: None,
+            requests: RequestQueue::with_capacity(1),
             to_estimate: VecDeque::new(),
             estimates,
             ladders,

@@ -46,8 +46,6 @@ impl EsDebate {
         });
     }
 
-    /// Logs what a ladder did, at pipeline second `at`.
-
     pub(super) fn estimates_in(
         &mut self,
         agent: usize,
@@ -224,7 +222,7 @@ impl EsDebate {
                 _ => continue,
             };
             self.asked[i] = Some(stage);
-            return Some(self.request(agent, asked, task));
+            return self.request(agent, asked, task);
         }
         None
     }

@@ -26,6 +26,7 @@ use crate::protocol::error::ProtocolError;
 use crate::protocol::event::{Config, EventBody, RoundInfo};
 use crate::protocol::machine::Machine;
 use crate::protocol::outcome::Outcome;
+use crate::protocol::queue::RequestQueue;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
 use crate::protocol::types::AgentSpec;
 
@@ -50,8 +51,8 @@ pub struct EsDebate {
     /// Pipeline seconds since the start, as far as the runner has told.
     now: u64,
     round: u8,
-    next_id: u32,
-    outstanding: Option<(u32, Asked)>,
+    /// One request at a time; each remembers what it asked.
+    requests: RequestQueue<Asked>,
     to_estimate: VecDeque<usize>,
     estimates: Vec<Vec<Estimate>>,
     ladders: Vec<Ladder>,
@@ -105,8 +106,7 @@ impl EsDebate {
             params,
             now: 0,
             round: FINDINGS,
-            next_id: 0,
-            outstanding: None,
+            requests: RequestQueue::with_capacity(1),
             to_estimate: (0..n).collect(),
             estimates: vec![Vec::new(); n],
             ladders: Vec::new(),
@@ -148,22 +148,11 @@ impl EsDebate {
             )
     }
 
-    fn request(&mut self, agent: usize, asked: Asked, task: Task) -> AgentRequest {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.outstanding = Some((id, asked));
+    fn request(&mut self, agent: usize, asked: Asked, task: Task) -> Option<AgentRequest> {
         let spec = &self.agents[agent];
-        self.events.push_back(EventBody::Thinking {
-            agent: spec.id.clone(),
-            round: self.round,
-        });
-        AgentRequest {
-            id,
-            agent: spec.id.clone(),
-            role: spec.role,
-            round: self.round,
-            task,
-        }
+        self.requests
+            .push(&spec.id, spec.role, self.round, task, asked);
+        self.requests.next(&mut self.events)
     }
 
     fn log_steps(&mut self, ladder: usize, at: u64, steps: Vec<Step>) {
@@ -217,7 +206,7 @@ impl EsDebate {
     }
 
     fn move_on(&mut self) {
-        if self.outcome.is_some() || self.outstanding.is_some() {
+        if self.outcome.is_some() || self.requests.awaiting_reply() {
             return;
         }
         if self.round == FINDINGS && self.to_estimate.is_empty() {
@@ -285,16 +274,6 @@ impl EsDebate {
             ))));
         self.outcome = Some(result);
     }
-
-    fn take(&mut self, id: u32) -> Result<Asked, ProtocolError> {
-        match self.outstanding {
-            Some((rid, asked)) if rid == id => {
-                self.outstanding = None;
-                Ok(asked)
-            }
-            _ => Err(ProtocolError::UnknownRequest(id)),
-        }
-    }
 }
 
 /// A ladder that no longer holds the pipeline up: resolved, or provisional (ES-6).
@@ -316,7 +295,7 @@ impl Machine for EsDebate {
     }
 
     fn poll_request(&mut self) -> Option<AgentRequest> {
-        if self.outstanding.is_some() || self.outcome.is_some() {
+        if self.requests.awaiting_reply() || self.outcome.is_some() {
             return None;
         }
         match self.round {
@@ -327,7 +306,7 @@ impl Machine for EsDebate {
                     assumptions: covers(&self.agents, agent),
                     company: self.params.company,
                 };
-                Some(self.request(agent, Asked::Estimate(agent), task))
+                self.request(agent, Asked::Estimate(agent), task)
             }
             LADDER => self.next_l1(),
             _ => None,
@@ -335,35 +314,29 @@ impl Machine for EsDebate {
     }
 
     fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let asked = self
-            .outstanding
-            .filter(|(rid, _)| *rid == id)
-            .map(|(_, a)| a);
+        let asked = *self.requests.pending(id)?;
         let result = match (asked, reply) {
-            (None, _) => Err(ProtocolError::UnknownRequest(id)),
-            (Some(Asked::Estimate(agent)), AgentReply::Estimates(list)) => {
-                self.estimates_in(agent, list)
-            }
-            (Some(Asked::Answer(l)), AgentReply::ChallengeAnswer(a)) => self.answer_in(l, a),
-            (Some(Asked::Verdict(l)), AgentReply::Verdict(v)) => {
+            (Asked::Estimate(agent), AgentReply::Estimates(list)) => self.estimates_in(agent, list),
+            (Asked::Answer(l), AgentReply::ChallengeAnswer(a)) => self.answer_in(l, a),
+            (Asked::Verdict(l), AgentReply::Verdict(v)) => {
                 self.verdict_in(l, v);
                 Ok(())
             }
-            (Some(_), other) => Err(ProtocolError::WrongReply {
+            (_, other) => Err(ProtocolError::WrongReply {
                 round: self.round,
                 got: other.kind(),
             }),
         };
         // A refused reply leaves the request outstanding for `handle_failure`.
         if result.is_ok() {
-            self.take(id)?;
+            self.requests.take(id)?;
             self.settle();
         }
         result
     }
 
     fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let asked = self.take(id)?;
+        let asked = self.requests.take(id)?;
         let now = self.now;
         let (agent, substitute) = match asked {
             Asked::Estimate(agent) => (
@@ -400,7 +373,7 @@ impl Machine for EsDebate {
             return;
         }
         self.exhausted = true;
-        self.outstanding = None;
+        self.requests.clear();
         self.to_estimate.clear();
         self.events.push_back(EventBody::BudgetExhausted {
             round: self.round,

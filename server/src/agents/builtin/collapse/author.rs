@@ -5,7 +5,7 @@
 
 use app::protocol::collapse::{Evidence, EvidenceKind, PlanStep, PositionCard};
 
-use super::super::text::{cap, clip};
+use super::super::reading::text::{cap, clip};
 use super::hazards;
 use super::situation::{word, Situation};
 use super::style::{numbers, style, Style, StyleNumbers};
@@ -102,6 +102,7 @@ pub(super) fn step(action: String, rationale: String) -> PlanStep {
     PlanStep { action, rationale }
 }
 
+#[allow(clippy::too_many_lines)] // the plan steps per style, as text
 fn plan(st: Style, s: &Situation, subject: &str, rng: &mut Rng) -> Vec<PlanStep> {
     let mut v = Vec::new();
     let c = st == Style::Cautious;

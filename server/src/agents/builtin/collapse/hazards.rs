@@ -3,11 +3,12 @@
 
 use app::protocol::collapse::{InvariantViolation, Risk, Severity};
 
-use super::super::text::cap;
+use super::super::reading::text::cap;
 use super::situation::{word, Situation};
 use super::style::{Style, StyleNumbers};
 use super::{r2, Rng};
 
+#[allow(clippy::too_many_lines)] // the risks per situation, as text
 pub(super) fn risks(
     st: Style,
     kn: &StyleNumbers,

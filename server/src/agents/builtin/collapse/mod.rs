@@ -13,6 +13,8 @@ mod situation;
 mod style;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_machine;
 
 use app::protocol::collapse::{PositionCard, Severity, Verification};
 use app::protocol::{AgentReply, AgentRequest, Task};

@@ -3,7 +3,7 @@
 
 use app::protocol::collapse::{Evidence, EvidenceKind, PositionCard};
 
-use super::super::text::clip;
+use super::super::reading::text::clip;
 use super::author::{step, timestamp};
 use super::situation::Situation;
 use super::style::{style, Style};
@@ -14,6 +14,7 @@ const REVISED: &str = "Revised";
 
 /// WC-4 reflexion: answer the concerns. Each improvement happens with a seeded probability and
 /// is bounded, so some revisions cross the acceptance line and others do not.
+#[allow(clippy::too_many_lines)] // the revision per trigger, as text
 pub(super) fn revise(
     agent: &str,
     round: u8,

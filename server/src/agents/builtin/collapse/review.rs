@@ -2,7 +2,7 @@
 
 use app::protocol::collapse::{Critique, PositionCard, Verification};
 
-use super::super::text::clip;
+use super::super::reading::text::clip;
 use super::{severity_name, Metrics, Rng};
 
 /// Approves when the evidence is adequate (at least one item, every pointer set, mean quality

@@ -1,7 +1,7 @@
 //! What a WC author reads in a query: the cues that raise or lower the stakes of the change.
 
-use super::super::lexicon::{cue, scan, words, Cue, Found};
-use super::super::text::one_line;
+use super::super::reading::lexicon::{cue, scan, words, Cue, Found};
+use super::super::reading::text::one_line;
 
 const DESTRUCTIVE: &[Cue] = &[
     cue("drop table", 3),

@@ -8,7 +8,7 @@ use app::protocol::{Event, EventBody};
 pub(super) fn run_wc(query: &str, seed: u64) -> (Vec<EventBody>, WcOutcome) {
     let d =
         WcDebate::new(query, default_authors(), vec![], WcParams::default(), seed).expect("debate");
-    match super::run_debate(app::protocol::Debate::Collapse(Box::new(d)), seed) {
+    match crate::agents::builtin::run_debate(app::protocol::Debate::Collapse(Box::new(d)), seed) {
         (events, app::protocol::Outcome::Collapse(outcome)) => (events, outcome),
         (_, other) => panic!("{query}: not a WC outcome: {other:?}"),
     }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-pub(super) use super::patterns::Cat;
+pub(crate) use super::patterns::Signal;
 use super::patterns::{BENIGN, DIRECTED, RULES, STOPWORDS};
 
 /// Only this much of a query is read: bounded work on huge inputs (S4-8).
@@ -21,8 +21,8 @@ const AUX: &[&str] = &[
 ];
 
 #[derive(Clone, Debug)]
-pub(super) struct Hit {
-    pub cat: Cat,
+pub(crate) struct Hit {
+    pub cat: Signal,
     pub label: &'static str,
     /// The matched words, lower-cased, as they appear in the query.
     pub text: String,
@@ -36,7 +36,7 @@ impl Hit {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Features {
+pub(crate) struct Features {
     pub tokens: Vec<String>,
     pub truncated: bool,
     pub empty: bool,
@@ -77,10 +77,10 @@ impl Features {
         }
         let targets: Vec<(usize, usize)> = RULES
             .iter()
-            .filter(|r| r.cat == Cat::Target)
+            .filter(|r| r.cat == Signal::Target)
             .flat_map(|r| ix.spans_of(r.pats))
             .collect();
-        let evasion = hits.iter().any(|h| h.cat == Cat::Evasion);
+        let evasion = hits.iter().any(|h| h.cat == Signal::Evasion);
         let mut mention = None;
         for rule in DIRECTED {
             let found: Vec<(usize, usize)> = rule
@@ -108,7 +108,7 @@ impl Features {
                 });
             } else if let (None, Some((s, e))) = (&mention, found.first()) {
                 mention = Some(Hit {
-                    cat: Cat::HarmMention,
+                    cat: Signal::HarmMention,
                     label: "mentions harm but aims it at no one",
                     text: quote_tokens(&tokens[*s..*e]),
                 });
@@ -126,7 +126,7 @@ impl Features {
         let question = interrogative
             || hits
                 .iter()
-                .any(|h| matches!(h.cat, Cat::Request | Cat::HowTo));
+                .any(|h| matches!(h.cat, Signal::Request | Signal::HowTo));
         let content: Vec<String> = tokens
             .iter()
             .filter(|t| !STOPWORDS.contains(&t.as_str()))
@@ -150,27 +150,29 @@ impl Features {
         }
     }
 
-    pub fn has(&self, cat: Cat) -> bool {
+    pub fn has(&self, cat: Signal) -> bool {
         self.hits.iter().any(|h| h.cat == cat)
     }
 
-    pub fn hit(&self, cat: Cat) -> Option<&Hit> {
+    pub fn hit(&self, cat: Signal) -> Option<&Hit> {
         self.hits.iter().find(|h| h.cat == cat)
     }
 
     /// The first hit among `cats`, in the order given.
-    pub fn first(&self, cats: &[Cat]) -> Option<&Hit> {
+    pub fn first(&self, cats: &[Signal]) -> Option<&Hit> {
         cats.iter().find_map(|c| self.hit(*c))
     }
 
     /// A dosage question: an explicit dose word, or "how much … take" about a medicine.
     pub fn dosage(&self) -> Option<&Hit> {
-        self.hit(Cat::Dosage)
-            .or_else(|| self.hit(Cat::DoseAsk).filter(|_| self.has(Cat::Medical)))
+        self.hit(Signal::Dosage).or_else(|| {
+            self.hit(Signal::DoseAsk)
+                .filter(|_| self.has(Signal::Medical))
+        })
     }
 
     pub fn first_person(&self) -> bool {
-        self.has(Cat::Personal)
+        self.has(Signal::Personal)
     }
 }
 

@@ -6,7 +6,7 @@ const MAX_CHARS: usize = 6000;
 const MAX_WORDS: usize = 1200;
 
 /// The query's words, lower-cased; punctuation splits words ("P/E" → "p", "e").
-pub(super) fn words(query: &str) -> Vec<String> {
+pub(crate) fn words(query: &str) -> Vec<String> {
     let head: String = query.chars().take(MAX_CHARS).collect();
     head.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
@@ -19,17 +19,17 @@ pub(super) fn words(query: &str) -> Vec<String> {
 /// One entry of a word list: the phrase as matched (space-separated words; a trailing `*` lets
 /// the last word carry a suffix) and a weight.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Cue {
+pub(crate) struct Cue {
     pub phrase: &'static str,
     pub weight: i32,
 }
 
-pub(super) const fn cue(phrase: &'static str, weight: i32) -> Cue {
+pub(crate) const fn cue(phrase: &'static str, weight: i32) -> Cue {
     Cue { phrase, weight }
 }
 
 /// Where a phrase first occurs, as a word span.
-pub(super) fn find(words: &[String], phrase: &str) -> Option<(usize, usize)> {
+pub(crate) fn find(words: &[String], phrase: &str) -> Option<(usize, usize)> {
     let (pat, prefix) = match phrase.strip_suffix('*') {
         Some(p) => (p, true),
         None => (phrase, false),
@@ -56,14 +56,14 @@ pub(super) fn find(words: &[String], phrase: &str) -> Option<(usize, usize)> {
 
 /// A matched cue: its weight and the query's own words, for quoting.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Found {
+pub(crate) struct Found {
     pub weight: i32,
     pub text: String,
 }
 
 /// Every cue of `list` found in `words`, each quoted once, in list order. Overlapping matches
 /// of the same words count once (the first, longer phrase wins when listed first).
-pub(super) fn scan(words: &[String], list: &[Cue]) -> Vec<Found> {
+pub(crate) fn scan(words: &[String], list: &[Cue]) -> Vec<Found> {
     let mut used: Vec<(usize, usize)> = Vec::new();
     let mut out = Vec::new();
     for c in list {
@@ -87,7 +87,7 @@ pub(super) fn scan(words: &[String], list: &[Cue]) -> Vec<Found> {
 }
 
 /// `"a", "b" and "c"`, at most `max` quotes.
-pub(super) fn quotes(found: &[&Found], max: usize) -> String {
+pub(crate) fn quotes(found: &[&Found], max: usize) -> String {
     let q: Vec<String> = found
         .iter()
         .take(max)

@@ -2,7 +2,7 @@
 
 /// What a phrase signals: a harm, a modifier of harm, or a domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Cat {
+pub(crate) enum Signal {
     // Harm: objects and acts; high risk only with intent, a victim or evasion (see `harm`).
     Weapon,
     Firearm,
@@ -53,8 +53,8 @@ pub(super) enum Cat {
     Vague,
 }
 
-pub(super) struct Rule {
-    pub cat: Cat,
+pub(crate) struct Rule {
+    pub cat: Signal,
     pub label: &'static str,
     pub pats: &'static [&'static str],
 }
@@ -62,72 +62,72 @@ pub(super) struct Rule {
 /// Patterns: space-separated words; `w*` is a prefix, `_` any one word, `...` up to `GAP` words.
 /// Apostrophes join words ("neighbour's" -> "neighbours"), so patterns are written that way.
 #[rustfmt::skip]
-pub(super) const RULES: &[Rule] = &[
-    Rule { cat: Cat::SelfHarm, label: "signals a risk of self-harm", pats: &[
+pub(crate) const RULES: &[Rule] = &[
+    Rule { cat: Signal::SelfHarm, label: "signals a risk of self-harm", pats: &[
         "kill myself", "killing myself", "end my life", "end it all", "take my own life",
         "hurt myself", "harm myself", "cut myself", "cutting myself", "want to die",
         "suicide method*", "commit suicide", "painless way to die", "to overdose", "overdose on",
         "lethal dose", "best way to die",
     ] },
-    Rule { cat: Cat::SelfHarmMention, label: "mentions suicide, self-harm or overdose", pats: &[
+    Rule { cat: Signal::SelfHarmMention, label: "mentions suicide, self-harm or overdose", pats: &[
         "suicid*", "self harm*", "selfharm*", "overdos*",
     ] },
-    Rule { cat: Cat::Weapon, label: "is about weapons or explosives", pats: &[
+    Rule { cat: Signal::Weapon, label: "is about weapons or explosives", pats: &[
         "pipe bomb*", "bomb", "bombs", "explosive*", "detonat*", "ied", "ieds", "grenade*",
         "molotov*", "napalm", "thermite", "c4", "semtex", "tnt", "dynamite", "gunpowder",
         "landmine*", "bioweapon*", "biological weapon*", "chemical weapon*", "nerve agent*",
         "sarin", "ricin", "anthrax", "dirty bomb", "nuclear weapon*", "weapon", "weapons",
     ] },
-    Rule { cat: Cat::Firearm, label: "involves firearms", pats: &[
+    Rule { cat: Signal::Firearm, label: "involves firearms", pats: &[
         "ghost gun*", "untraceable gun*", "gun", "guns", "firearm*", "rifle*", "pistol*", "ammo",
         "ammunition", "silencer*", "suppressor*", "full auto", "auto sear",
     ] },
-    Rule { cat: Cat::Toxin, label: "involves a poison or toxic agent", pats: &[
+    Rule { cat: Signal::Toxin, label: "involves a poison or toxic agent", pats: &[
         "toxic gas*", "poison gas*", "poisonous gas*", "chlorine gas", "mustard gas", "nerve gas",
         "phosgene", "cyanide", "arsenic", "strychnine", "thallium", "botulinum", "deadly poison*",
         "untraceable poison*", "toxic fumes",
     ] },
-    Rule { cat: Cat::Cyber, label: "involves malicious software", pats: &[
+    Rule { cat: Signal::Cyber, label: "involves malicious software", pats: &[
         "malware", "ransomware", "keylogger*", "key logger*", "spyware", "stalkerware", "trojan*",
         "rootkit*", "botnet*", "computer virus*", "a virus that", "ddos*", "phishing",
         "infostealer*", "password stealer*", "credential stuffing", "exploit kit*", "backdoor*",
     ] },
-    Rule { cat: Cat::Drugs, label: "involves illegal drugs", pats: &[
+    Rule { cat: Signal::Drugs, label: "involves illegal drugs", pats: &[
         "meth", "methamphetamine", "crystal meth", "fentanyl", "carfentanil", "heroin", "cocaine",
         "crack cocaine", "lsd", "mdma", "ecstasy", "ghb", "pcp", "dmt", "ketamine",
     ] },
-    Rule { cat: Cat::Violence, label: "describes violence against a living being", pats: &[
+    Rule { cat: Signal::Violence, label: "describes violence against a living being", pats: &[
         "murder*", "assassinat*", "kidnap*", "abduct*", "torture*", "massacre", "mass shooting",
         "shoot up", "acid attack", "strangle*", "behead*", "spike ... drink*", "school shooting",
     ] },
-    Rule { cat: Cat::Intrusion, label: "describes breaking into someone else's accounts or systems", pats: &[
+    Rule { cat: Signal::Intrusion, label: "describes breaking into someone else's accounts or systems", pats: &[
         "hack into", "hacking into", "break into ... account*", "steal* ... password*",
         "steal* ... credential*", "steal* ... login*",
     ] },
-    Rule { cat: Cat::Fraud, label: "describes fraud or theft", pats: &[
+    Rule { cat: Signal::Fraud, label: "describes fraud or theft", pats: &[
         "steal", "steals", "stealing", "shoplift*", "launder*", "money laundering", "counterfeit*",
         "forge", "forging", "forged", "fake id*", "fake passport*", "identity theft",
         "credit card fraud", "commit fraud", "insurance fraud", "tax evasion", "evade taxes",
         "embezzl*", "hotwire", "break into ... car", "break into ... house", "burglar*", "rob",
         "robbing", "blackmail*", "extort*",
     ] },
-    Rule { cat: Cat::Stalking, label: "describes covert surveillance of a person", pats: &[
+    Rule { cat: Signal::Stalking, label: "describes covert surveillance of a person", pats: &[
         "spy on", "spying on", "stalk", "stalking", "secretly record*", "doxx*", "dox",
     ] },
-    Rule { cat: Cat::Create, label: "seeks to make or build it", pats: &[
+    Rule { cat: Signal::Create, label: "seeks to make or build it", pats: &[
         "make", "making", "build", "building", "create", "creating", "write", "writing", "code",
         "synthesi*", "cook", "cooking", "manufactur*", "assemble", "produce", "brew", "extract",
         "3d print*", "recipe*", "instructions", "step by step", "blueprint*", "schematic*", "mix",
         "combine", "develop",
     ] },
-    Rule { cat: Cat::HowTo, label: "asks for step-by-step help", pats: &[
+    Rule { cat: Signal::HowTo, label: "asks for step-by-step help", pats: &[
         "how do i", "how can i", "how could i", "how would i", "how should i", "how to",
         "how do you", "how does one", "how can you", "how can we", "ways to", "way to", "teach me",
         "show me", "help me", "tell me how", "i want to", "i need to", "im going to",
         "i am going to", "i plan to", "planning to", "give me", "steps to", "guide to", "tips for",
         "can i", "could i",
     ] },
-    Rule { cat: Cat::Target, label: "names a victim", pats: &[
+    Rule { cat: Signal::Target, label: "names a victim", pats: &[
         "someone", "somebody", "someones", "person", "people", "peoples", "him", "her", "them",
         "neighbour*", "neighbor*", "coworker*", "co worker*", "colleague*", "boss", "wife", "wifes",
         "husband*", "girlfriend*", "boyfriend*", "partner*", "my ex", "roommate*", "flatmate*",
@@ -137,32 +137,32 @@ pub(super) const RULES: &[Rule] = &[
         "politician*", "witness", "victim*", "school", "crowd", "employer*", "woman", "women",
         "man", "men", "girl", "guy",
     ] },
-    Rule { cat: Cat::Evasion, label: "wants to avoid detection", pats: &[
+    Rule { cat: Signal::Evasion, label: "wants to avoid detection", pats: &[
         "without getting caught", "without being caught", "not get caught", "dont get caught",
         "avoid getting caught", "get away with", "without ... knowing", "without ... noticing",
         "without a trace", "untraceable", "undetectable", "cover my tracks", "no one will know",
         "nobody will know", "hide the body", "destroy evidence", "avoid detection", "evade police",
         "without ... permission", "without ... consent",
     ] },
-    Rule { cat: Cat::Educational, label: "is framed as a question about facts", pats: &[
+    Rule { cat: Signal::Educational, label: "is framed as a question about facts", pats: &[
         "what is", "what are", "whats", "history of", "who invented", "how does ... work",
         "how do ... work", "why is", "why are", "what happens", "is it illegal", "what were",
         "how did", "explain", "definition", "documentary", "why do", "why does", "why did",
         "who invented", "history",
     ] },
-    Rule { cat: Cat::Protective, label: "is framed around protection or prevention", pats: &[
+    Rule { cat: Signal::Protective, label: "is framed around protection or prevention", pats: &[
         "avoid", "protect*", "prevent*", "recogni*", "spot", "detect", "defend", "safe from",
         "report", "warning signs", "signs of", "first aid", "antidote", "what to do if",
         "help a friend", "hotline", "poison control", "dispose of", "deal with", "stop", "safely",
     ] },
-    Rule { cat: Cat::DoseAsk, label: "asks for a dosage", pats: &[
+    Rule { cat: Signal::DoseAsk, label: "asks for a dosage", pats: &[
         "how much ... take", "how many ... take", "how much ... give", "how many ... give",
         "how often can i take", "safe amount", "maximum amount",
     ] },
-    Rule { cat: Cat::Dosage, label: "asks for a dosage", pats: &[
+    Rule { cat: Signal::Dosage, label: "asks for a dosage", pats: &[
         "dose", "doses", "dosage*", "dosing", "mg", "milligram*", "max* dose", "daily limit",
     ] },
-    Rule { cat: Cat::Medical, label: "is a medical question", pats: &[
+    Rule { cat: Signal::Medical, label: "is a medical question", pats: &[
         "ibuprofen", "paracetamol", "acetaminophen", "tylenol", "advil", "aspirin", "naproxen",
         "codeine", "oxycodone", "morphine", "tramadol", "xanax", "valium", "adderall", "insulin",
         "antibiotic*", "antidepressant*", "melatonin", "benadryl", "warfarin", "prescription*",
@@ -171,48 +171,48 @@ pub(super) const RULES: &[Rule] = &[
         "infection*", "blood pressure", "diabetes", "cancer", "tumour*", "tumor*", "lump",
         "bleeding", "dizzy", "side effect*", "doctor", "vaccin*", "headache*",
     ] },
-    Rule { cat: Cat::Finance, label: "involves money or investment decisions", pats: &[
+    Rule { cat: Signal::Finance, label: "involves money or investment decisions", pats: &[
         "bitcoin*", "crypto*", "ethereum", "stock market", "stocks", "stock", "invest*", "savings",
         "shares", "etf", "etfs", "index fund*", "portfolio*", "retirement", "pension*", "401k",
         "ira", "mortgage*", "loan", "loans", "debt", "forex", "day trad*", "options trading",
         "leverag*", "gambl*", "betting", "bet", "casino*", "lottery", "real estate",
         "interest rate*", "recession",
     ] },
-    Rule { cat: Cat::AllIn, label: "puts a large share of someone's money at stake", pats: &[
+    Rule { cat: Signal::AllIn, label: "puts a large share of someone's money at stake", pats: &[
         "all my savings", "all of my savings", "life savings", "all my money", "all of my money",
         "entire savings", "remortgage", "second mortgage", "borrow ... to invest",
         "take ... loan ... to", "max out", "all in", "retirement savings", "emergency fund",
         "everything i have",
     ] },
-    Rule { cat: Cat::Legal, label: "raises a legal question", pats: &[
+    Rule { cat: Signal::Legal, label: "raises a legal question", pats: &[
         "legal", "legally", "illegal", "law", "laws", "lawsuit*", "sue", "suing", "lawyer*",
         "attorney*", "court", "contract*", "divorce", "custody", "evict*", "immigration", "visa",
         "copyright*", "trademark*", "liability", "liable", "tax return*", "taxes",
     ] },
-    Rule { cat: Cat::Diy, label: "involves dangerous DIY work", pats: &[
+    Rule { cat: Signal::Diy, label: "involves dangerous DIY work", pats: &[
         "electrical panel*", "breaker box*", "breaker panel*", "fuse box*", "consumer unit*",
         "rewir*", "wiring", "mains", "live wire*", "high voltage", "240v", "230v", "120v",
         "light switch*", "gas line*", "gas pipe*", "gas leak*", "gas boiler*", "gas stove*",
         "furnace*", "water heater*", "chainsaw*", "asbestos", "load bearing", "scaffold*",
         "welding", "propane", "carbon monoxide",
     ] },
-    Rule { cat: Cat::DiyOwn, label: "has the user doing it themselves", pats: &[
+    Rule { cat: Signal::DiyOwn, label: "has the user doing it themselves", pats: &[
         "my own", "myself", "diy", "by hand", "without an electrician", "without a permit",
         "without a professional",
     ] },
-    Rule { cat: Cat::ChemMix, label: "involves mixing chemicals", pats: &[
+    Rule { cat: Signal::ChemMix, label: "involves mixing chemicals", pats: &[
         "mix* ... bleach", "bleach ... ammonia", "mix* ... chemicals", "combin* ... chemicals",
         "mix* ... ammonia", "bleach and vinegar", "mix* ... acid*", "household chemicals",
         "drain cleaner*", "pool chemicals", "chlorine",
     ] },
-    Rule { cat: Cat::Injection, label: "tries to override the agents' instructions", pats: &[
+    Rule { cat: Signal::Injection, label: "tries to override the agents' instructions", pats: &[
         "ignore ... instructions", "ignore ... previous", "ignore all", "ignore your", "disregard",
         "forget ... instructions", "system prompt", "you are now", "jailbreak*", "dan mode",
         "developer mode", "pretend ... you are", "override ... safety", "no restrictions",
         "without restrictions", "unfiltered", "bypass ... filter*", "vote act", "say act",
         "approve everything", "always answer",
     ] },
-    Rule { cat: Cat::Established, label: "asks for a well-established fact", pats: &[
+    Rule { cat: Signal::Established, label: "asks for a well-established fact", pats: &[
         "capital of", "capital city", "who wrote", "who painted", "who composed", "who invented",
         "who discovered", "who was the first", "author of", "boiling point", "freezing point",
         "melting point", "speed of light", "speed of sound", "leap year", "days in", "hours in",
@@ -224,7 +224,7 @@ pub(super) const RULES: &[Rule] = &[
         "language ... spoken", "currency of", "official language", "world war", "moon from earth",
         "sun from earth", "distance from",
     ] },
-    Rule { cat: Cat::Definition, label: "asks for general knowledge", pats: &[
+    Rule { cat: Signal::Definition, label: "asks for general knowledge", pats: &[
         "translate", "how do you say", "spell", "synonym*", "antonym*",
         "what is", "what are", "whats", "what does ... mean", "define", "definition", "meaning of",
         "who is", "who was", "who wrote", "when was", "when did", "where is", "where was",
@@ -232,33 +232,33 @@ pub(super) const RULES: &[Rule] = &[
         "how fast", "how deep", "how does ... work", "how do ... work", "explain",
         "difference between", "what causes", "why does", "why do", "why is",
     ] },
-    Rule { cat: Cat::Arithmetic, label: "is a calculation or conversion", pats: &[
+    Rule { cat: Signal::Arithmetic, label: "is a calculation or conversion", pats: &[
         "plus", "minus", "times", "divided by", "multiplied by", "percent of", "squared", "convert",
         "in celsius", "in fahrenheit", "to celsius", "to fahrenheit", "in kilometers", "in miles",
         "to kilometers", "to miles", "in kilograms", "in pounds",
     ] },
-    Rule { cat: Cat::Prediction, label: "asks for a prediction", pats: &[
+    Rule { cat: Signal::Prediction, label: "asks for a prediction", pats: &[
         "will the", "will there", "will it", "will i", "will my", "will we", "will ... crash",
         "will ... go up", "will ... go down", "will ... be worth", "next year", "next decade",
         "next month", "next week", "tomorrow", "in the future", "forecast*", "predict*",
         "going to happen", "who will win", "gonna",
     ] },
-    Rule { cat: Cat::Opinion, label: "asks for a judgement or advice rather than a fact", pats: &[
+    Rule { cat: Signal::Opinion, label: "asks for a judgement or advice rather than a fact", pats: &[
         "should i", "should we", "is it worth", "worth it", "best", "better", "good idea",
         "bad idea", "do you think", "in your opinion", "opinion", "favourite", "favorite",
         "recommend*", "would you", "is it wise", "wise to", "ought", "right choice", "is it ok",
         "is it okay", "is it safe", "safe to",
     ] },
-    Rule { cat: Cat::Personal, label: "depends on the asker's own circumstances", pats: &[
+    Rule { cat: Signal::Personal, label: "depends on the asker's own circumstances", pats: &[
         "my own _", "my _", "for me", "should i", "can i", "do i", "i have", "im", "i am", "ive",
         "my", "i", "me", "myself", "mine",
     ] },
-    Rule { cat: Cat::Current, label: "depends on current information that changes", pats: &[
+    Rule { cat: Signal::Current, label: "depends on current information that changes", pats: &[
         "latest", "current", "currently", "today", "right now", "this week", "this year", "news",
         "recent*", "price of", "stock price", "weather", "who won", "2024", "2025", "2026",
         "still alive", "president of", "ceo of", "population of",
     ] },
-    Rule { cat: Cat::Myth, label: "rests on a false or disputed premise", pats: &[
+    Rule { cat: Signal::Myth, label: "rests on a false or disputed premise", pats: &[
         "earth is flat", "flat earth*", "vaccin* ... cause* autism", "moon landing ... fake*",
         "moon landing ... hoax", "fake moon landing", "5g cause*", "chemtrail*", "only use 10",
         "10 percent of our brain*", "10 of our brain*", "great wall ... visible from space",
@@ -266,15 +266,15 @@ pub(super) const RULES: &[Rule] = &[
         "sugar ... hyperactiv*", "grow back thicker", "climate change ... hoax", "earth is 6000",
         "holocaust ... hoax", "birds arent real",
     ] },
-    Rule { cat: Cat::Absolute, label: "demands certainty", pats: &[
+    Rule { cat: Signal::Absolute, label: "demands certainty", pats: &[
         "always", "never", "guarantee*", "100 percent", "definitely", "for sure", "prove", "proof",
     ] },
-    Rule { cat: Cat::Request, label: "is a direct request", pats: &[
+    Rule { cat: Signal::Request, label: "is a direct request", pats: &[
         "explain", "list", "give me", "tell me", "write", "summari*", "translate", "define",
         "calculate", "convert", "compare", "recommend", "help me", "show me", "describe", "suggest",
         "draft", "please",
     ] },
-    Rule { cat: Cat::Vague, label: "is vague", pats: &[
+    Rule { cat: Signal::Vague, label: "is vague", pats: &[
         "something", "stuff", "anything", "whatever", "things", "idk", "thoughts", "hmm", "hi",
         "hello", "hey", "test", "asdf", "lol",
     ] },
@@ -283,21 +283,21 @@ pub(super) const RULES: &[Rule] = &[
 /// Verbs that are only clearly harmful when aimed at someone: a `Target` within a few words after
 /// them, or an evasion phrase anywhere. Undirected, they are a `HarmMention`.
 #[rustfmt::skip]
-pub(super) const DIRECTED: &[Rule] = &[
-    Rule { cat: Cat::Hurt, label: "describes harming a living being", pats: &[
+pub(crate) const DIRECTED: &[Rule] = &[
+    Rule { cat: Signal::Hurt, label: "describes harming a living being", pats: &[
         "kill", "killing", "hurt", "harm", "injure", "stab", "stabbing", "shoot", "suffocate",
         "assault*", "attack", "beat up", "poison", "poisoning", "maim", "disfigure",
         "make ... suffer", "drown", "run over",
     ] },
-    Rule { cat: Cat::Hacking, label: "describes getting into someone else's accounts or devices", pats: &[
+    Rule { cat: Signal::Hacking, label: "describes getting into someone else's accounts or devices", pats: &[
         "hack", "hacking", "get into ... account*", "access ... account*", "crack ... password*",
         "brute force", "bypass ... login", "bypass ... authentication", "bypass ... 2fa",
         "read ... email*", "log into",
     ] },
-    Rule { cat: Cat::Scam, label: "describes scamming or cheating someone", pats: &[
+    Rule { cat: Signal::Scam, label: "describes scamming or cheating someone", pats: &[
         "scam", "scamming", "con", "trick ... into", "pick ... lock*",
     ] },
-    Rule { cat: Cat::Tracking, label: "describes tracking a person covertly", pats: &[
+    Rule { cat: Signal::Tracking, label: "describes tracking a person covertly", pats: &[
         "track ... phone", "track ... location", "read ... messages", "hidden camera*",
         "where ... lives", "monitor ... phone",
     ] },
@@ -305,7 +305,7 @@ pub(super) const DIRECTED: &[Rule] = &[
 
 /// Harmless phrases that contain a harm word; a hit inside one of these is dropped.
 #[rustfmt::skip]
-pub(super) const BENIGN: &[&str] = &[
+pub(crate) const BENIGN: &[&str] = &[
     "bath bomb*", "bomb proof", "shoot ... portrait*", "f bomb", "photo bomb", "da bomb", "bomb calorimeter", "glue gun", "nail gun",
     "staple gun", "heat gun", "water gun", "nerf gun", "spray gun", "top gun", "gun metal",
     "food poisoning", "poison ivy", "poison oak", "poison control", "poison dart",
@@ -326,7 +326,7 @@ pub(super) const BENIGN: &[&str] = &[
 ];
 
 #[rustfmt::skip]
-pub(super) const STOPWORDS: &[&str] = &[
+pub(crate) const STOPWORDS: &[&str] = &[
     "a", "an", "the", "is", "are", "was", "were", "be", "do", "does", "did", "i", "me", "my", "you",
     "your", "it", "its", "of", "in", "on", "at", "to", "for", "with", "and", "or", "what", "whats",
     "who", "when", "where", "why", "how", "which", "can", "could", "should", "would", "will",

@@ -4,12 +4,12 @@
 
 use app::protocol::Decision;
 
-use super::features::{Cat, Features, Hit};
+use super::features::{Features, Hit, Signal};
 use super::safety_first::{self, Floor};
 use super::taxonomy::{self, Finding, LookAlike, Reading};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Band {
+pub(crate) enum Band {
     Low,
     Moderate,
     High,
@@ -17,7 +17,7 @@ pub(super) enum Band {
 
 /// Everything the three roles derive from a query, before any per-agent jitter.
 #[derive(Clone, Debug)]
-pub(super) struct Profile {
+pub(crate) struct Profile {
     pub f: Features,
     pub band: Band,
     /// Safety's base risk, 0–100; ≥ 50 exactly when `band` is `High` (S4-6 veto line).
@@ -32,24 +32,34 @@ pub(super) struct Profile {
     pub look_alike: Option<LookAlike>,
 }
 
-pub(super) const HARM_OBJECTS: &[Cat] = &[
-    Cat::Weapon,
-    Cat::Toxin,
-    Cat::Cyber,
-    Cat::Drugs,
-    Cat::Firearm,
+pub(crate) const HARM_OBJECTS: &[Signal] = &[
+    Signal::Weapon,
+    Signal::Toxin,
+    Signal::Cyber,
+    Signal::Drugs,
+    Signal::Firearm,
 ];
-pub(super) const HARM_ACTS: &[Cat] = &[Cat::Violence, Cat::Intrusion, Cat::Fraud, Cat::Stalking];
+pub(crate) const HARM_ACTS: &[Signal] = &[
+    Signal::Violence,
+    Signal::Intrusion,
+    Signal::Fraud,
+    Signal::Stalking,
+];
 /// Present only when aimed at a target (see `DIRECTED`).
-pub(super) const AIMED_ACTS: &[Cat] = &[Cat::Hurt, Cat::Hacking, Cat::Scam, Cat::Tracking];
-pub(super) const MODERATE: &[(Cat, i32)] = &[
-    (Cat::Dosage, 34),
-    (Cat::Injection, 36),
-    (Cat::ChemMix, 30),
-    (Cat::Diy, 30),
-    (Cat::Medical, 26),
-    (Cat::Finance, 24),
-    (Cat::Legal, 18),
+pub(crate) const AIMED_ACTS: &[Signal] = &[
+    Signal::Hurt,
+    Signal::Hacking,
+    Signal::Scam,
+    Signal::Tracking,
+];
+pub(crate) const MODERATE: &[(Signal, i32)] = &[
+    (Signal::Dosage, 34),
+    (Signal::Injection, 36),
+    (Signal::ChemMix, 30),
+    (Signal::Diy, 30),
+    (Signal::Medical, 26),
+    (Signal::Finance, 24),
+    (Signal::Legal, 18),
 ];
 
 impl Profile {
@@ -121,13 +131,13 @@ impl Profile {
 
     /// The harm features that justify the band, most serious first.
     pub fn harm_hits(&self) -> Vec<&Hit> {
-        let mut cats: Vec<Cat> = vec![Cat::SelfHarm, Cat::SelfHarmMention];
+        let mut cats: Vec<Signal> = vec![Signal::SelfHarm, Signal::SelfHarmMention];
         cats.extend_from_slice(HARM_OBJECTS);
         cats.extend_from_slice(HARM_ACTS);
         cats.extend_from_slice(AIMED_ACTS);
-        cats.push(Cat::HarmMention);
+        cats.push(Signal::HarmMention);
         if self.high() {
-            cats.extend_from_slice(&[Cat::Create, Cat::Target, Cat::Evasion]);
+            cats.extend_from_slice(&[Signal::Create, Signal::Target, Signal::Evasion]);
         }
         let mut out: Vec<&Hit> = cats.iter().filter_map(|c| self.f.hit(*c)).collect();
         if let Some(d) = self.f.dosage() {
@@ -138,7 +148,7 @@ impl Profile {
                 out.push(h);
             }
         }
-        for c in [Cat::AllIn, Cat::DiyOwn] {
+        for c in [Signal::AllIn, Signal::DiyOwn] {
             if let Some(h) = self.f.hit(c).filter(|_| self.band != Band::Low) {
                 out.push(h);
             }
@@ -153,7 +163,7 @@ fn names_harm(f: &Features) -> bool {
         .iter()
         .chain(HARM_ACTS)
         .chain(AIMED_ACTS)
-        .chain(&[Cat::SelfHarm, Cat::SelfHarmMention, Cat::Injection])
+        .chain(&[Signal::SelfHarm, Signal::SelfHarmMention, Signal::Injection])
         .any(|c| f.has(*c))
 }
 
@@ -180,18 +190,18 @@ fn harm(f: &Features) -> (Band, i32) {
     let hard_obj = HARM_OBJECTS[..4].iter().any(|c| f.has(*c));
     let act = HARM_ACTS.iter().any(|c| f.has(*c));
     let aimed = AIMED_ACTS.iter().any(|c| f.has(*c));
-    let target = f.has(Cat::Target);
-    let evasion = f.has(Cat::Evasion);
-    let create = f.has(Cat::Create);
-    let howto = f.has(Cat::HowTo);
-    let protective = f.has(Cat::Protective);
-    let softened = protective || (f.has(Cat::Educational) && !howto && !create);
+    let target = f.has(Signal::Target);
+    let evasion = f.has(Signal::Evasion);
+    let create = f.has(Signal::Create);
+    let howto = f.has(Signal::HowTo);
+    let protective = f.has(Signal::Protective);
+    let softened = protective || (f.has(Signal::Educational) && !howto && !create);
     let bonus =
         5 * (i32::from(target && (act || aimed)) + i32::from(evasion) + i32::from(create && obj));
-    if f.has(Cat::SelfHarm) {
+    if f.has(Signal::SelfHarm) {
         return (Band::High, 85);
     }
-    if f.has(Cat::SelfHarmMention) && (howto || create || f.dosage().is_some()) && !softened {
+    if f.has(Signal::SelfHarmMention) && (howto || create || f.dosage().is_some()) && !softened {
         return (Band::High, 75);
     }
     if (aimed || (act && (target || evasion || howto || create))) && !softened {
@@ -204,33 +214,33 @@ fn harm(f: &Features) -> (Band, i32) {
         return (Band::High, 60);
     }
     // General medical knowledge ("how do vaccines work") is not personal medical advice.
-    let medical_advice = f.first_person() || !f.has(Cat::Educational);
+    let medical_advice = f.first_person() || !f.has(Signal::Educational);
     let mut moderate: Vec<i32> = MODERATE
         .iter()
         .filter(|(c, _)| match c {
-            Cat::Dosage => f.dosage().is_some(),
-            Cat::Medical => f.has(*c) && medical_advice,
+            Signal::Dosage => f.dosage().is_some(),
+            Signal::Medical => f.has(*c) && medical_advice,
             _ => f.has(*c),
         })
         .map(|(_, w)| *w)
         .collect();
-    let harm_word = obj || act || aimed || f.has(Cat::SelfHarmMention);
+    let harm_word = obj || act || aimed || f.has(Signal::SelfHarmMention);
     if harm_word && !softened {
         moderate.push(38);
     }
     if moderate.is_empty() {
         // A harm word that is undirected ("kill" with no victim) or asked about as a fact
         // ("who invented dynamite") is noted, not feared.
-        let noted = harm_word || f.has(Cat::HarmMention) || f.has(Cat::Medical);
+        let noted = harm_word || f.has(Signal::HarmMention) || f.has(Signal::Medical);
         return (Band::Low, if noted { 14 } else { 6 });
     }
     moderate.sort_unstable_by(|a, b| b.cmp(a));
     let rest: i32 = moderate.iter().skip(1).sum();
     let mut risk = 6 + moderate[0] + rest / 4;
-    if f.has(Cat::AllIn) {
+    if f.has(Signal::AllIn) {
         risk += 14;
     }
-    if f.has(Cat::DiyOwn) && f.has(Cat::Diy) {
+    if f.has(Signal::DiyOwn) && f.has(Signal::Diy) {
         risk += 6;
     }
     (Band::Moderate, risk.clamp(20, 45))
@@ -246,28 +256,28 @@ fn verifiability(f: &Features, band: Band) -> i32 {
         return 12;
     }
     let mut v = 62;
-    let personal_domain = f.has(Cat::Opinion)
-        || f.has(Cat::Medical)
-        || f.has(Cat::Finance)
-        || f.has(Cat::Legal)
-        || f.has(Cat::Diy);
+    let personal_domain = f.has(Signal::Opinion)
+        || f.has(Signal::Medical)
+        || f.has(Signal::Finance)
+        || f.has(Signal::Legal)
+        || f.has(Signal::Diy);
     let table: [(bool, i32); 17] = [
-        (f.has(Cat::Established), 22),
-        (f.has(Cat::Definition), 10),
-        (f.has(Cat::Arithmetic) || arithmetic(f), 18),
-        (f.has(Cat::HowTo) && band == Band::Low, 3),
-        (f.has(Cat::Prediction), -28),
-        (f.has(Cat::Opinion), -16),
+        (f.has(Signal::Established), 22),
+        (f.has(Signal::Definition), 10),
+        (f.has(Signal::Arithmetic) || arithmetic(f), 18),
+        (f.has(Signal::HowTo) && band == Band::Low, 3),
+        (f.has(Signal::Prediction), -28),
+        (f.has(Signal::Opinion), -16),
         (f.first_person() && personal_domain, -10),
-        (f.has(Cat::Current), -14),
-        (f.has(Cat::Myth), -35),
-        (f.has(Cat::Absolute), -6),
-        (f.has(Cat::Medical), -8),
+        (f.has(Signal::Current), -14),
+        (f.has(Signal::Myth), -35),
+        (f.has(Signal::Absolute), -6),
+        (f.has(Signal::Medical), -8),
         (f.dosage().is_some(), -8),
-        (f.has(Cat::Finance), -6),
-        (f.has(Cat::Legal), -10),
-        (f.has(Cat::Diy) || f.has(Cat::ChemMix), -6),
-        (f.has(Cat::Injection), -25),
+        (f.has(Signal::Finance), -6),
+        (f.has(Signal::Legal), -10),
+        (f.has(Signal::Diy) || f.has(Signal::ChemMix), -6),
+        (f.has(Signal::Injection), -25),
         (vague(f), -25),
     ];
     v += table
@@ -299,11 +309,11 @@ fn usefulness(f: &Features, band: Band) -> i32 {
         u += 20;
     }
     let specific_ask = [
-        Cat::HowTo,
-        Cat::Established,
-        Cat::Definition,
-        Cat::Arithmetic,
-        Cat::Request,
+        Signal::HowTo,
+        Signal::Established,
+        Signal::Definition,
+        Signal::Arithmetic,
+        Signal::Request,
     ]
     .iter()
     .any(|c| f.has(*c))
@@ -318,13 +328,13 @@ fn usefulness(f: &Features, band: Band) -> i32 {
     if f.tokens.len() > 80 {
         u -= 12;
     }
-    if f.has(Cat::Prediction) {
+    if f.has(Signal::Prediction) {
         u -= 8;
     }
-    if f.has(Cat::Myth) {
+    if f.has(Signal::Myth) {
         u -= 22;
     }
-    if f.has(Cat::Injection) {
+    if f.has(Signal::Injection) {
         u -= 25;
     }
     if band == Band::High {
@@ -333,8 +343,8 @@ fn usefulness(f: &Features, band: Band) -> i32 {
     u.clamp(0, 95)
 }
 
-pub(super) fn vague(f: &Features) -> bool {
-    !f.empty && (f.content.len() <= 1 || (f.has(Cat::Vague) && f.content.len() <= 3))
+pub(crate) fn vague(f: &Features) -> bool {
+    !f.empty && (f.content.len() <= 1 || (f.has(Signal::Vague) && f.content.len() <= 3))
 }
 
 /// "12 * 7", "3+4": digits around an operator.

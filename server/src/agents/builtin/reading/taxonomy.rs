@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use crate::embed::{cosine, Embedder};
 
 /// The exemplars, compiled in: the taxonomy is code, reviewed like code.
-const DATA: &str = include_str!("../../../data/hazards.tsv");
+const DATA: &str = include_str!("../../../../data/hazards.tsv");
 
 /// A query is compared with its `NEAREST` closest hazard exemplars and look-alikes (the mean of
 /// their similarities), chosen with the thresholds below on the development half of

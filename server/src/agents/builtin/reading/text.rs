@@ -4,7 +4,7 @@ use app::protocol::Decision;
 
 /// A prefix of `s` of at most `max` chars, cut at a space when one is near the end. Always a
 /// verbatim prefix, so a clipped quote is still a substring of its source.
-pub(super) fn clip(s: &str, max: usize) -> String {
+pub(crate) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }
@@ -16,7 +16,7 @@ pub(super) fn clip(s: &str, max: usize) -> String {
 }
 
 /// "a", "a and b", "a, b and c".
-pub(super) fn join_list(items: &[String]) -> String {
+pub(crate) fn join_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),
@@ -25,7 +25,7 @@ pub(super) fn join_list(items: &[String]) -> String {
 }
 
 /// Upper-cases the first character.
-pub(super) fn cap(s: &str) -> String {
+pub(crate) fn cap(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -35,7 +35,7 @@ pub(super) fn cap(s: &str) -> String {
 
 /// The decision a reasoning text argues for. Builtin texts end with "My call: X."; other agents'
 /// prose is read by its explicit decision words, then by cue words (S4-3: only the text is seen).
-pub(super) fn infer_stance(text: &str) -> Option<Decision> {
+pub(crate) fn infer_stance(text: &str) -> Option<Decision> {
     let text = clip(text, 8000);
     if let Some(i) = text.rfind("My call:") {
         let after = &text[i + "My call:".len()..];
@@ -98,7 +98,7 @@ pub(super) fn infer_stance(text: &str) -> Option<Decision> {
 }
 
 /// The clause of `text` most relevant to `cues`, verbatim (trimmed and clipped), to quote back.
-pub(super) fn pick_quote(text: &str, cues: &[&str]) -> Option<String> {
+pub(crate) fn pick_quote(text: &str, cues: &[&str]) -> Option<String> {
     pick_clause(text, cues, 110)
 }
 
@@ -138,7 +138,7 @@ fn pick_clause(text: &str, cues: &[&str], max: usize) -> Option<String> {
 
 /// The point a challenge makes, for naming it in a revision.
 /// Quoted passages (“…”) are the target's own words, not the challenger's point, so they go.
-pub(super) fn point_of(text: &str, cues: &[&str]) -> String {
+pub(crate) fn point_of(text: &str, cues: &[&str]) -> String {
     let mut own_words = String::with_capacity(text.len());
     let mut quoted = false;
     for c in text.chars() {
@@ -160,7 +160,7 @@ pub(super) fn point_of(text: &str, cues: &[&str]) -> String {
 }
 
 /// Makes arbitrary text safe to embed in one line between quotes.
-pub(super) fn one_line(s: &str, max: usize) -> String {
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let flat: String = s
         .chars()
         .map(|c| if c.is_control() || c == '"' { ' ' } else { c })

@@ -10,9 +10,12 @@ use app::protocol::round_robin::{PeerPosition, RrPosition, Stance};
 use app::protocol::types::display_name;
 use app::protocol::{AgentReply, AgentRequest, Role, Task};
 
-use super::lexicon::{cue, quotes, scan, words, Cue, Found};
-use super::text::one_line;
+use super::reading::lexicon::{cue, quotes, scan, words, Cue, Found};
+use super::reading::text::one_line;
 use super::{pct, Rng};
+
+#[cfg(test)]
+mod tests;
 
 /// What a role reads as pointing up (toward BUY) and down (toward SELL).
 struct Lens {
@@ -192,7 +195,7 @@ fn name(agent: &str) -> String {
     }
 }
 
-pub(super) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {
+pub(crate) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {
     let Task::Turn {
         query,
         turn,
@@ -308,7 +311,7 @@ fn respond(
     let mut stance = own.stance;
     let mut conf = i32::from(own.confidence.min(100));
     let said: Vec<String> = peers.iter().map(|p| peer_phrase(p, words)).collect();
-    let said = super::text::join_list(&said);
+    let said = super::reading::text::join_list(&said);
     if peers.is_empty() {
         return RrPosition {
             stance,

@@ -7,7 +7,7 @@ use app::protocol::{AgentReply, EventBody, Task};
 fn run(query: &str, seed: u64) -> (Vec<EventBody>, RrOutcome) {
     let d =
         RrDebate::new(query, default_agents(), RrParams::default(), seed).expect("valid debate");
-    match super::run_debate(app::protocol::Debate::RoundRobin(d), seed) {
+    match crate::agents::builtin::run_debate(app::protocol::Debate::RoundRobin(d), seed) {
         (events, app::protocol::Outcome::RoundRobin(outcome)) => (events, outcome),
         (_, other) => panic!("{query}: not an RR outcome: {other:?}"),
     }
@@ -230,7 +230,7 @@ fn odd_input_never_panics() {
         round: 1,
         task: Task::Analyse { query: "x".into() },
     };
-    let AgentReply::Stance(p) = super::round_robin::turn(0, &req) else {
+    let AgentReply::Stance(p) = super::turn(0, &req) else {
         panic!("stance expected")
     };
     assert!(!p.reasoning.is_empty());

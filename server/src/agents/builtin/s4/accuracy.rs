@@ -2,12 +2,12 @@
 
 use app::protocol::{Decision, Position};
 
-use super::features::{Cat, Hit};
-use super::profile::{vague, Profile};
 use super::reasoning::finish;
-use super::{pct, Rng};
+use crate::agents::builtin::reading::features::{Hit, Signal};
+use crate::agents::builtin::reading::profile::{vague, Profile};
+use crate::agents::builtin::{pct, Rng};
 
-pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
+pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let f = &p.f;
     let v = p.verif + rng.jitter(5);
     let mut s = vec![rng
@@ -31,17 +31,23 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let positive = accuracy_positive(p);
     let issues = accuracy_issues(p);
     if let Some(pos) = &positive {
-        s.push(format!("{}.", super::text::cap(pos)));
+        s.push(format!(
+            "{}.",
+            crate::agents::builtin::reading::text::cap(pos)
+        ));
     }
     for (i, issue) in issues.iter().take(3).enumerate() {
         if i == 0 && positive.is_some() {
             s.push(format!("But {issue}."));
         } else {
-            s.push(format!("{}.", super::text::cap(issue)));
+            s.push(format!(
+                "{}.",
+                crate::agents::builtin::reading::text::cap(issue)
+            ));
         }
     }
     if positive.is_none() && issues.is_empty() {
-        s.push(if f.has(Cat::HowTo) {
+        s.push(if f.has(Signal::HowTo) {
             "Procedures like this are well documented, though the details vary by source.".into()
         } else {
             "Nothing in it marks it as a settled fact; I can only partly verify a general answer."
@@ -81,26 +87,26 @@ fn accuracy_positive(p: &Profile) -> Option<String> {
     if p.high() {
         return None;
     }
-    if let Some(h) = f.hit(Cat::Established) {
+    if let Some(h) = f.hit(Signal::Established) {
         return Some(format!(
             "it asks for a well-established fact (\"{}\"), documented in any standard reference",
             h.text
         ));
     }
-    if let Some(h) = f.hit(Cat::Definition) {
+    if let Some(h) = f.hit(Signal::Definition) {
         return Some(format!(
             "it is a general-knowledge question (\"{}\") with a settled answer",
             h.text
         ));
     }
-    if f.has(Cat::Arithmetic) {
+    if f.has(Signal::Arithmetic) {
         return Some("it is a calculation or conversion that can be checked exactly".into());
     }
     None
 }
 
 /// Why an answer could not be verified, each naming the feature seen.
-pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
+pub(crate) fn accuracy_issues(p: &Profile) -> Vec<String> {
     let f = &p.f;
     let mut out = Vec::new();
     let q = |h: &Hit| h.text.clone();
@@ -116,15 +122,15 @@ pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
     }
     let table: [(Option<&Hit>, &str); 11] = [
         (
-            f.hit(Cat::Myth),
+            f.hit(Signal::Myth),
             "it rests on a false or disputed premise (\"{}\") that an accurate answer must correct",
         ),
         (
-            f.hit(Cat::Prediction),
+            f.hit(Signal::Prediction),
             "it asks for a prediction (\"{}\") that no source can verify",
         ),
         (
-            f.hit(Cat::Opinion),
+            f.hit(Signal::Opinion),
             "it asks for a judgement (\"{}\") that facts alone cannot settle",
         ),
         (
@@ -132,31 +138,31 @@ pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
             "a safe dose (\"{}\") depends on weight, age, other medication and health conditions",
         ),
         (
-            f.hit(Cat::Medical).filter(|_| f.dosage().is_none()),
+            f.hit(Signal::Medical).filter(|_| f.dosage().is_none()),
             "medical answers (\"{}\") depend on details we do not have",
         ),
         (
-            f.hit(Cat::Legal),
+            f.hit(Signal::Legal),
             "the answer (\"{}\") depends on jurisdiction",
         ),
         (
-            f.hit(Cat::Finance),
+            f.hit(Signal::Finance),
             "financial outcomes (\"{}\") are uncertain by nature",
         ),
         (
-            f.hit(Cat::Diy),
+            f.hit(Signal::Diy),
             "codes and the actual installation (\"{}\") vary from case to case",
         ),
         (
-            f.hit(Cat::Current),
+            f.hit(Signal::Current),
             "it depends on current information (\"{}\") that may have changed",
         ),
         (
-            f.hit(Cat::Injection),
+            f.hit(Signal::Injection),
             "it contains instructions to the agents (\"{}\") rather than a claim to verify",
         ),
         (
-            f.hit(Cat::ChemMix),
+            f.hit(Signal::ChemMix),
             "what a mixture of chemicals (\"{}\") does depends on exact products and amounts",
         ),
     ];
@@ -166,15 +172,15 @@ pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
         }
     }
     let personal = [
-        Cat::Opinion,
-        Cat::Medical,
-        Cat::Finance,
-        Cat::Legal,
-        Cat::Diy,
+        Signal::Opinion,
+        Signal::Medical,
+        Signal::Finance,
+        Signal::Legal,
+        Signal::Diy,
     ]
     .iter()
     .any(|c| f.has(*c));
-    if let Some(h) = f.hit(Cat::Personal).filter(|_| personal) {
+    if let Some(h) = f.hit(Signal::Personal).filter(|_| personal) {
         out.push(format!("the right answer depends on the asker's own circumstances (\"{}\"), which we cannot see", q(h)));
     }
     if vague(f) {
@@ -184,7 +190,7 @@ pub(super) fn accuracy_issues(p: &Profile) -> Vec<String> {
 }
 
 /// What Accuracy argues from in rounds 2 and 3.
-pub(super) fn accuracy_angle(p: &Profile) -> String {
+pub(crate) fn accuracy_angle(p: &Profile) -> String {
     let issues = accuracy_issues(p);
     if !issues.is_empty() {
         return issues

@@ -4,12 +4,12 @@
 use app::protocol::{Decision, Position, Role};
 
 use super::accuracy::accuracy_angle;
-use super::features::Cat;
-use super::profile::Profile;
 use super::safety::{safety_angle, vulnerable};
-use super::text::{cap, infer_stance, pick_quote};
 use super::utility::utility_angle;
-use super::Rng;
+use crate::agents::builtin::reading::features::Signal;
+use crate::agents::builtin::reading::profile::Profile;
+use crate::agents::builtin::reading::text::{cap, infer_stance, pick_quote};
+use crate::agents::builtin::Rng;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Relation {
@@ -67,7 +67,7 @@ fn cues(role: Role) -> &'static [&'static str] {
     }
 }
 
-pub(super) fn challenge(
+pub(crate) fn challenge(
     role: Role,
     own: &Position,
     target_role: Role,
@@ -126,7 +126,7 @@ fn utility(
     let angle = utility_angle(p);
     match (rel, target) {
         (Relation::TargetMore, Role::Accuracy) => {
-            let extra = if p.f.first(&[Cat::Established, Cat::Definition, Cat::Arithmetic]).is_some() {
+            let extra = if p.f.first(&[Signal::Established, Signal::Definition, Signal::Arithmetic]).is_some() {
                 "This is settled fact, not a judgement call."
             } else {
                 "A caveated answer still serves the user better than none."

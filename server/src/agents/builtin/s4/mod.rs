@@ -1,10 +1,24 @@
-//! Round 1 (S4-2): each role's independent analysis of the query (`utility`, `accuracy`,
-//! `safety`), and what they share.
+//! The builtin S4 agents (seed 001): round 1's independent analysis by each role (`utility`,
+//! `accuracy`, `safety`, S4-2), round 2's challenges (S4-3) and round 3's revisions (S4-4).
+
+mod accuracy;
+mod challenge;
+mod reasoning;
+mod revise;
+mod safety;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_safety;
+mod utility;
 
 use app::protocol::{Position, Role};
 
-use super::profile::Profile;
-use super::{accuracy, safety, utility, Rng};
+use super::reading::profile::Profile;
+use super::Rng;
+
+pub(super) use challenge::challenge;
+pub(super) use revise::revise;
 
 pub(super) fn position(role: Role, p: &Profile, rng: &mut Rng) -> Position {
     match role {

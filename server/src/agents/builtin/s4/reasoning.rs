@@ -3,12 +3,12 @@
 
 use app::protocol::{Decision, Position};
 
-use super::features::Hit;
-use super::pct;
-use super::text::join_list;
+use crate::agents::builtin::pct;
+use crate::agents::builtin::reading::features::Hit;
+use crate::agents::builtin::reading::text::join_list;
 
 /// The numbers and stance are chosen first; the reasoning ends with a parseable "My call: X.".
-pub(super) fn finish(
+pub(crate) fn finish(
     mut s: Vec<String>,
     decision: Decision,
     confidence: i32,
@@ -24,7 +24,7 @@ pub(super) fn finish(
 }
 
 /// `is about weapons or explosives ("pipe bomb") and seeks to make or build it ("build")`.
-pub(super) fn cites(hits: &[&Hit], n: usize) -> String {
+pub(crate) fn cites(hits: &[&Hit], n: usize) -> String {
     let items: Vec<String> = hits.iter().take(n).map(|h| h.cite()).collect();
     join_list(&items)
 }

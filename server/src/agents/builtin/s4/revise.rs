@@ -7,12 +7,12 @@ use app::protocol::types::display_name;
 use app::protocol::{Decision, Position, Role};
 
 use super::accuracy::accuracy_angle;
-use super::features::Cat;
-use super::profile::{Band, Profile};
 use super::reasoning::cites;
 use super::safety::consequence;
-use super::text::{cap, join_list, point_of};
-use super::{pct, Rng};
+use crate::agents::builtin::reading::features::Signal;
+use crate::agents::builtin::reading::profile::{Band, Profile};
+use crate::agents::builtin::reading::text::{cap, join_list, point_of};
+use crate::agents::builtin::{pct, Rng};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Dir {
@@ -93,12 +93,12 @@ fn strength(me: Role, c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
         (Dir::Up, Role::Safety, Band::Moderate) => 40 + p.risk,
         (Dir::Up, Role::Safety, Band::Low) => 25,
         // A disputed premise is a safety matter; an unverifiable opinion is not.
-        (Dir::Up, Role::Accuracy, _) if me == Role::Safety && !p.f.has(Cat::Myth) => 30,
+        (Dir::Up, Role::Accuracy, _) if me == Role::Safety && !p.f.has(Signal::Myth) => 30,
         // Utility answers advice questions anyway: "facts cannot settle it" is not a reason to hedge.
         (Dir::Up, Role::Accuracy, _) if me == Role::Utility && opinion_only(p) => 75 - p.verif,
         (Dir::Up, Role::Accuracy, _) => 100 - p.verif,
         (Dir::Up, Role::Utility, _)
-            if p.high() || p.f.has(Cat::Myth) || p.f.has(Cat::Injection) =>
+            if p.high() || p.f.has(Signal::Myth) || p.f.has(Signal::Injection) =>
         {
             75
         }
@@ -120,13 +120,13 @@ fn strength(me: Role, c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
 
 fn opinion_only(p: &Profile) -> bool {
     let f = &p.f;
-    f.has(Cat::Opinion)
-        && ![Cat::Prediction, Cat::Myth, Cat::Current]
+    f.has(Signal::Opinion)
+        && ![Signal::Prediction, Signal::Myth, Signal::Current]
             .iter()
             .any(|c| f.has(*c))
 }
 
-pub(super) fn revise(
+pub(crate) fn revise(
     role: Role,
     own: &Position,
     challenges: &[ChallengeSeen],
@@ -166,7 +166,7 @@ pub(super) fn revise(
         .replacen("{c}", &own.confidence.to_string(), 1);
     let mut out = match role {
         Role::Safety => safety(own, &judged, p, rng),
-        _ => other(role, own, &judged, p, rng),
+        _ => utility_or_accuracy(role, own, &judged, p, rng),
     };
     out.reasoning = format!("{opener} {} My call: {}.", out.reasoning, out.decision);
     out
@@ -320,7 +320,14 @@ fn safety(own: &Position, judged: &[Judged], p: &Profile, rng: &mut Rng) -> Posi
     }
 }
 
-fn other(role: Role, own: &Position, judged: &[Judged], p: &Profile, rng: &mut Rng) -> Position {
+/// The utility and accuracy roles revise alike: toward a better-argued challenge, away from risk.
+fn utility_or_accuracy(
+    role: Role,
+    own: &Position,
+    judged: &[Judged],
+    p: &Profile,
+    rng: &mut Rng,
+) -> Position {
     let risk0 = i32::from(own.risk);
     let conf0 = i32::from(own.confidence);
     let mine = own.decision;

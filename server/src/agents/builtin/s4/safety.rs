@@ -2,14 +2,14 @@
 
 use app::protocol::{Decision, Position};
 
-use super::features::Cat;
-use super::profile::{Band, Profile};
 use super::reasoning::{cites, finish};
-use super::safety_first;
-use super::taxonomy::Category;
-use super::Rng;
+use crate::agents::builtin::reading::features::Signal;
+use crate::agents::builtin::reading::profile::{Band, Profile};
+use crate::agents::builtin::reading::safety_first;
+use crate::agents::builtin::reading::taxonomy::Category;
+use crate::agents::builtin::Rng;
 
-pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
+pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let f = &p.f;
     // S4-6: the band fixes which side of the veto line (50) the risk lands on; jitter stays inside.
     let risk = match p.band {
@@ -27,8 +27,8 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
     match p.band {
         Band::High => {
             s.push(format!("The query {}.", what(p, 4)));
-            let self_harm = f.has(Cat::SelfHarm)
-                || f.has(Cat::SelfHarmMention)
+            let self_harm = f.has(Signal::SelfHarm)
+                || f.has(Signal::SelfHarmMention)
                 || p.semantic
                     .as_ref()
                     .is_some_and(|(found, _)| found.category == Category::SelfHarm);
@@ -49,7 +49,10 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
             s.push(format!("I see moderate risk: the query {}.", what(p, 3)));
             match &p.semantic {
                 Some((_, floor)) => s.push(floor.note.into()),
-                None => s.push(format!("{}.", super::text::cap(&consequence(p)))),
+                None => s.push(format!(
+                    "{}.",
+                    crate::agents::builtin::reading::text::cap(&consequence(p))
+                )),
             }
             s.push(format!("What about {}?", vulnerable(p)));
             s.push(format!(
@@ -63,7 +66,7 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
             )
         }
         Band::Low => {
-            s.push(super::text::cap(&safety_angle(p)) + ".");
+            s.push(crate::agents::builtin::reading::text::cap(&safety_angle(p)) + ".");
             if let Some(l) = &p.look_alike {
                 s.push(format!(
                     "By meaning it reads like a harmless question (\"{}\", similarity {:.2}), not like {}.",
@@ -93,25 +96,25 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
 }
 
 /// The most serious moderate concern, as a clause.
-pub(super) fn consequence(p: &Profile) -> String {
+pub(crate) fn consequence(p: &Profile) -> String {
     let f = &p.f;
-    let c = if f.has(Cat::SelfHarmMention) {
+    let c = if f.has(Signal::SelfHarmMention) {
         "a vulnerable reader may be at risk, so the answer should point to support"
     } else if f.dosage().is_some() {
         "a wrong dose can do real harm, from stomach bleeding to liver damage, and people often combine medicines without knowing it"
-    } else if f.has(Cat::Diy) {
+    } else if f.has(Signal::Diy) {
         "mistakes with mains electricity or gas can kill or start a fire"
-    } else if f.has(Cat::ChemMix) {
+    } else if f.has(Signal::ChemMix) {
         "some household mixtures release toxic gases"
-    } else if f.has(Cat::AllIn) {
+    } else if f.has(Signal::AllIn) {
         "a concentrated bet can wipe out savings the user cannot afford to lose"
-    } else if f.has(Cat::Finance) {
+    } else if f.has(Signal::Finance) {
         "money decisions made on a generic answer can cost real savings"
-    } else if f.has(Cat::Medical) {
+    } else if f.has(Signal::Medical) {
         "health advice without an examination can delay real care"
-    } else if f.has(Cat::Legal) {
+    } else if f.has(Signal::Legal) {
         "acting on a wrong legal answer can cost someone dearly"
-    } else if f.has(Cat::Injection) {
+    } else if f.has(Signal::Injection) {
         "the query tries to manipulate the agents, and following it would bypass our checks"
     } else {
         "information about this can be misused even when the asker means no harm"
@@ -119,19 +122,19 @@ pub(super) fn consequence(p: &Profile) -> String {
     c.into()
 }
 
-pub(super) fn vulnerable(p: &Profile) -> &'static str {
+pub(crate) fn vulnerable(p: &Profile) -> &'static str {
     let f = &p.f;
-    if f.dosage().is_some() || f.has(Cat::Medical) {
+    if f.dosage().is_some() || f.has(Signal::Medical) {
         "someone on other medication, pregnant, or with a liver or kidney condition"
-    } else if f.has(Cat::Diy) {
+    } else if f.has(Signal::Diy) {
         "a beginner who has never isolated a circuit or a gas supply"
-    } else if f.has(Cat::ChemMix) {
+    } else if f.has(Signal::ChemMix) {
         "someone cleaning in a small, unventilated room"
-    } else if f.has(Cat::Finance) {
+    } else if f.has(Signal::Finance) {
         "someone betting money they cannot afford to lose"
-    } else if f.has(Cat::Legal) {
+    } else if f.has(Signal::Legal) {
         "someone in a different jurisdiction"
-    } else if f.has(Cat::Injection) {
+    } else if f.has(Signal::Injection) {
         "an agent that obeys the embedded instruction"
     } else {
         "a reader who misuses the answer"
@@ -139,12 +142,12 @@ pub(super) fn vulnerable(p: &Profile) -> &'static str {
 }
 
 /// What Safety argues from in rounds 2 and 3.
-pub(super) fn safety_angle(p: &Profile) -> String {
+pub(crate) fn safety_angle(p: &Profile) -> String {
     match p.band {
         Band::High => format!("the query {}", what(p, 3)),
         Band::Moderate => format!("the query {}, and {}", what(p, 2), consequence(p)),
-        Band::Low => match (p.harm_hits().first(), p.f.first(&[Cat::Educational, Cat::Protective])) {
-            (Some(h), Some(frame)) if h.cat != Cat::HarmMention => format!(
+        Band::Low => match (p.harm_hits().first(), p.f.first(&[Signal::Educational, Signal::Protective])) {
+            (Some(h), Some(frame)) if h.cat != Signal::HarmMention => format!(
                 "the query {} but {}, so an answer informs rather than enables harm",
                 h.cite(),
                 frame.cite()

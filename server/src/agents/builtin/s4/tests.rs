@@ -3,13 +3,13 @@
 use app::protocol::s4::{AgentReply, AgentRequest, ChallengeSeen, S4Debate, S4Outcome, Task};
 use app::protocol::{AgentSpec, Decision, EventBody, Position, Role, Verdict};
 
-use super::BuiltinAgents;
+use crate::agents::builtin::BuiltinAgents;
 
 const SEEDS: std::ops::Range<u64> = 0..16;
 
 fn debate_with(query: &str, seed: u64, agents: Vec<AgentSpec>) -> (Vec<EventBody>, S4Outcome) {
     let d = S4Debate::new(query, agents, seed).expect("valid debate");
-    match super::run_debate(app::protocol::Debate::S4(d), seed) {
+    match crate::agents::builtin::run_debate(app::protocol::Debate::S4(d), seed) {
         (events, app::protocol::Outcome::S4(outcome)) => (events, outcome),
         (_, other) => panic!("{query}: not an S4 outcome: {other:?}"),
     }

@@ -27,7 +27,7 @@ fn safety_reasoning_names_the_danger_and_where_to_get_help() {
     ];
     for (query, want, says) in table {
         let machine = S4Debate::new(query, AgentSpec::default_s4(), 3).expect("debate");
-        let (events, _) = super::run_debate(Debate::S4(machine), 3);
+        let (events, _) = crate::agents::builtin::run_debate(Debate::S4(machine), 3);
         let safety = events
             .iter()
             .find_map(|e| match e {

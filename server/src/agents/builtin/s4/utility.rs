@@ -2,13 +2,13 @@
 
 use app::protocol::{Decision, Position};
 
-use super::features::Cat;
-use super::profile::{vague, Band, Profile};
 use super::reasoning::{cites, finish};
-use super::text::join_list;
-use super::{pct, Rng};
+use crate::agents::builtin::reading::features::Signal;
+use crate::agents::builtin::reading::profile::{vague, Band, Profile};
+use crate::agents::builtin::reading::text::join_list;
+use crate::agents::builtin::{pct, Rng};
 
-pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
+pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let f = &p.f;
     let u = p.useful + rng.jitter(5);
     let mut s = vec![rng
@@ -31,8 +31,8 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
     }
     if p.high() {
         let form = f
-            .hit(Cat::HowTo)
-            .or(f.hit(Cat::Create))
+            .hit(Signal::HowTo)
+            .or(f.hit(Signal::Create))
             .map(|h| format!(" (\"{}\")", h.text))
             .unwrap_or_default();
         s.push(format!(
@@ -43,11 +43,11 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
         return finish(s, Decision::Warn, 55 + rng.jitter(5), 60 + rng.jitter(5));
     }
     let howto = f
-        .hit(Cat::HowTo)
+        .hit(Signal::HowTo)
         .is_some_and(|h| h.text.starts_with("how") || h.text.contains("steps"));
     let kind = if howto {
         "how-to request"
-    } else if f.interrogative || !f.has(Cat::Request) {
+    } else if f.interrogative || !f.has(Signal::Request) {
         "direct question"
     } else {
         "direct request"
@@ -70,7 +70,7 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
         top.sort_by_key(|(i, _)| *i);
         let named: Vec<String> = top
             .iter()
-            .map(|(_, w)| format!("\"{}\"", super::text::clip(w, 40)))
+            .map(|(_, w)| format!("\"{}\"", crate::agents::builtin::reading::text::clip(w, 40)))
             .collect();
         format!("and it is specific: it names {}", join_list(&named))
     };
@@ -111,13 +111,13 @@ pub(super) fn position(p: &Profile, rng: &mut Rng) -> Position {
 
 fn utility_detail(p: &Profile) -> String {
     let f = &p.f;
-    if let Some(h) = f.hit(Cat::Myth) {
+    if let Some(h) = f.hit(Signal::Myth) {
         return format!(
             "Its premise looks false (\"{}\"), so answering it as asked would not help anyone.",
             h.text
         );
     }
-    if let Some(h) = f.hit(Cat::Injection) {
+    if let Some(h) = f.hit(Signal::Injection) {
         return format!(
             "Part of it tries to steer the agents (\"{}\") instead of asking something.",
             h.text
@@ -126,25 +126,25 @@ fn utility_detail(p: &Profile) -> String {
     if let Some(h) = f.dosage() {
         return format!("The user needs a concrete number (\"{}\"), which is exactly the kind of answer that helps.", h.text);
     }
-    if let Some(h) = f.hit(Cat::Prediction) {
+    if let Some(h) = f.hit(Signal::Prediction) {
         return format!("It asks for a forecast (\"{}\"): nobody can act on a promise about the future, so the useful part is context, not a yes or no.", h.text);
     }
-    if let Some(h) = f.hit(Cat::Opinion) {
+    if let Some(h) = f.hit(Signal::Opinion) {
         return format!("It asks for advice (\"{}\"); a useful answer lays out the trade-offs rather than dodging.", h.text);
     }
-    if f.first(&[Cat::Established, Cat::Definition, Cat::Arithmetic])
+    if f.first(&[Signal::Established, Signal::Definition, Signal::Arithmetic])
         .is_some()
     {
         return "A direct factual answer would settle it for the user.".into();
     }
-    if f.has(Cat::HowTo) {
+    if f.has(Signal::HowTo) {
         return "Concrete steps would let the user get on with it.".into();
     }
     "A direct answer would give the user something to work with.".into()
 }
 
 /// What Utility argues from in rounds 2 and 3.
-pub(super) fn utility_angle(p: &Profile) -> String {
+pub(crate) fn utility_angle(p: &Profile) -> String {
     let f = &p.f;
     if f.empty {
         return "there is no query to act on".into();
@@ -158,13 +158,13 @@ pub(super) fn utility_angle(p: &Profile) -> String {
             cites(&p.harm_hits(), 2)
         );
     }
-    if let Some(h) = f.hit(Cat::Myth) {
+    if let Some(h) = f.hit(Signal::Myth) {
         return format!(
             "answering the premise as asked (\"{}\") would not help anyone",
             h.text
         );
     }
-    if let Some(h) = f.hit(Cat::Injection) {
+    if let Some(h) = f.hit(Signal::Injection) {
         return format!(
             "the query tries to steer us (\"{}\") rather than ask something useful",
             h.text
@@ -179,7 +179,7 @@ pub(super) fn utility_angle(p: &Profile) -> String {
             h.text
         );
     }
-    if f.first(&[Cat::Established, Cat::Definition, Cat::Arithmetic])
+    if f.first(&[Signal::Established, Signal::Definition, Signal::Arithmetic])
         .is_some()
     {
         return format!(
@@ -187,16 +187,16 @@ pub(super) fn utility_angle(p: &Profile) -> String {
             f.opening
         );
     }
-    if let Some(h) = f.hit(Cat::Opinion) {
+    if let Some(h) = f.hit(Signal::Opinion) {
         return format!(
             "the user asked for advice (\"{}\"), and laying out the trade-offs is genuinely useful",
             h.text
         );
     }
-    if let Some(h) = f.hit(Cat::Prediction) {
+    if let Some(h) = f.hit(Signal::Prediction) {
         return format!("the user wants to plan around \"{}\", and context helps even though nobody can promise an outcome", h.text);
     }
-    if let Some(h) = f.hit(Cat::HowTo) {
+    if let Some(h) = f.hit(Signal::HowTo) {
         return format!(
             "the user asked for concrete steps (\"{}\") they can follow",
             h.text
