@@ -1,23 +1,11 @@
-import { test, expect, Page, APIRequestContext } from '@playwright/test';
+import { test, expect, Page } from '@playwright/test';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { finishedDebate } from './exports';
 
 // UI-3 / SV-2: the audit view verifies the log in the browser (WASM), and the offline viewer does
 // the same from a file on disk with no server at all.
-
-async function finishedDebate(request: APIRequestContext, query: string, seed: number) {
-  const created = await request.post('/api/debates', { data: { query, seed } });
-  expect(created.status()).toBe(201);
-  const { id } = await created.json();
-  await expect
-    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 30_000 })
-    .toBe('finished');
-  const resp = await request.get(`/api/debates/${id}/export.json`);
-  expect(resp.status()).toBe(200);
-  const text = await resp.text();
-  return { id, text, log: JSON.parse(text) };
-}
 
 async function hydrated(page: Page) {
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
