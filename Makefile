@@ -8,14 +8,14 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 # The second pass runs only the tests whose subject is what gets stored (debates, logs, judges,
 # sessions, the track record); input checks, limits, TLS, agent kinds and eval are the same on
 # either database, and postgres.rs already ran against PostgreSQL in the first pass.
-PG_PASS := http_api protocols escalation gate credibility judges access export verify
+PG_PASS := http_api protocols escalation gate credibility judges access export verify reconcile
 
 .PHONY: help setup site build run test test-rust test-e2e bench fmt lint clean-data
 
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
 	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), a real small model (SmolLM2 via llama.cpp), Playwright"
-	@echo "make bench  orchestration overhead per agent turn, in memory and with SQLite"
+	@echo "make bench  orchestration overhead per agent turn (in memory, SQLite), then live fan-out (consilium load)"
 
 setup:
 	scripts/setup.sh
@@ -32,24 +32,31 @@ run: build
 test: site
 	scripts/setup.sh --with-browser
 	@mkdir -p target
+	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
-		cargo test --workspace --exclude frontend 2>&1 | tee $(CARGO_TEST_LOG)
+		cargo test --workspace --exclude frontend --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)
 	set -o pipefail; CONSILIUM_TEST_DB=$(PG_TEST_URL) CONSILIUM_TEST_PG=$(PG_TEST_URL) \
 		cargo test -p server $(addprefix --test ,$(PG_PASS)) 2>&1 | tee -a $(CARGO_TEST_LOG)
 	scripts/llm.sh start
 	set -o pipefail; CONSILIUM_TEST_LLM_URL=http://127.0.0.1:$${LLM_PORT:-8091}/v1 \
+		CONSILIUM_TEST_EMBED_URL=http://127.0.0.1:$${LLM_EMBED_PORT:-8092}/v1 \
 		cargo test -p server --test real_model -- --ignored --nocapture 2>&1 | tee -a $(CARGO_TEST_LOG)
 	cd end2end && npx playwright test
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 
 bench: setup
 	cargo run --release -p server -- bench
+	cargo run --release -p server -- bench reconcile
+	scripts/bench-load.sh
 
 fmt:
 	cargo fmt --all
 
-# The workspace's clippy lints (Cargo.toml) as errors, over every target but the wasm entry
-# crate (two lines; building it natively would compile `app` a second time with other features).
+# The workspace's clippy lints (Cargo.toml) as errors: every native target, then the browser
+# half — the wasm entry crate and `app` with `hydrate` — for the wasm target it is built for
+# (natively it would compile `app` a second time with both features at once).
 lint:
 	cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+	rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	cargo clippy --workspace --exclude frontend --all-targets -- -D warnings
+	cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings

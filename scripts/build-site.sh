@@ -25,10 +25,17 @@ wasm-opt "${opt_flags[@]}" -o "$site/pkg.tmp/viewer/viewer_bg.wasm" "$site/pkg.t
 python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp/viewer/viewer_bg.wasm" \
   style/main.css "$site/viewer.html"
 rm -rf "$site/pkg.tmp/viewer"
+# Precompressed beside each file, served as the browser accepts (brotli from scripts/setup.sh).
+for f in "$site"/pkg.tmp/consilium.js "$site"/pkg.tmp/consilium_bg.wasm "$site"/pkg.tmp/consilium.css; do
+  gzip -9 -n -k -f "$f"
+  brotli -q 11 -k -f "$f"
+done
 rm -rf "$site/pkg" && mv "$site/pkg.tmp" "$site/pkg"
 cp -r public/. "$site/"
-raw=$(stat -c %s "$site/pkg/consilium_bg.wasm")
-gz=$(gzip -9 -c "$site/pkg/consilium_bg.wasm" | wc -c)
-echo "site built in $site: consilium_bg.wasm $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzip"
+size() { stat -c %s "$@" | awk '{s += $1} END {print int(s / 1024)}'; }
+p="$site/pkg"
+echo "site built in $site: consilium_bg.wasm $(size "$p/consilium_bg.wasm") KiB raw," \
+  "$(size "$p/consilium_bg.wasm.gz") KiB gzip, $(size "$p/consilium_bg.wasm.br") KiB brotli;" \
+  "first page on the wire (js + wasm + css, brotli): $(size "$p"/consilium{.js,_bg.wasm,.css}.br) KiB"
 # The static judge viewer (Trunk.toml) into target/viewer-static/, reusing the wasm compiled above.
 scripts/build-viewer-static.sh

@@ -65,6 +65,14 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@p
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 
+# 3b. Debian's brotli, which precompresses the browser bundle at build time.
+if ! command -v brotli >/dev/null; then
+  step "installing Debian's brotli"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get install -y --no-install-recommends brotli \
+    || { $sudo_cmd apt-get update && $sudo_cmd apt-get install -y --no-install-recommends brotli; }
+fi
+
 # 4. Debian's Chromium, for the browser tests only.
 if [ "${1:-}" = "--with-browser" ] && ! [ -x /usr/bin/chromium ]; then
   step "installing Debian's chromium"

@@ -270,6 +270,34 @@ fn summarise_protocol_event(body: &EventBody) -> String {
             budget,
             ..
         } => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
+        EventBody::Embedded(e) => format!(
+            "{} observations embedded by {} ({} dimensions)",
+            e.vectors.len(),
+            e.model,
+            e.dim
+        ),
+        EventBody::Topic(t) => format!(
+            "Topic {} “{}”: {}{}",
+            t.topic,
+            t.label,
+            t.observation_ids.join(", "),
+            if t.potential_conflict {
+                " — potential conflict"
+            } else {
+                ""
+            }
+        ),
+        EventBody::Belief(b) => match (&b.consolidated_belief, &b.clarification_question) {
+            (Some(belief), _) if !b.needs_clarification => format!(
+                "Belief on {} (confidence {:.2}): {belief}",
+                b.topic, b.confidence
+            ),
+            (_, q) => format!(
+                "{} needs clarification: {}",
+                b.topic,
+                q.as_deref().unwrap_or("(no question)")
+            ),
+        },
         other => other.kind().to_owned(),
     }
 }

@@ -171,3 +171,49 @@ fn fuzz_the_export_parser_and_check() {
         .expect("the export parser never panics");
     println!("fuzz export parser: {} files, no panic", n.get());
 }
+
+/// RC-3: text that looks like a reconciler's XML reply — its elements in any order, unclosed,
+/// doubled, entity references, DTD fragments, chatter — or anything at all.
+fn xml_text() -> impl Strategy<Value = String> {
+    let fragment = prop_oneof![
+        Just("<reconciliation>".to_owned()),
+        Just("</reconciliation>".to_owned()),
+        Just("<conflicts>yes</conflicts>".to_owned()),
+        Just("<conflicts>".to_owned()),
+        Just("<consolidated_belief>Meeting at 3pm</consolidated_belief>".to_owned()),
+        Just("<confidence>0.8</confidence>".to_owned()),
+        Just("<confidence>1e400</confidence>".to_owned()),
+        Just("<needs_clarification>false</needs_clarification>".to_owned()),
+        Just("<needs_clarification>true</needs_clarification>".to_owned()),
+        Just("<clarification_question>What time?</clarification_question>".to_owned()),
+        Just("<reasoning>why &amp; how</reasoning>".to_owned()),
+        Just("&lol;".to_owned()),
+        Just("<!DOCTYPE r [<!ENTITY lol \"lol\">]>".to_owned()),
+        Just("<![CDATA[".to_owned()),
+        Just("]]>".to_owned()),
+        Just("<?xml version=\"1.0\"?>".to_owned()),
+        Just("```xml\n".to_owned()),
+        Just("<".to_owned()),
+        Just(">".to_owned()),
+        "[ -~]{0,12}",
+        any::<String>(),
+    ];
+    proptest::collection::vec(fragment, 0..24).prop_map(|parts| parts.concat())
+}
+
+#[test]
+fn fuzz_the_reconciler_xml_parser() {
+    use app::protocol::reconcile::reply::parse;
+    runner()
+        .run(&xml_text(), |text| {
+            // Never a panic; a reply read is strict about its content.
+            if let Ok(r) = parse(&text) {
+                prop_assert!((0.0..=1.0).contains(&r.confidence));
+                prop_assert!(!r.reasoning.is_empty());
+                prop_assert!(r.needs_clarification || r.consolidated_belief.is_some());
+                prop_assert!(!r.needs_clarification || r.clarification_question.is_some());
+            }
+            Ok(())
+        })
+        .expect("the XML reply parser never panics");
+}

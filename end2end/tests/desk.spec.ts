@@ -1,31 +1,8 @@
-import { test, expect, Page, APIRequestContext } from '@playwright/test';
-import { execFileSync } from 'child_process';
+import { test, expect, Page } from '@playwright/test';
+import { provisionalPipeline, signInAsJudge } from './judges';
 
 async function hydrated(page: Page) {
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
-
-/** `consilium judge add NAME` on the test server's database: the token it prints once. */
-function addJudge(name: string): string {
-  const out = execFileSync(process.env.CONSILIUM_BIN!, ['judge', 'add', name], {
-    env: { ...process.env, DATABASE_URL: `sqlite:${process.env.E2E_DB}` },
-  }).toString();
-  const token = out.split('\n').find((l) => l.startsWith('cj_'));
-  expect(token, out).toBeTruthy();
-  return token!.trim();
-}
-
-/** A pipeline whose margin dispute ends provisional (a day per second: every timer runs out). */
-async function provisionalPipeline(request: APIRequestContext): Promise<string> {
-  const r = await request.post('/api/debates', {
-    data: { query: 'Should we buy Acme at $80 after its cost programme lifts margins?', protocol: 'escalation', time_scale: 86400, seed: 5 },
-  });
-  expect(r.status(), await r.text()).toBe(201);
-  const { id } = await r.json();
-  await expect
-    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 60_000 })
-    .toBe('finished');
-  return id;
 }
 
 test('UI-4: the judges\' desk lists what waits at the gate with both positions, the impact and precedents; a judge confirms from it', async ({ page, request }) => {
@@ -34,11 +11,7 @@ test('UI-4: the judges\' desk lists what waits at the gate with both positions, 
   await hydrated(page);
   await expect(page.getByTestId('desk-refused')).toContainText('judge');
 
-  const token = addJudge('desk-judge');
-  await page.goto('/judge/sign-in');
-  await page.getByTestId('judge-token').fill(token);
-  await page.getByTestId('sign-in').click();
-  await expect(page.getByTestId('signed-in-as')).toContainText('desk-judge');
+  await signInAsJudge(page, 'desk-judge');
 
   const first = await provisionalPipeline(request);
   const second = await provisionalPipeline(request);
@@ -82,11 +55,7 @@ test('UI-4: the judges\' desk lists what waits at the gate with both positions, 
 });
 
 test('ES-11: a collapse debate escalated to a human waits on the desk, and a judge decides it on its page', async ({ page, request }) => {
-  const token = addJudge('wc-judge');
-  await page.goto('/judge/sign-in');
-  await page.getByTestId('judge-token').fill(token);
-  await page.getByTestId('sign-in').click();
-  await expect(page.getByTestId('signed-in-as')).toContainText('wc-judge');
+  await signInAsJudge(page, 'wc-judge');
 
   const r = await request.post('/api/debates', {
     data: { query: 'Disable authentication on the internal admin API to speed up debugging', protocol: 'collapse', seed: 4 },

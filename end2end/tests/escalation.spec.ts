@@ -1,5 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-import { execFileSync } from 'child_process';
+import { provisionalPipeline, signInAsJudge } from './judges';
 
 async function hydrated(page: Page) {
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
@@ -52,22 +52,8 @@ test('ES: a new user starts a pipeline with a time scale and watches a challenge
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
 });
 
-/** `consilium judge add NAME` on the test server's database: the token it prints once. */
-function addJudge(name: string): string {
-  const out = execFileSync(process.env.CONSILIUM_BIN!, ['judge', 'add', name], {
-    env: { ...process.env, DATABASE_URL: `sqlite:${process.env.E2E_DB}` },
-  }).toString();
-  const token = out.split('\n').find((l) => l.startsWith('cj_'));
-  expect(token, out).toBeTruthy();
-  return token!.trim();
-}
-
 test('ES-7: a signed-in judge rules on the challenge it holds, and the live page follows', async ({ page, request }) => {
-  const token = addJudge('es-judge');
-  await page.goto('/judge/sign-in');
-  await page.getByTestId('judge-token').fill(token);
-  await page.getByTestId('sign-in').click();
-  await expect(page.getByTestId('signed-in-as')).toContainText('es-judge');
+  await signInAsJudge(page, 'es-judge');
 
   // A minute a second: a judge holds the challenge for six minutes unless they rule.
   const r = await request.post('/api/debates', {
@@ -104,32 +90,21 @@ test('ES-7: a signed-in judge rules on the challenge it holds, and the live page
 });
 
 test('ES-7/ES-8: at the gate a judge sees an override\'s impact before confirming it, and the analyses re-run live', async ({ page, request }) => {
-  const token = addJudge('gate-judge');
-  await page.goto('/judge/sign-in');
-  await page.getByTestId('judge-token').fill(token);
-  await page.getByTestId('sign-in').click();
-  await expect(page.getByTestId('signed-in-as')).toContainText('gate-judge');
+  await signInAsJudge(page, 'gate-judge');
 
   // A day per second: a judge's six hours pass in a quarter second, so the margin dispute
   // falls back to the cautious 25 % and the pipeline decides with it provisional.
-  const r = await request.post('/api/debates', {
-    data: { query: 'Should we buy Acme at $80 after its cost programme lifts margins?', protocol: 'escalation', time_scale: 86400, seed: 5 },
-  });
-  expect(r.status(), await r.text()).toBe(201);
-  const { id } = await r.json();
-  await expect
-    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 60_000 })
-    .toBe('finished');
+  const id = await provisionalPipeline(request);
   await page.goto(`/debates/${id}`);
   await hydrated(page);
   await expect(page.getByTestId('decision').getByTestId('provisional-count')).toHaveText('1 provisional decision requires review at the gate.');
   const challenge = page.getByTestId('challenge');
   await expect(challenge).toHaveAttribute('data-status', 'provisional');
 
-  // L5: confirm or override; the agents are not asked again once the pipeline has decided.
+  // L5: confirm, override, or send it back to the agents.
   const form = challenge.getByTestId('rule-form');
   await expect(form.getByTestId('rule-confirm')).toBeVisible();
-  await expect(form.getByTestId('rule-redebate')).toHaveCount(0);
+  await expect(form.getByTestId('rule-redebate')).toBeVisible();
   await form.getByTestId('rule-value').fill('28');
   // ES-8 before confirming: seed 000's example, 25 % → 28 % moves the DCF target over 10 %.
   const preview = form.getByTestId('impact-preview');
@@ -154,6 +129,36 @@ test('ES-7/ES-8: at the gate a judge sees an override\'s impact before confirmin
   expect(types.filter((t: string) => t === 'decision')).toHaveLength(2);
   expect(types).toContain('impact');
   expect(types[types.length - 1]).toBe('decision');
+  await page.goto(`/debates/${id}/audit`);
+  await hydrated(page);
+  await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });
+});
+
+test('ES-7: at the gate a judge sends the decided pipeline back to its agents with added context, and the page follows it to a new decision', async ({ page, request }) => {
+  await signInAsJudge(page, 'redebate-judge');
+
+  const id = await provisionalPipeline(request);
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  const challenge = page.getByTestId('challenge');
+  await expect(challenge).toHaveAttribute('data-status', 'provisional');
+  const form = challenge.getByTestId('rule-form');
+  await form.getByTestId('rule-text').fill('The supply contract fixes the margin at 26 %');
+  await form.getByTestId('rule-redebate').click();
+
+  // The agents are asked again: the owner takes the contract's figure, the reviewer accepts it,
+  // and a new decision ends the log with nothing provisional.
+  await expect(challenge).toHaveAttribute('data-status', 'resolved', { timeout: 30_000 });
+  await expect(challenge.getByTestId('resolution')).toContainText('26.0 %');
+  await expect(challenge.getByTestId('resolution')).toContainText('accepted by the challenger');
+  await expect(page.getByTestId('decision')).toHaveAttribute('data-provisional', '0');
+  await expect(page.getByTestId('assumptions')).toContainText('26.0 %');
+
+  const detail = await (await request.get(`/api/debates/${id}`)).json();
+  expect(detail.status).toBe('finished');
+  const ruling = detail.events.find((e: any) => e.type === 'judge_ruling');
+  expect(ruling).toMatchObject({ judge: 'redebate-judge', level: 5, action: 'redebate', context: 'The supply contract fixes the margin at 26 %' });
+  expect(detail.events.filter((e: any) => e.type === 'decision')).toHaveLength(2);
   await page.goto(`/debates/${id}/audit`);
   await hydrated(page);
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified', { timeout: 30_000 });

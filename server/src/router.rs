@@ -3,13 +3,18 @@
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::http::HeaderValue;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower::Layer;
 use tower_governor::governor::GovernorConfigBuilder;
 use tower_governor::GovernorLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::services::ServeDir;
+use tower_http::set_header::{SetResponseHeader, SetResponseHeaderLayer};
 
 use crate::access::client::ClientKey;
 use crate::access::guard::{self, HostPolicy};
@@ -103,8 +108,10 @@ pub fn router(state: AppState) -> Router {
         provide_context(service.clone());
         page_policy();
     };
+    let pkg = assets(&state.leptos);
     let mut app = Router::new()
         .nest("/api", api)
+        .nest_service(&format!("/{}", state.leptos.site_pkg_dir), pkg)
         .leptos_routes_with_context(&state, routes, page_context.clone(), move || {
             app::shell(leptos.clone())
         })
@@ -121,6 +128,26 @@ pub fn router(state: AppState) -> Router {
     }
     app.layer(from_fn_with_state(hosts, guard::host))
         .layer(from_fn(guard::headers))
+        // Pages and JSON, compressed as the browser accepts (brotli at quality 4, gzip). Never a
+        // live stream (text/event-stream), nor what is already compressed (the bundle below).
+        .layer(CompressionLayer::new())
+}
+
+/// The browser bundle (`pkg/`): each file sent as the `.br` or `.gz` written beside it at build
+/// time when the browser accepts that encoding. Its names carry no content hash (Leptos's
+/// hydration script asks for `consilium.js`), so browsers keep it and revalidate on each visit:
+/// `no-cache` with `Last-Modified`, answered 304 while it has not changed.
+fn assets(
+    leptos: &LeptosOptions,
+) -> SetResponseHeader<SetResponseHeader<ServeDir, HeaderValue>, HeaderValue> {
+    use axum::http::header::{ACCEPT_ENCODING, CACHE_CONTROL, VARY};
+    let dir = std::path::Path::new(leptos.site_root.as_ref()).join(leptos.site_pkg_dir.as_ref());
+    let files = ServeDir::new(dir).precompressed_br().precompressed_gzip();
+    let cache =
+        SetResponseHeaderLayer::if_not_present(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Caches keep one copy per encoding.
+    let vary = SetResponseHeaderLayer::appending(VARY, HeaderValue::from(ACCEPT_ENCODING));
+    vary.layer(cache.layer(files))
 }
 
 /// Pages carry a Content-Security-Policy with this response's nonce, the one Leptos puts on its

@@ -19,19 +19,29 @@ async fn post(server: &Server, path: &str, token: Option<&str>, body: &Value) ->
     (status, resp.json::<Value>().await.unwrap_or(Value::Null))
 }
 
+/// Seed 000's pipeline: with no judge yet, the margin dispute falls back to the cautious 25 %
+/// (ES-6) and the pipeline decides with CH-001 provisional.
+fn margin_pipeline() -> Value {
+    json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
+           "protocol": "escalation", "time_scale": 3600, "seed": 5})
+}
+
+/// Runs [`margin_pipeline`] to its decision: its id and events.
+async fn decided_with_a_provisional_margin(server: &Server) -> (String, Vec<Value>) {
+    let (id, before) = run_to_end(server, margin_pipeline()).await;
+    assert_eq!(
+        before.last().expect("decision")["provisional"],
+        json!(["CH-001"])
+    );
+    (id, before)
+}
+
 #[tokio::test]
 async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
     let (_dir, db) = temp_db();
     let server = Server::start(&db, 0);
-    // No judge yet: the margin dispute falls back to the cautious 25 % (ES-6).
-    let (id, before) = run_to_end(
-        &server,
-        json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
-               "protocol": "escalation", "time_scale": 3600, "seed": 5}),
-    )
-    .await;
+    let (id, before) = decided_with_a_provisional_margin(&server).await;
     let first = before.last().expect("decision").clone();
-    assert_eq!(first["provisional"], json!(["CH-001"]));
     let judge = add_judge(&db, "ada", "judge");
     let viewer = add_judge(&db, "vic", "viewer");
     let path = format!("/api/debates/{id}/challenges/CH-001/ruling");
@@ -42,9 +52,9 @@ async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
         (Some(viewer.as_str()), good.clone(), 403, "viewer"),
         (
             Some(judge.as_str()),
-            json!({"action": "redebate", "context": "new guidance"}),
-            409,
-            "agents are not asked again",
+            json!({"action": "redebate", "context": " "}),
+            400,
+            "context",
         ),
         (
             Some(judge.as_str()),
@@ -177,6 +187,103 @@ async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
     );
 }
 
+/// ES-7 at the gate: a judge sends a decided pipeline back to its agents with added context.
+/// The debate is `running` again from the ruling's commit; the builtin agents are asked again
+/// (the challenged one sees the context), the challenge settles at level 1, and a new decision
+/// ends the log, which verifies. A second re-debate of the settled challenge is a conflict.
+#[tokio::test]
+async fn a_judge_sends_a_decided_pipeline_back_to_its_agents_es_7() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (id, before) = decided_with_a_provisional_margin(&server).await;
+    let judge = add_judge(&db, "ada", "judge");
+    let path = format!("/api/debates/{id}/challenges/CH-001/ruling");
+    let context = "the supply contract fixes the margin at 26%";
+    let (status, v) = post(
+        &server,
+        &path,
+        Some(&judge),
+        &json!({"action": "redebate", "context": context}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+
+    // The stream follows the run to its new end.
+    let cursor = before.len().to_string();
+    let mut stream = SseStream::open(&server, &id, Some(&cursor), "").await;
+    let mut gate = Vec::new();
+    while let Some(f) = stream.next().await {
+        gate.push(f.data.clone());
+        if f.data["type"] == "decision" {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = gate
+        .iter()
+        .map(|e| e["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(kinds.first(), Some(&"judge_ruling"), "{kinds:?}");
+    assert_eq!(
+        (&gate[0]["level"], &gate[0]["action"], &gate[0]["context"]),
+        (&json!(5), &json!("redebate"), &json!(context))
+    );
+    assert!(
+        kinds.contains(&"thinking"),
+        "the agents are asked again: {kinds:?}"
+    );
+    let resolved = gate
+        .iter()
+        .find(|e| e["type"] == "challenge_resolved")
+        .expect("resolved");
+    assert_eq!(
+        (&resolved["level"], &resolved["position"]),
+        (&json!(1), &json!(0.26)),
+        "{resolved}"
+    );
+    let decision = gate.last().expect("decision");
+    assert_eq!(decision["type"], "decision");
+    assert_eq!(decision["provisional"], json!([]));
+    assert!(decision["assumptions"]
+        .as_array()
+        .expect("assumptions")
+        .contains(&json!(["operating_margin", 0.26])));
+
+    let mut detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    for _ in 0..100 {
+        if detail["status"] == "finished" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        detail = get_json(&server, &format!("/api/debates/{id}")).await;
+    }
+    assert_eq!(detail["status"], "finished");
+    let events = detail["events"].as_array().expect("events");
+    assert_eq!(
+        &events[..before.len()],
+        &before[..],
+        "nothing before changed"
+    );
+    assert_eq!(&events[before.len()..], &gate[..]);
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "the reopened log verifies: {out}");
+
+    let (status, v) = post(
+        &server,
+        &path,
+        Some(&judge),
+        &json!({"action": "redebate", "context": "again"}),
+    )
+    .await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .expect("error")
+            .contains("already resolved"),
+        "{v}"
+    );
+}
+
 /// UI-4 + SV-7: `GET /api/judge/desk` lists the provisional decision awaiting review at the
 /// gate, with both positions and the impact of the other; 401 without a token, 403 for a
 /// viewer. Once reviewed, the case leaves the desk and becomes a precedent.
@@ -184,10 +291,8 @@ async fn a_judge_overrides_a_provisional_decision_at_the_gate_es_7_es_8() {
 async fn the_desk_lists_what_waits_at_the_gate_ui_4() {
     let (_dir, db) = temp_db();
     let server = Server::start(&db, 0);
-    let body = json!({"query": "Should we buy Acme at $80 after its cost programme lifts margins?",
-                      "protocol": "escalation", "time_scale": 3600, "seed": 5});
-    let (first, _) = run_to_end(&server, body.clone()).await;
-    let (second, _) = run_to_end(&server, body).await;
+    let (first, _) = run_to_end(&server, margin_pipeline()).await;
+    let (second, _) = run_to_end(&server, margin_pipeline()).await;
     let judge = add_judge(&db, "ada", "judge");
     let viewer = add_judge(&db, "vic", "viewer");
     let desk = |token: Option<String>| {

@@ -252,3 +252,94 @@ async fn an_escalation_pipeline_on_a_real_small_model() {
         println!("  failure {}: {}", f["agent"], f["error"]);
     }
 }
+
+/// RC with real models (issue 15): all-MiniLM-L6-v2 through llama.cpp's `/v1/embeddings`
+/// groups seed 003's observations, SmolLM2 answers one XML prompt per topic; the builtin
+/// embedder's grouping of the same set is printed beside it.
+#[tokio::test]
+#[ignore = "needs a real model server: scripts/llm.sh start, then CONSILIUM_TEST_LLM_URL and CONSILIUM_TEST_EMBED_URL"]
+async fn a_reconciliation_on_real_models() {
+    let embed = std::env::var("CONSILIUM_TEST_EMBED_URL").expect(
+        "CONSILIUM_TEST_EMBED_URL must name the embedding server's /v1 URL (scripts/llm.sh start prints it)",
+    );
+    let base = std::env::var("CONSILIUM_TEST_LLM_URL").expect("CONSILIUM_TEST_LLM_URL");
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_MODEL", "smollm2-135m"),
+            ("OPENAI_EMBEDDINGS_BASE_URL", &embed),
+            ("OPENAI_EMBEDDINGS_MODEL", "all-MiniLM-L6-v2"),
+            ("CONSILIUM_OPENAI_MAX_TOKENS", "300"),
+            ("CONSILIUM_REMOTE_TIMEOUT_S", "120"),
+        ],
+    );
+    let observations: Value =
+        serde_json::from_str(app::protocol::reconcile::EXAMPLE).expect("the example set");
+    let topics_of = |events: &[Value]| -> Vec<Vec<String>> {
+        of_type(events, "topic")
+            .iter()
+            .map(|t| serde_json::from_value(t["observation_ids"].clone()).expect("ids"))
+            .collect()
+    };
+    let started = Instant::now();
+    let id = create(
+        &server,
+        json!({"query": "What do we believe?", "protocol": "reconcile", "backend": "openai",
+               "observations": observations}),
+    )
+    .await;
+    let detail = finished(&server, &id, started).await;
+    let wall = started.elapsed();
+    assert_eq!(detail["status"], "finished", "{detail}");
+    let events = detail["events"].as_array().expect("events").clone();
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "verify: {out}");
+    assert_eq!(of_type(&events, "embedded")[0]["model"], "all-MiniLM-L6-v2");
+    let minilm = topics_of(&events);
+    let calls = of_type(&events, "agent_call");
+    let beliefs = of_type(&events, "belief");
+    assert_eq!(beliefs.len(), minilm.len(), "one belief per topic");
+    let asked = minilm.iter().filter(|t| t.len() > 1).count();
+    assert_eq!(
+        calls.len(),
+        1 + asked,
+        "one embedding call, one reconciler call per topic of two or more"
+    );
+    let (_, builtin_events) = run_to_end(
+        &server,
+        json!({"query": "What do we believe?", "protocol": "reconcile", "observations": observations}),
+    )
+    .await;
+    let builtin = topics_of(&builtin_events);
+    println!(
+        "== real models reconcile seed 003 ({:.1} s wall) ==",
+        wall.as_secs_f64()
+    );
+    println!("topics by all-MiniLM-L6-v2 (llama.cpp): {minilm:?}");
+    println!("topics by the builtin static embedder  : {builtin:?}");
+    for b in &beliefs {
+        println!(
+            "  {} {:?}: belief {} · clarification {} · unresolved {}",
+            b["topic"],
+            b["observation_ids"],
+            b["consolidated_belief"],
+            b["needs_clarification"],
+            b["unresolved"]
+        );
+    }
+    for c in &calls {
+        println!(
+            "  call {} ok={} {} ms",
+            c["agent"], c["ok"], c["latency_ms"]
+        );
+    }
+    // Both embedders keep each conflicting pair together and apart from the other topics.
+    assert_eq!(
+        minilm,
+        [["o1", "o2"], ["o3", "o4"], ["o5", "o6"], ["o7", "o8"]]
+    );
+    assert_eq!(builtin, minilm);
+}

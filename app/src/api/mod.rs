@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::collapse::{self, PositionCard, WcParams};
 use crate::protocol::credibility::ContextTags;
 use crate::protocol::escalation::{self, EsParams};
+use crate::protocol::reconcile::{self, RcConfig, RcParams};
 use crate::protocol::round_robin::{self, RrParams};
 
 /// S4-8: longer queries are rejected with a clear error.
@@ -47,6 +48,14 @@ pub struct CreateDebate {
     /// hour of the ladder each second). Default 1.
     #[serde(default)]
     pub time_scale: Option<u64>,
+    /// RC-1, reconcile only: the observations to reconcile (at most 500), each `{id, agent,
+    /// content, timestamp, topic_hint?, source_authority?, conflicts_with?}`.
+    #[serde(default)]
+    pub observations: Option<serde_json::Value>,
+    /// RC-1, reconcile only: finished debates whose positions and findings become
+    /// observations (with or instead of `observations`).
+    #[serde(default)]
+    pub from_debates: Option<Vec<String>>,
 }
 
 /// The largest token budget a request may set.
@@ -84,14 +93,16 @@ pub enum Protocol {
     RoundRobin,
     Collapse,
     Escalation,
+    Reconcile,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::S4,
         Protocol::RoundRobin,
         Protocol::Collapse,
         Protocol::Escalation,
+        Protocol::Reconcile,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -100,6 +111,7 @@ impl Protocol {
             Protocol::RoundRobin => "round_robin",
             Protocol::Collapse => "collapse",
             Protocol::Escalation => "escalation",
+            Protocol::Reconcile => "reconcile",
         }
     }
 
@@ -109,6 +121,7 @@ impl Protocol {
             Protocol::RoundRobin => "RR — round-robin investment debate",
             Protocol::Collapse => "WC — weighted collapse of position cards",
             Protocol::Escalation => "ES — analysis pipeline with the escalation ladder",
+            Protocol::Reconcile => "RC — reconcile conflicting observations into beliefs",
         }
     }
 
@@ -119,6 +132,7 @@ impl Protocol {
             "round_robin" => "Round-robin",
             "collapse" => "Collapse",
             "escalation" => "Escalation",
+            "reconcile" => "Reconciliation",
             other => other,
         }
     }
@@ -135,6 +149,10 @@ pub enum Setup {
         cards: Vec<PositionCard>,
     },
     Escalation(EsParams),
+    /// The observations given, checked; `from_debates` adds the debates' positions server-side.
+    Reconcile {
+        config: RcConfig,
+    },
 }
 
 /// A request that passed validation.
@@ -159,7 +177,9 @@ pub enum RequestError {
     EmptyQuery,
     #[error("query is {0} characters long; the limit is {MAX_QUERY_CHARS}")]
     QueryTooLong(usize),
-    #[error("unknown protocol '{0}': expected one of: s4, round_robin, collapse, escalation")]
+    #[error(
+        "unknown protocol '{0}': expected one of: s4, round_robin, collapse, escalation, reconcile"
+    )]
     UnknownProtocol(String),
     /// A bad `config` key or value, e.g. "config.max_rounds: must be 1–20, got 0".
     #[error("{0}")]
@@ -174,6 +194,9 @@ pub enum RequestError {
     /// A bad context tag, named: "context.sector: 80 characters; the limit is 64".
     #[error("{0}")]
     BadContext(String),
+    /// A bad observation, naming the field: "observations[2].timestamp: …".
+    #[error("{0}")]
+    BadObservations(String),
     /// A bad per-agent choice, named: "agents[1].model: only the openai backend takes a model".
     #[error("{0}")]
     BadAgents(String),
@@ -222,6 +245,8 @@ impl CreateDebate {
             context: None,
             agents: None,
             time_scale: None,
+            observations: None,
+            from_debates: None,
         })
     }
 
@@ -297,6 +322,14 @@ impl CreateDebate {
                 protocol.as_str()
             )));
         }
+        if (self.observations.is_some() || self.from_debates.is_some())
+            && protocol != Protocol::Reconcile
+        {
+            return Err(RequestError::BadObservations(format!(
+                "observations: only the reconcile protocol takes observations, not {}",
+                protocol.as_str()
+            )));
+        }
         if cards.is_some() && protocol != Protocol::Collapse {
             return Err(RequestError::BadCards(format!(
                 "cards: only the collapse protocol takes position cards, not {}",
@@ -339,6 +372,49 @@ impl CreateDebate {
                 }
                 Setup::Escalation(params)
             }
+            Protocol::Reconcile => Setup::Reconcile {
+                config: self.reconcile(config)?,
+            },
+        })
+    }
+
+    /// RC-1: the observations and parameters, checked field by field. With `from_debates`
+    /// the observations may be absent (the server gathers them).
+    fn reconcile(&self, config: Option<&serde_json::Value>) -> Result<RcConfig, RequestError> {
+        let params = match config {
+            Some(c) => reconcile::parse_params(c).map_err(RequestError::BadConfig)?,
+            None => RcParams::default(),
+        };
+        let from_debates = self.from_debates.clone().unwrap_or_default();
+        if from_debates.len() > 20 {
+            return Err(RequestError::BadObservations(format!(
+                "from_debates: {} debates; the most is 20",
+                from_debates.len()
+            )));
+        }
+        if let Some((i, bad)) = from_debates
+            .iter()
+            .enumerate()
+            .find(|(_, d)| !is_debate_id(d))
+        {
+            return Err(RequestError::BadObservations(format!(
+                "from_debates[{i}]: “{}” is not a debate id",
+                bad.chars().take(40).collect::<String>()
+            )));
+        }
+        let observations = match self.observations.as_ref().filter(|o| !o.is_null()) {
+            Some(o) => reconcile::parse_observations(o).map_err(RequestError::BadObservations)?,
+            None if from_debates.is_empty() => {
+                return Err(RequestError::BadObservations(
+                    "observations: the reconcile protocol needs observations (a list of {id, agent, content, timestamp, …}) or from_debates".into(),
+                ))
+            }
+            None => Vec::new(),
+        };
+        Ok(RcConfig {
+            params,
+            observations,
+            from_debates,
         })
     }
 }

@@ -92,6 +92,13 @@ impl Check {
                     o.resolutions.len(),
                     o.provisional.len()
                 ),
+                Outcome::Reconcile(o) => format!(
+                    "decision: {} recomputed from the logged observations, credibility and embeddings — {} topics formed again by the same clustering, every belief's observations and weights checked, {votes} beliefs ({} resolved, {} need clarification) — matches the log",
+                    o.verdict.as_str(),
+                    o.topics,
+                    o.resolved,
+                    o.needs_clarification
+                ),
             });
         }
         if let Some(b) = match self {
@@ -158,6 +165,7 @@ pub fn check(events: &[Event]) -> Check {
                             | EventBody::CardSubmitted(_)
                             | EventBody::CardVerified(_)
                             | EventBody::PanelEvaluated(_)
+                            | EventBody::Belief(_)
                     )
                 })
                 .count(),

@@ -6,6 +6,7 @@ use super::error::ProtocolError;
 use super::escalation::EsDebate;
 use super::event::EventBody;
 use super::machine::Machine;
+use super::reconcile::RcDebate;
 use super::request::{AgentReply, AgentRequest};
 use super::round_robin::RrDebate;
 use super::s4::S4Debate;
@@ -17,6 +18,7 @@ pub enum Debate {
     RoundRobin(RrDebate),
     Collapse(Box<WcDebate>),
     Escalation(Box<EsDebate>),
+    Reconcile(Box<RcDebate>),
 }
 
 impl Debate {
@@ -27,6 +29,7 @@ impl Debate {
             Debate::RoundRobin(m) => m,
             Debate::Collapse(m) => m.as_ref(),
             Debate::Escalation(m) => m.as_ref(),
+            Debate::Reconcile(m) => m.as_ref(),
         }
     }
 
@@ -36,6 +39,7 @@ impl Debate {
             Debate::RoundRobin(m) => m,
             Debate::Collapse(m) => m.as_mut(),
             Debate::Escalation(m) => m.as_mut(),
+            Debate::Reconcile(m) => m.as_mut(),
         }
     }
 

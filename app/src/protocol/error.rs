@@ -21,4 +21,10 @@ pub enum ProtocolError {
     },
     #[error("{0}")]
     InvalidCard(String),
+    /// RC: observations or parameters that cannot be reconciled, naming the field.
+    #[error("{0}")]
+    BadInput(String),
+    /// A reply of the right kind whose content cannot be used, and why.
+    #[error("{0}")]
+    BadReply(String),
 }

@@ -14,6 +14,7 @@ use super::escalation::types::{
     AnalysisRun, EsParams, Escalated, ImpactRun, JudgeAssigned, JudgeRuling, Resolved,
 };
 use super::outcome::Outcome;
+use super::reconcile::types::{Belief, Embedded, RcConfig, Topic};
 use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
 use super::s4::types::Vote;
 use super::types::{AgentSpec, Decision, Position};
@@ -192,6 +193,13 @@ pub enum EventBody {
     Impact(ImpactRun),
     /// ES-11: a judge's decision for a WC debate escalated to a human; its `decision` follows.
     HumanDecision(HumanDecision),
+    /// RC-1: the embeddings the topics are formed from (one integer vector per observation).
+    Embedded(Embedded),
+    /// RC-1: a topic formed, with its members and why each joined.
+    Topic(Topic),
+    /// RC-3/RC-5: a topic's consolidated belief (or its question for a human), with the
+    /// observations, weights and reasoning behind it.
+    Belief(Belief),
     /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
@@ -271,6 +279,9 @@ impl EventBody {
             EventBody::Analysis(_) => "analysis",
             EventBody::Impact(_) => "impact",
             EventBody::HumanDecision(_) => "human_decision",
+            EventBody::Embedded(_) => "embedded",
+            EventBody::Topic(_) => "topic",
+            EventBody::Belief(_) => "belief",
             EventBody::InjectionDetected { .. } => "injection_detected",
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
@@ -315,6 +326,8 @@ impl EventBody {
             | EventBody::JudgeRuling(_)
             | EventBody::ChallengeResolved(_)
             | EventBody::ProvisionalDecision(_) => Some(2),
+            EventBody::Embedded(_) | EventBody::Topic(_) => Some(1),
+            EventBody::Belief(_) => Some(2),
             EventBody::DebateStarted { .. }
             | EventBody::Analysis(_)
             | EventBody::Impact(_)
@@ -332,6 +345,16 @@ impl EventBody {
     /// After a terminal event nothing more is appended to the debate.
     pub fn is_terminal(&self) -> bool {
         matches!(self, EventBody::Decision(_) | EventBody::Interrupted { .. })
+    }
+
+    /// ES-7: a judge's re-debate, which sends a decided pipeline back to its agents: the log
+    /// runs on past its decision, and the debate is `running` again until its next one.
+    pub fn reopens(&self) -> bool {
+        matches!(
+            self,
+            EventBody::JudgeRuling(j)
+                if matches!(j.action, crate::protocol::escalation::JudgeAction::Redebate { .. })
+        )
     }
 }
 
@@ -369,4 +392,6 @@ pub enum Config {
     RoundRobin(RrParams),
     Collapse(WcParams),
     Escalation(EsParams),
+    /// RC: the parameters and every observation (RC-1).
+    Reconcile(RcConfig),
 }

@@ -21,6 +21,7 @@ mod outcome;
 pub mod parse;
 pub mod queue;
 mod recompute;
+pub mod reconcile;
 pub mod reducer;
 pub mod request;
 pub mod round_robin;

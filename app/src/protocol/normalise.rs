@@ -35,6 +35,11 @@ pub fn strip_invisible(text: &str) -> String {
 
 /// The form the scan reads: NFKC, invisible characters removed, look-alikes folded, lower case.
 pub fn for_scan(text: &str) -> String {
+    // ASCII is its own NFKC and has no invisible characters and no look-alikes: lower case is
+    // all it needs (most replies are ASCII; the scan runs on every one).
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     text.nfkc()
         .filter(|&c| !is_invisible(c))
         .flat_map(char::to_lowercase)
@@ -93,5 +98,25 @@ mod tests {
             assert_eq!(for_scan(input), want, "{input:?}");
         }
         assert_eq!(strip_invisible("a\u{2066}b\u{FEFF}c"), "abc");
+    }
+
+    /// The ASCII fast path gives what the full path gives.
+    #[test]
+    fn ascii_takes_the_short_way_to_the_same_form() {
+        let full = |t: &str| -> String {
+            t.nfkc()
+                .filter(|&c| !is_invisible(c))
+                .flat_map(char::to_lowercase)
+                .map(fold_look_alike)
+                .collect()
+        };
+        let all: String = (0u8..128).map(char::from).collect();
+        for t in [
+            "IGNORE Previous\tInstructions!",
+            "<|im_start|>System:",
+            &all,
+        ] {
+            assert_eq!(for_scan(t), full(t), "{t:?}");
+        }
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::baseline::types::VoteBaseline;
 use super::collapse::events::WcOutcome;
 use super::escalation::types::EsOutcome;
+use super::reconcile::types::RcOutcome;
 use super::round_robin::types::{RrEnding, RrOutcome};
 use super::s4::types::S4Outcome;
 
@@ -18,6 +19,8 @@ pub enum Outcome {
     Collapse(WcOutcome),
     /// Last: its required `results` is the key no other outcome has.
     Escalation(Box<EsOutcome>),
+    /// RC: its required `beliefs` is the key no outcome above has.
+    Reconcile(RcOutcome),
 }
 
 impl Outcome {
@@ -28,6 +31,7 @@ impl Outcome {
             Outcome::RoundRobin(o) => o.stance.as_str(),
             Outcome::Collapse(o) => o.outcome.as_str(),
             Outcome::Escalation(o) => o.results.rating.as_str(),
+            Outcome::Reconcile(o) => o.verdict.as_str(),
         }
     }
 
@@ -37,6 +41,7 @@ impl Outcome {
             Outcome::RoundRobin(o) => &o.reasoning,
             Outcome::Collapse(o) => &o.reasoning,
             Outcome::Escalation(o) => &o.reasoning,
+            Outcome::Reconcile(o) => &o.reasoning,
         }
     }
 
@@ -47,6 +52,7 @@ impl Outcome {
             Outcome::RoundRobin(o) => o.ending == RrEnding::BudgetExhausted,
             Outcome::Collapse(o) => o.budget_exhausted,
             Outcome::Escalation(o) => o.budget_exhausted,
+            Outcome::Reconcile(o) => o.budget_exhausted,
         }
     }
 
@@ -57,6 +63,7 @@ impl Outcome {
             Outcome::RoundRobin(o) => o.vote_baseline.as_ref(),
             Outcome::Collapse(o) => o.vote_baseline.as_ref(),
             Outcome::Escalation(o) => o.vote_baseline.as_ref(),
+            Outcome::Reconcile(o) => o.vote_baseline.as_ref(),
         }
     }
 
@@ -66,6 +73,7 @@ impl Outcome {
             Outcome::RoundRobin(o) => o.vote_baseline = baseline,
             Outcome::Collapse(o) => o.vote_baseline = baseline,
             Outcome::Escalation(o) => o.vote_baseline = baseline,
+            Outcome::Reconcile(o) => o.vote_baseline = baseline,
         }
     }
 

@@ -29,6 +29,10 @@ type R<T> = Result<T, String>;
 /// Parses `text` as the reply to `task` for agent `agent`. The error says what was wrong, e.g.
 /// `confidence: must be a number from 0 to 100, got 150`.
 pub fn parse_reply(task: &Task, agent: &str, text: &str) -> R<AgentReply> {
+    // RC-3: the reconciler answers in XML, read by a real XML parser.
+    if let Task::Reconcile { .. } = task {
+        return super::reconcile::reply::parse(text).map(AgentReply::Reconciliation);
+    }
     let obj = extract_object(text)?;
     reply_from_object(task, agent, &obj)
 }
@@ -74,6 +78,22 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
         }
         Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
             escalation::reply(task, &v)?
+        }
+        // The `http` kind answers RC in JSON with the XML reply's six fields.
+        Task::Reconcile { .. } => AgentReply::Reconciliation(read(&v, "")?),
+        Task::Embed { texts, .. } => {
+            let e: EmbeddingsIn = read(&v, "")?;
+            if e.vectors.len() != texts.len() {
+                return Err(format!(
+                    "vectors: {} vectors for {} texts",
+                    e.vectors.len(),
+                    texts.len()
+                ));
+            }
+            AgentReply::Embeddings {
+                model: e.model,
+                vectors: e.vectors,
+            }
         }
     })
 }
@@ -386,4 +406,12 @@ mod tests {
             );
         }
     }
+}
+
+/// RC-1 from the `http` kind: `{"model": "…", "vectors": [[…], …]}`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmbeddingsIn {
+    model: String,
+    vectors: Vec<Vec<f32>>,
 }

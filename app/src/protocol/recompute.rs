@@ -67,6 +67,9 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         Outcome::Escalation(_) => super::escalation::recompute::recompute(inputs)
             .map(|o| Outcome::Escalation(Box::new(o)))
             .map_err(RecomputeError::Step),
+        Outcome::Reconcile(_) => super::reconcile::recompute(inputs)
+            .map(Outcome::Reconcile)
+            .map_err(RecomputeError::Step),
     }?;
     if let Some(logged_baseline) = logged_baseline {
         let mut fold = BaselineFold::default();

@@ -11,6 +11,7 @@ use super::collapse::types::{Critique, PanelEvaluation, Verification};
 use super::escalation::analysis::Company;
 use super::escalation::messages::Challenge as EsChallenge;
 use super::escalation::types::{ChallengeAnswer, Estimate, EvidenceVerdict};
+use super::reconcile::types::{RcParams, RcReply, Weighed};
 use super::round_robin::types::{PeerPosition, RrPosition};
 use super::types::{Decision, Position, Role};
 
@@ -83,6 +84,8 @@ pub enum Task {
         query: Arc<str>,
         challenge: EsChallenge,
         own_value: f64,
+        /// ES-7: what judges added when they sent the challenge back (empty the first time).
+        context: Vec<String>,
     },
     /// ES-3: the challenger weighs the challenged agent's evidence.
     WeighEvidence {
@@ -90,6 +93,17 @@ pub enum Task {
         challenge: EsChallenge,
         value: f64,
         evidence: Vec<String>,
+    },
+    /// RC-1: embed every observation's text (one request for them all).
+    Embed { query: Arc<str>, texts: Vec<String> },
+    /// RC-3: reconcile one topic's observations (one request per topic, never per pair).
+    Reconcile {
+        query: Arc<str>,
+        topic: String,
+        label: String,
+        observations: Vec<Weighed>,
+        /// RC-4's margins, which the builtin reconciler applies.
+        params: RcParams,
     },
 }
 
@@ -107,7 +121,9 @@ impl Task {
             | Task::Evaluate { query, .. }
             | Task::Estimate { query, .. }
             | Task::AnswerChallenge { query, .. }
-            | Task::WeighEvidence { query, .. } => query,
+            | Task::WeighEvidence { query, .. }
+            | Task::Embed { query, .. }
+            | Task::Reconcile { query, .. } => query,
         }
     }
 
@@ -124,6 +140,8 @@ impl Task {
             Task::Estimate { .. } => "estimates",
             Task::AnswerChallenge { .. } => "challenge_answer",
             Task::WeighEvidence { .. } => "verdict",
+            Task::Embed { .. } => "embeddings",
+            Task::Reconcile { .. } => "reconciliation",
         }
     }
 }
@@ -142,7 +160,10 @@ pub struct ChallengeSeen {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AgentReply {
     Position(Position),
-    Challenge { text: String, argues_for: Decision },
+    Challenge {
+        text: String,
+        argues_for: Decision,
+    },
     Stance(RrPosition),
     Card(PositionCard),
     Verification(Verification),
@@ -151,6 +172,13 @@ pub enum AgentReply {
     Estimates(Vec<Estimate>),
     ChallengeAnswer(ChallengeAnswer),
     Verdict(EvidenceVerdict),
+    /// RC-1: one vector per text, in order, and the model that made them.
+    Embeddings {
+        model: String,
+        vectors: Vec<Vec<f32>>,
+    },
+    /// RC-3: the XML reply's six fields.
+    Reconciliation(RcReply),
 }
 
 impl AgentReply {
@@ -166,6 +194,8 @@ impl AgentReply {
             AgentReply::Estimates(_) => "estimates",
             AgentReply::ChallengeAnswer(_) => "challenge_answer",
             AgentReply::Verdict(_) => "verdict",
+            AgentReply::Embeddings { .. } => "embeddings",
+            AgentReply::Reconciliation(_) => "reconciliation",
         }
     }
 }

@@ -11,7 +11,8 @@ pub enum DebateStatus {
     /// Agents are still being asked; more events will follow.
     #[default]
     Running,
-    /// Ended with a decision.
+    /// Ended with a decision. (ES-7: a judge's re-debate at the gate makes an escalation
+    /// pipeline `running` again until its next decision.)
     Finished,
     /// The server stopped before the debate ended (SV-5); the log ends with `interrupted`.
     Interrupted,
@@ -54,6 +55,19 @@ impl DebateStatus {
             EventBody::Interrupted { .. } => Some(DebateStatus::Interrupted),
             _ => None,
         }
+    }
+
+    /// The status a log has once `bodies` are appended to it: the last one's when it is
+    /// terminal, `running` when one of them reopens a decided log (ES-7), else unchanged (`None`).
+    pub fn after_all<'a>(bodies: impl IntoIterator<Item = &'a EventBody>) -> Option<DebateStatus> {
+        let mut reopened = false;
+        let mut last = None;
+        for b in bodies {
+            reopened |= b.reopens();
+            last = Some(b);
+        }
+        last.and_then(Self::after)
+            .or_else(|| reopened.then_some(DebateStatus::Running))
     }
 }
 
@@ -98,5 +112,41 @@ mod tests {
             }),
             None
         );
+    }
+
+    /// ES-7: a batch that sends a decided pipeline back to its agents makes it `running`
+    /// again, unless the batch also ends the log; a batch of ordinary events changes nothing.
+    #[test]
+    fn a_redebate_reopens_unless_the_batch_ends_es_7() {
+        use crate::protocol::escalation::{JudgeAction, JudgeRuling};
+        let ruling = |action| {
+            EventBody::JudgeRuling(JudgeRuling {
+                challenge: "CH-001".into(),
+                judge: "ada".into(),
+                at: 0,
+                level: 5,
+                action,
+            })
+        };
+        let redebate = ruling(JudgeAction::Redebate {
+            context: "new facts".into(),
+        });
+        let thinking = EventBody::Thinking {
+            agent: "financial".into(),
+            round: 2,
+        };
+        let end = crate::protocol::run::interruption("x".into());
+        let confirm = ruling(JudgeAction::Confirm);
+        let table: [(Vec<&EventBody>, Option<DebateStatus>); 5] = [
+            (vec![], None),
+            (vec![&thinking], None),
+            (vec![&confirm, &thinking], None),
+            (vec![&redebate, &thinking], Some(DebateStatus::Running)),
+            (vec![&redebate, &end], Some(DebateStatus::Interrupted)),
+        ];
+        for (batch, want) in table {
+            let kinds: Vec<&str> = batch.iter().map(|b| b.kind()).collect();
+            assert_eq!(DebateStatus::after_all(batch), want, "{kinds:?}");
+        }
     }
 }

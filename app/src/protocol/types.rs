@@ -123,10 +123,16 @@ pub enum Role {
     Financial,
     Strategy,
     Risk,
+    /// RC: an agent whose observations are reconciled (never asked).
+    Observer,
+    /// RC-1: embeds the observations.
+    Embedder,
+    /// RC-3: reconciles one topic at a time.
+    Reconciler,
 }
 
 impl Role {
-    pub const ALL: [Role; 17] = [
+    pub const ALL: [Role; 20] = [
         Role::Utility,
         Role::Accuracy,
         Role::Safety,
@@ -144,6 +150,9 @@ impl Role {
         Role::Financial,
         Role::Strategy,
         Role::Risk,
+        Role::Observer,
+        Role::Embedder,
+        Role::Reconciler,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -165,6 +174,9 @@ impl Role {
             Role::Financial => "financial",
             Role::Strategy => "strategy",
             Role::Risk => "risk",
+            Role::Observer => "observer",
+            Role::Embedder => "embedder",
+            Role::Reconciler => "reconciler",
         }
     }
 
@@ -188,6 +200,9 @@ impl Role {
             Role::Financial => "What do the accounts say about growth, margins and tax?",
             Role::Strategy => "Where is the business going, and what must it reinvest?",
             Role::Risk => "How much can go wrong, and what does leverage do to it?",
+            Role::Observer => "What did I see, from which source, and when?",
+            Role::Embedder => "Which observations are about the same thing?",
+            Role::Reconciler => "What do we believe, and why?",
         }
     }
 
@@ -243,6 +258,10 @@ impl AgentSpec {
 
 pub fn display_name(id: &str) -> String {
     let mut out = String::with_capacity(id.len() + 6);
+    // An id that already says it is an agent ("agent_a", RC's observers) is not "… Agent Agent".
+    let named = id
+        .split(['-', '_'])
+        .any(|w| w.eq_ignore_ascii_case("agent"));
     for (i, word) in id.split(['-', '_']).filter(|w| !w.is_empty()).enumerate() {
         if i > 0 {
             out.push(' ');
@@ -253,7 +272,9 @@ pub fn display_name(id: &str) -> String {
             out.push_str(chars.as_str());
         }
     }
-    out.push_str(" Agent");
+    if !named {
+        out.push_str(" Agent");
+    }
     out
 }
 
@@ -285,4 +306,22 @@ pub fn check_agents(agents: &[AgentSpec], max: usize) -> Result<(), ProtocolErro
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+
+    #[test]
+    fn display_names_read_as_names() {
+        let table = [
+            ("utility", "Utility Agent"),
+            ("risk_compliance", "Risk Compliance Agent"),
+            ("agent_a", "Agent A"),
+            ("field-Agent-7", "Field Agent 7"),
+        ];
+        for (id, want) in table {
+            assert_eq!(display_name(id), want, "{id}");
+        }
+    }
 }

@@ -100,6 +100,7 @@ pub fn AuditBody(export: Export) -> impl IntoView {
             }
             "collapse" => view! { <super::collapse::WcBoard state=folded/> }.into_any(),
             "escalation" => view! { <super::escalation::EsPanel state=folded/> }.into_any(),
+            "reconcile" => view! { <super::reconcile::RcPanel state=folded/> }.into_any(),
             _ => view! {
                 <section class="panel">
                     <h2>"Before and after the challenges"</h2>

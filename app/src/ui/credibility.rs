@@ -34,12 +34,14 @@ pub fn IntervalBar(credibility: Credibility) -> impl IntoView {
 #[component]
 pub fn SnapshotPanel(state: Signal<DebateView>) -> impl IntoView {
     move || {
+        let protocol = state.with(|v| v.protocol.clone());
         state.with(|v| v.credibility.clone()).map(|s: CredibilitySnapshot| {
             let sample = s.agents.iter().any(|a| a.sample);
             view! {
                 <section class="panel credibility-snapshot" data-testid="credibility-snapshot">
                     <h2>"Credibility at the start"</h2>
-                    <p class="effective" data-testid="effective-votes">{s.effective.note.clone()}</p>
+                    // RC weighs observations (RC-2); nobody votes.
+                    {(protocol != "reconcile").then(|| view! { <p class="effective" data-testid="effective-votes">{s.effective.note.clone()}</p> })}
                     {sample.then(|| view! { <p class="sample-note">"Part of this record is the bundled sample history, not real outcomes."</p> })}
                     <ul class="cred-list">
                         {s.agents.into_iter().map(|a| view! {

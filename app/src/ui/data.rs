@@ -127,36 +127,53 @@ pub async fn get_debate(id: String) -> Result<Option<DebateDetail>, ServerFnErro
     service()?.get(id).await.map_err(ServerFnError::new)
 }
 
-/// Starts a debate; the error message names what is wrong with the request. `config` and `cards`
-/// are JSON text as typed in the form.
-#[allow(clippy::too_many_arguments)] // a server function takes the form's fields one by one
-#[server(endpoint = "start_debate")]
-pub async fn start_debate(
-    query: String,
-    protocol: String,
-    seed: Option<u64>,
-    config: Option<String>,
-    cards: Option<String>,
-    backend: String,
-    token_budget: Option<u64>,
-    agents: Option<String>,
-) -> Result<String, ServerFnError> {
-    let mut request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
-        .map_err(ServerFnError::new)?;
-    request.backend = Some(backend);
-    request.token_budget = token_budget;
-    // QL-3: the per-agent choices arrive as JSON text.
-    request.agents = match agents.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(text) => Some(
-            serde_json::from_str(text)
-                .map_err(|e| ServerFnError::new(format!("agents: not valid JSON: {e}")))?,
-        ),
-    };
-    service()?
-        .start(request, head()?)
-        .await
-        .map_err(ServerFnError::new)
+pub use start::{start_debate, StartDebate};
+
+/// Apart so that one allowance covers the code the server macro writes for the browser too.
+mod start {
+    // A server function takes the form's fields one by one.
+    #![allow(clippy::too_many_arguments)]
+    use super::*;
+
+    /// Starts a debate; the error message names what is wrong with the request. `config` and `cards`
+    /// are JSON text as typed in the form.
+    #[server(endpoint = "start_debate")]
+    pub async fn start_debate(
+        query: String,
+        protocol: String,
+        seed: Option<u64>,
+        config: Option<String>,
+        cards: Option<String>,
+        backend: String,
+        token_budget: Option<u64>,
+        agents: Option<String>,
+        observations: Option<String>,
+    ) -> Result<String, ServerFnError> {
+        let mut request = crate::api::CreateDebate::from_form(query, protocol, seed, config, cards)
+            .map_err(ServerFnError::new)?;
+        request.backend = Some(backend);
+        request.token_budget = token_budget;
+        // RC-1: the observations arrive as JSON text.
+        request.observations =
+            match observations.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+                    ServerFnError::new(format!("observations: not valid JSON: {e}"))
+                })?),
+            };
+        // QL-3: the per-agent choices arrive as JSON text.
+        request.agents = match agents.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => Some(
+                serde_json::from_str(text)
+                    .map_err(|e| ServerFnError::new(format!("agents: not valid JSON: {e}")))?,
+            ),
+        };
+        service()?
+            .start(request, head()?)
+            .await
+            .map_err(ServerFnError::new)
+    }
 }
 
 /// CR-2: every agent with a track record and its credibility now.

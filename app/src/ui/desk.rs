@@ -91,7 +91,6 @@ fn case_view(c: Case, send: super::escalation::RuleAction) -> impl IntoView {
         id: c.debate.clone(),
         send,
         base: c.assumptions.clone().map(|a| (c.company, a)),
-        gate: c.kind == CaseKind::Gate,
     };
     view! {
         <li class=format!("panel desk-case {kind}") data-testid="desk-case" data-kind=kind

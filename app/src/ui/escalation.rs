@@ -155,8 +155,6 @@ pub(crate) struct Rule {
     pub send: RuleAction,
     /// ES-8: the company and the assumptions of the latest analysis, for the impact preview.
     pub base: Option<(Company, Assumptions)>,
-    /// The pipeline has ended: the review is at the gate, and the agents are not asked again.
-    pub gate: bool,
 }
 
 /// Sends a judge's action: (debate, challenge, action, value, rationale or context).
@@ -273,7 +271,6 @@ pub(crate) fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
         let v = typed(&value.get(), percent)?;
         impact(&GRAPH, &company, &before, &key, v).ok()
     };
-    let gate = rule.gate;
     let (confirm, override_, redebate) = (submit.clone(), submit.clone(), submit);
     let error = move || {
         send.value()
@@ -298,9 +295,8 @@ pub(crate) fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
             {provisional.then(|| view! {
                 <button class="secondary" data-testid="rule-confirm" on:click=move |_| confirm("confirm")>"Confirm"</button>
             })}
-            {(provisional && !gate).then(|| view! {
-                <button class="secondary" data-testid="rule-redebate" on:click=move |_| redebate("redebate")>"Back to the agents"</button>
-            })}
+            <button class="secondary" data-testid="rule-redebate" title="Send it back to the agents at level 1 with the context above"
+                on:click=move |_| redebate("redebate")>"Back to the agents"</button>
             {move || error().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
             {move || preview().map(impact_preview)}
         </div>
@@ -382,7 +378,6 @@ pub fn EsPanel(
                             id,
                             send,
                             base: base.clone(),
-                            gate: !running,
                         });
                     (c.clone(), timed, rule)
                 })

@@ -7,7 +7,7 @@ use super::clean_error;
 use super::data::StartDebate;
 use super::past::PastDebates;
 use super::per_agent::{self, PerAgentChoices};
-use crate::api::{Backend, CreateDebate, Protocol, MAX_QUERY_CHARS};
+use crate::api::{Backend, Protocol, MAX_QUERY_CHARS};
 
 const S4_EXAMPLES: [&str; 4] = [
     "What is the boiling point of water at sea level?",
@@ -34,8 +34,17 @@ const ES_EXAMPLES: [&str; 3] = [
     "Is Acme fairly valued at $80?",
 ];
 
+const RC_EXAMPLES: [&str; 2] = [
+    "What do our agents' observations tell us, once reconciled?",
+    "Which of these conflicting reports should we believe?",
+];
+
+/// Seed 003's conflicting observations (RC-1), editable on the form.
+const EXAMPLE_OBSERVATIONS: &str = crate::protocol::reconcile::EXAMPLE;
+
 fn examples(protocol: &str) -> &'static [&'static str] {
     match protocol {
+        "reconcile" => &RC_EXAMPLES,
         "round_robin" => &RR_EXAMPLES,
         "escalation" => &ES_EXAMPLES,
         "collapse" => &WC_EXAMPLES,
@@ -73,6 +82,8 @@ pub fn HomePage() -> impl IntoView {
     let cards = RwSignal::new(String::new());
     // ES-10: pipeline seconds per wall second.
     let time_scale = RwSignal::new("3600".to_owned());
+    // RC-1: the observations, as JSON text (seed 003's example set to start from).
+    let observations = RwSignal::new(EXAMPLE_OBSERVATIONS.to_owned());
     let form_error = RwSignal::new(None::<String>);
     // QL-3: per-agent backends and models, reset when the protocol changes.
     let agent_rows: per_agent::Rows = RwSignal::new(per_agent::rows_for(Protocol::S4.as_str()));
@@ -128,28 +139,13 @@ pub fn HomePage() -> impl IntoView {
             )),
             _ => None,
         };
+        let chosen_is_rc = chosen == "reconcile";
         let cards_text = (chosen == "collapse")
             .then(|| cards.get_untracked())
             .filter(|c| !c.trim().is_empty());
-        // The same rules the server applies, for an instant answer.
-        let request = CreateDebate::from_form(
-            query.get_untracked(),
-            chosen.clone(),
-            seed_value,
-            config.clone(),
-            cards_text.clone(),
-        );
         let agents = agent_rows.with_untracked(|rows| per_agent::choices(rows));
-        let request = request.map(|mut r| {
-            r.backend = Some(backend.get_untracked());
-            r.token_budget = budget_value;
-            r.agents.clone_from(&agents);
-            r
-        });
-        if let Err(e) = request.and_then(|r| r.validate()) {
-            form_error.set(Some(e.to_string()));
-            return;
-        }
+        // The server checks the request (the same rules as the JSON API) and names what is
+        // wrong; checking it here too would ship every parser to the browser.
         form_error.set(None);
         start.dispatch(StartDebate {
             query: query.get_untracked(),
@@ -160,6 +156,7 @@ pub fn HomePage() -> impl IntoView {
             backend: backend.get_untracked(),
             token_budget: budget_value,
             agents: agents.map(|a| serde_json::to_string(&a).unwrap_or_default()),
+            observations: (chosen_is_rc).then(|| observations.get_untracked()),
         });
     };
 
@@ -173,7 +170,8 @@ pub fn HomePage() -> impl IntoView {
                     "Three agents — Utility, Accuracy and Safety — analyse your question, challenge each other, "
                     "revise and vote. Or run a round-robin investment debate, collapse position cards "
                     "into one decision, or run an analysis pipeline whose disputes climb an escalation "
-                    "ladder. Every step is logged; the decision comes with its reasons."
+                    "ladder, or reconcile agents' conflicting observations into beliefs you can ask "
+                    "\"why?\" of. Every step is logged; the decision comes with its reasons."
                 </p>
             </div>
             <form class="panel start-form" on:submit=on_submit data-testid="start-form">
@@ -281,6 +279,16 @@ pub fn HomePage() -> impl IntoView {
                             <option value="86400">"A day per second"</option>
                         </select>
                     </label>
+                </div>
+                <div class="protocol-params" data-testid="rc-params" hidden=move || protocol.get() != "reconcile">
+                    <label for="observations">
+                        "Observations (JSON: id, agent, content, timestamp; optional topic_hint, source_authority — 0–1 or a source such as \"CEO earnings call\" —, conflicts_with) "
+                        <button type="button" class="chip" on:click=move |_| observations.set(EXAMPLE_OBSERVATIONS.to_owned())>
+                            "Reset to the example"
+                        </button>
+                    </label>
+                    <textarea id="observations" name="observations" rows="10" data-testid="observations"
+                        prop:value=move || observations.get() on:input=move |ev| observations.set(event_target_value(&ev))></textarea>
                 </div>
                 <div class="protocol-params" data-testid="wc-params" hidden=move || protocol.get() != "collapse">
                     <label for="cards">

@@ -158,9 +158,10 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
             "round_robin" => view! { <super::round_robin::RrPanel state/> }.into_any(),
             "collapse" => view! { <super::collapse::WcBoard state=state.into()/> }.into_any(),
             "escalation" => view! { <super::escalation::EsPanel state id=detail.id.clone()/> }.into_any(),
+            "reconcile" => view! { <super::reconcile::RcPanel state/> }.into_any(),
             _ => ().into_any(),
         }}
-        <section class="board" hidden=detail.protocol == "collapse" style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
+        <section class="board" hidden=matches!(detail.protocol.as_str(), "collapse" | "reconcile") style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">
                 {move || {
                     state
@@ -320,6 +321,7 @@ mod stream {
     /// Opens the stream after the last event folded in. EventSource retries network errors by
     /// itself (sending `Last-Event-ID`); when it gives up (an HTTP error, e.g. a proxy's 502 while
     /// the server restarts) a new one is opened with backoff, from the page's own cursor.
+    #[allow(clippy::too_many_lines)] // one stream's life: open, messages, errors, backoff
     fn open(
         id: String,
         state: RwSignal<DebateView>,

@@ -17,6 +17,7 @@ mod outcomes;
 mod past;
 mod pause;
 mod per_agent;
+mod reconcile;
 mod round_robin;
 pub mod viewer;
 mod whatif;

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::api::AgentChoice;
-use crate::protocol::{collapse, escalation, round_robin, AgentSpec};
+use crate::protocol::{collapse, escalation, reconcile, round_robin, AgentSpec};
 
 /// The agents a protocol starts with, as the form offers them.
 pub fn agents_of(protocol: &str) -> Vec<AgentSpec> {
@@ -11,6 +11,11 @@ pub fn agents_of(protocol: &str) -> Vec<AgentSpec> {
         "round_robin" => round_robin::default_agents(),
         "collapse" => collapse::default_authors(),
         "escalation" => escalation::default_agents(),
+        // RC: the observing agents are data; the embedder and the reconciler are asked.
+        "reconcile" => vec![
+            AgentSpec::new(reconcile::EMBEDDER, crate::protocol::Role::Embedder),
+            AgentSpec::new(reconcile::RECONCILER, crate::protocol::Role::Reconciler),
+        ],
         _ => AgentSpec::default_s4(),
     }
 }

@@ -86,6 +86,7 @@ pub fn OutcomeBanner(outcome: Outcome) -> impl IntoView {
         Outcome::Escalation(outcome) => {
             view! { <super::escalation::EsBanner outcome=*outcome/> }.into_any()
         }
+        Outcome::Reconcile(outcome) => view! { <super::reconcile::RcBanner outcome/> }.into_any(),
     };
     view! {
         {banner}

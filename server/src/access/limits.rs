@@ -114,6 +114,11 @@ impl Limits {
         m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Live streams open now, from every address.
+    pub fn open_streams(&self) -> u32 {
+        self.counts(Kind::Stream).total
+    }
+
     /// A place for one more running debate started by `ip`.
     pub fn debate(self: &Arc<Self>, ip: IpAddr) -> Result<Slot, Refusal> {
         let mut counts = self.counts(Kind::Debate);

@@ -2,6 +2,7 @@
 //! (any OpenAI-compatible chat endpoint) and `http` (a remote agent service).
 
 pub mod builtin;
+mod embeddings;
 pub mod http;
 pub mod openai;
 pub mod prompt;
@@ -38,11 +39,8 @@ pub trait Agent: Send + Sync + 'static {
 
 impl Agent for builtin::BuiltinAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
-        let reply = self.reply(req);
-        Box::pin(std::future::ready(Answer {
-            reply: Ok(reply),
-            usage: None,
-        }))
+        let reply = self.try_reply(req).map_err(AgentError::Failed);
+        Box::pin(std::future::ready(Answer { reply, usage: None }))
     }
 
     fn backend(&self) -> &'static str {

@@ -25,6 +25,11 @@ pub struct OpenAiConfig {
     /// Ask for `response_format: {"type": "json_object"}` (OpenAI, Ollama, vLLM and llama.cpp
     /// support it; turn it off for an endpoint that refuses it).
     pub json_mode: bool,
+    /// RC-1: the model the embeddings endpoint is asked for (`OPENAI_EMBEDDINGS_MODEL`);
+    /// `None`: the builtin embedder.
+    pub embeddings_model: Option<String>,
+    /// Where the embeddings endpoint is, when not at `base_url` (up to `/v1`).
+    pub embeddings_base_url: Option<String>,
 }
 
 impl OpenAiConfig {
@@ -56,7 +61,8 @@ impl OpenAiAgents {
             "seed": self.seed.wrapping_mul(1000).wrapping_add(u64::from(req.id)) % (1 << 31),
             "stream": false,
         });
-        if self.config.json_mode {
+        // RC-3's reply is XML, not a JSON object.
+        if self.config.json_mode && !matches!(req.task, app::protocol::Task::Reconcile { .. }) {
             payload["response_format"] = json!({"type": "json_object"});
         }
         let call = post_json(
@@ -125,7 +131,10 @@ fn finish_reason(body: &Value) -> Option<&str> {
 
 impl Agent for OpenAiAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
-        Box::pin(self.call(req))
+        match &req.task {
+            app::protocol::Task::Embed { texts, .. } => Box::pin(self.embed(texts)),
+            _ => Box::pin(self.call(req)),
+        }
     }
 
     fn backend(&self) -> &'static str {

@@ -27,11 +27,25 @@ fn brief(role: Role) -> &'static str {
         Role::Financial => "You are the financial analyst of an investment pipeline: revenue growth, operating margin, tax.",
         Role::Strategy => "You are the strategy analyst of an investment pipeline: markets, competition, reinvestment, long-run growth.",
         Role::Risk => "You are the risk analyst of an investment pipeline: leverage, the cost of capital, what can go wrong.",
+        Role::Observer => "You report what you observed.",
+        Role::Embedder => "You embed texts.",
+        Role::Reconciler => "You reconcile conflicting observations from several agents into one belief per topic, weighing source authority above agent credibility.",
     }
 }
 
 /// The system message: who the agent is and the one rule on the answer's form.
 pub fn system(req: &AgentRequest) -> String {
+    // RC-3: the reconciler answers seed 003's prompt in XML.
+    if req.role == Role::Reconciler {
+        return format!(
+            "You are {} in a multi-agent belief reconciliation. Your question: {} {} \
+             Reply with ONE <reconciliation> XML element exactly as the prompt shows, and \
+             nothing else.",
+            display_name(&req.agent),
+            req.role.question(),
+            brief(req.role),
+        );
+    }
     format!(
         "You are {} in a structured debate between AI agents. Your question: {} {} \
          Reply with ONE JSON object and nothing else: no Markdown, no text before or after it.",
@@ -229,17 +243,26 @@ pub fn user(req: &AgentRequest) -> String {
         Task::AnswerChallenge {
             challenge,
             own_value,
+            context,
             ..
         } => format!(
             "Challenge {}: {} disputes your {} of {own_value}. They hold {}. Their basis: {}\n\
-             Answer the challenge: keep your value with evidence, or move to the value you now \
+             {}Answer the challenge: keep your value with evidence, or move to the value you now \
              believe (theirs if they convinced you).\nReply in this form:\n\
              {{\"acknowledge\": true, \"value\": <number>, \"evidence\": [\"<one sentence>\"]}}",
             challenge.id,
             display_name(&challenge.challenger),
             challenge.assumption,
             challenge.challenger_value,
-            challenge.basis
+            challenge.basis,
+            if context.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "A judge sent this challenge back to you with added context:\n{}",
+                    bullets(context)
+                )
+            }
         ),
         Task::WeighEvidence {
             challenge,
@@ -257,6 +280,12 @@ pub fn user(req: &AgentRequest) -> String {
             challenge.challenger_value,
             bullets(evidence)
         ),
+        // RC-3: seed 003's XML prompt (the observations are escaped inside it).
+        Task::Reconcile {
+            label, observations, ..
+        } => app::protocol::reconcile::reply::prompt(label, observations),
+        // Embeddings go to the embeddings endpoint, never to a chat model.
+        Task::Embed { texts, .. } => format!("Embed these {} texts.", texts.len()),
     };
     format!("{}\n\n{body}", delimited(query))
 }

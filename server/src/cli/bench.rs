@@ -30,6 +30,13 @@ pub struct BenchArgs {
     /// `sqlite:` / `postgres://` URL (its debates are added to that database: use a scratch one).
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Durable runs with this many debates at once (group commit joins their appends), each
+    /// running `--stored-debates` debates in all.
+    #[arg(long, value_delimiter = ',', default_values_t = [10u32, 100])]
+    pub concurrency: Vec<u32>,
+    /// `full`: SQLite fsyncs every commit (power-loss safe); `normal`: crash safe (the default).
+    #[arg(long, value_enum, default_value_t = crate::db::Durability::Normal)]
+    pub durability: crate::db::Durability,
     #[command(subcommand)]
     pub suite: Option<Suite>,
 }
@@ -40,6 +47,8 @@ pub enum Suite {
     Safety(super::bench_safety::SafetyArgs),
     /// Time to compute an agent's credibility (CR-1) over a long record (issue 13).
     Credibility(super::bench_credibility::CredibilityArgs),
+    /// RC: five conflicting observations reconciled, 500 clustered (issue 15).
+    Reconcile(super::bench_reconcile::RcBenchArgs),
 }
 
 const QUERIES: [&str; 4] = [
@@ -101,6 +110,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
     match &args.suite {
         Some(Suite::Safety(safety)) => return super::bench_safety::run(safety),
         Some(Suite::Credibility(cr)) => return super::bench_credibility::run(cr).await,
+        Some(Suite::Reconcile(rc)) => return super::bench_reconcile::run(rc).await,
         None => {}
     }
     let debates = args.debates.max(1);
@@ -120,7 +130,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}/bench.db", dir.display()));
-    let store = Store::connect(&url).await?;
+    let store = Store::connect_with(&url, args.durability).await?;
     let hub = Arc::new(Hub::default());
     let start = Instant::now();
     let mut stored_events = 0usize;
@@ -128,12 +138,24 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         stored_events += run_stored(&store, &hub, i).await?;
     }
     let durable = start.elapsed();
+    // 4. Durable with many debates at once: their appends share commits.
+    let mut concurrent = Vec::new();
+    for &k in &args.concurrency {
+        let k = k.clamp(1, stored);
+        let start = Instant::now();
+        let events = run_concurrent(&store, &hub, stored, k).await?;
+        concurrent.push((k, start.elapsed(), events));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 
     let per_turn = |d: Duration, n: u32| d.as_secs_f64() * 1e6 / (f64::from(n) * f64::from(TURNS));
     let mem = per_turn(orchestration, debates);
     let disk = per_turn(durable, stored);
-    println!("consilium bench — S4, 3 agents, {TURNS} agent turns per debate");
+    println!(
+        "consilium bench — S4, 3 agents, {TURNS} agent turns per debate; {} cores; durability {:?}",
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
+        args.durability
+    );
     println!(
         "in memory, instant agents : {debates} debates, {events} events in {:.3} s → {mem:.3} µs/turn orchestration",
         orchestration.as_secs_f64()
@@ -149,6 +171,15 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         durable.as_secs_f64(),
         stored_events as f64 / durable.as_secs_f64()
     );
+    for (k, wall, n) in &concurrent {
+        println!(
+            "{:<11}{k:>3} at once    : {stored} debates, {n} events in {:.3} s ({:.0} events/s) → {:.3} µs/turn",
+            format!("{}, ", store.backend()),
+            wall.as_secs_f64(),
+            *n as f64 / wall.as_secs_f64(),
+            per_turn(*wall, stored)
+        );
+    }
     println!(
         "durable / in-memory       : {:.1}×",
         disk / mem.max(f64::EPSILON)
@@ -181,6 +212,25 @@ async fn run_memory<A: Agent>(
         events += black_box(log).len();
     }
     Ok((start.elapsed(), events))
+}
+
+/// Runs `n` stored debates, `k` at a time; returns the events logged.
+async fn run_concurrent(store: &Store, hub: &Arc<Hub>, n: u32, k: u32) -> Result<usize, CliError> {
+    let mut running = tokio::task::JoinSet::new();
+    let mut events = 0;
+    for i in 0..n {
+        if running.len() >= k as usize {
+            if let Some(done) = running.join_next().await {
+                events += done.map_err(|e| CliError::Bench(e.to_string()))??;
+            }
+        }
+        let (store, hub) = (store.clone(), hub.clone());
+        running.spawn(async move { run_stored(&store, &hub, n + i).await });
+    }
+    while let Some(done) = running.join_next().await {
+        events += done.map_err(|e| CliError::Bench(e.to_string()))??;
+    }
+    Ok(events)
 }
 
 async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliError> {

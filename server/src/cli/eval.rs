@@ -192,6 +192,8 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             max_tokens: config.max_tokens,
             temperature: config.temperature,
             json_mode: false,
+            embeddings_model: None,
+            embeddings_base_url: None,
         },
         policy: CallPolicy {
             timeout: Duration::from_secs(args.timeout_s.max(1)),

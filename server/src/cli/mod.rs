@@ -1,11 +1,13 @@
-//! The `consilium` command line: `serve` (the default), `bench`, `judge` and `verify`.
+//! The `consilium` command line: `serve` (the default), `bench`, `load`, `judge` and `verify`.
 
 pub mod bench;
 mod bench_credibility;
+mod bench_reconcile;
 mod bench_safety;
 mod error;
 pub mod eval;
 pub mod judge;
+pub mod load;
 pub mod serve;
 pub mod track_record;
 pub mod verify;
@@ -39,6 +41,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// QL-2: one agent vs self-consistency vs debate on a task set, on a real model.
     Eval(eval::EvalArgs),
+    /// Start debates on a running server, watch them with many live viewers at once, and print
+    /// what they saw: exact logs, connect times, live latency percentiles, server memory.
+    Load(load::LoadArgs),
     /// Manage judges (SV-7): add, list, remove, rotate.
     Judge(judge::JudgeArgs),
     /// The agents' track record: import outcomes, or the labelled sample history.
@@ -65,6 +70,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Bench(args)) => bench::run(args).await,
         Some(Command::Judge(args)) => judge::run(args).await,
+        Some(Command::Load(args)) => load::run(args).await,
         Some(Command::Eval(args)) => eval::run(args).await,
         Some(Command::TrackRecord(args)) => track_record::run(args).await,
         Some(Command::Verify {

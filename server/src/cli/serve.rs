@@ -27,6 +27,10 @@ pub struct ServeArgs {
     /// (several server processes may share one PostgreSQL database).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite:data/consilium.db")]
     pub database_url: String,
+    /// What a committed event survives: `normal` (a process crash; SQLite WAL with
+    /// synchronous=NORMAL) or `full` (power loss too: an fsync per commit, i.e. per group).
+    #[arg(long, env = "CONSILIUM_DURABILITY", value_enum, default_value_t = crate::db::Durability::Normal)]
+    pub durability: crate::db::Durability,
     /// Delay before each agent message, in milliseconds, so people can watch the debate unfold.
     #[arg(long, env = "CONSILIUM_PACE_MS", default_value_t = 600)]
     pub pace_ms: u64,
@@ -48,6 +52,13 @@ pub struct ServeArgs {
     /// The model to ask; the `openai` backend is available only when this is set.
     #[arg(long, env = "OPENAI_MODEL")]
     pub openai_model: Option<String>,
+    /// RC-1: the embeddings model for reconciliations with the `openai` backend (unset: the
+    /// builtin embedder).
+    #[arg(long, env = "OPENAI_EMBEDDINGS_MODEL")]
+    pub openai_embeddings_model: Option<String>,
+    /// Where the embeddings endpoint is, up to `/v1`, when not at OPENAI_BASE_URL.
+    #[arg(long, env = "OPENAI_EMBEDDINGS_BASE_URL")]
+    pub openai_embeddings_base_url: Option<String>,
     /// Sent as a bearer token; local servers need none.
     #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
     pub openai_api_key: Option<String>,
@@ -160,6 +171,8 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
                 max_tokens: args.openai_max_tokens.max(16),
                 temperature: args.openai_temperature.clamp(0.0, 2.0),
                 json_mode: args.openai_json_mode,
+                embeddings_model: nonempty(&args.openai_embeddings_model),
+                embeddings_base_url: nonempty(&args.openai_embeddings_base_url),
             })
         }),
         http: nonempty(&args.http_agent_url).map(|url| HttpConfig {
@@ -221,12 +234,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         engine,
     } = build(&args).await?;
     let closing = engine.closing.clone();
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .map_err(|error| CliError::Bind {
-            addr: args.addr,
-            error,
-        })?;
+    let listener = listen(args.addr).map_err(|error| CliError::Bind {
+        addr: args.addr,
+        error,
+    })?;
     let local = listener.local_addr().map_err(CliError::Serve)?;
     tracing::info!(
         "Consilium listening on http://{local} (database {})",
@@ -270,7 +281,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     // The builtin agents recognise danger by meaning: without their embedder, refuse to start.
     crate::embed::init(args.embedder.as_deref())?;
     crate::agents::builtin::warm_up();
-    let store = Store::connect(&args.database_url).await?;
+    let store = Store::connect_with(&args.database_url, args.durability).await?;
     let engine = Engine::new(
         store,
         Settings {
@@ -300,6 +311,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
         request_timeout: Duration::from_secs(args.request_timeout_s.max(1)),
         daily_tokens: args.daily_token_budget,
     });
+    crate::live::trim::watch(limits.clone());
     let access = Arc::new(Access {
         store: engine.store.clone(),
         start_token: start_token.map(token::hash),
@@ -404,4 +416,23 @@ fn refuse_open_spending(
         args.addr,
         paid.join(" and ")
     )))
+}
+
+/// Listens on `addr` with the longest accept queue the system allows (`net.core.somaxconn`;
+/// tokio's default of 1,024 made a burst of a thousand viewers wait on SYN retransmits).
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As `TcpListener::bind` does: a restarted server may take its port at once.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let backlog = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(4096)
+        .max(1024);
+    socket.listen(backlog)
 }

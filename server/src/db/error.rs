@@ -22,6 +22,9 @@ pub enum StoreError {
     UnknownStatus { debate: String, status: String },
     #[error("no debate with id '{0}' to page from (the 'before' cursor)")]
     UnknownCursor(String),
+    /// The group-commit writer stopped (its runtime is shutting down).
+    #[error("the database writer has stopped (the server is shutting down)")]
+    WriterGone,
     #[error("stored event {seq} of debate {debate} is unreadable: {error}")]
     Corrupt {
         debate: String,

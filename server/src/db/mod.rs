@@ -6,6 +6,7 @@
 //! building needs no database.
 
 mod error;
+mod group;
 mod postgres;
 mod sqlite;
 
@@ -19,6 +20,19 @@ use tokio::sync::broadcast;
 pub use error::{redact, StoreError};
 use postgres::Postgres;
 
+/// What a committed event survives (issue 17).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Durability {
+    /// SQLite in WAL mode with `synchronous=NORMAL`: a committed event survives the process
+    /// crashing (SV-5), not the machine losing power.
+    #[default]
+    Normal,
+    /// SQLite `synchronous=FULL`: one fsync per commit — per group of appends — so a committed
+    /// event survives power loss too. (PostgreSQL keeps its own `synchronous_commit`, on by
+    /// default, either way.)
+    Full,
+}
+
 /// The row written when a debate starts.
 pub struct NewDebate<'a> {
     pub id: &'a str,
@@ -31,6 +45,8 @@ pub struct NewDebate<'a> {
 #[derive(Clone, Debug)]
 pub struct Store {
     db: Db,
+    /// Group commit for the appends that change nothing but the log (the hot path).
+    writer: group::Writer,
 }
 
 #[derive(Clone, Debug)]
@@ -83,9 +99,14 @@ impl Store {
     /// Opens the database named by `url` and applies migrations: `sqlite:<path>` (the file is
     /// created if missing) or `postgres://…` / `postgresql://…`.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::connect_with(url, Durability::Normal).await
+    }
+
+    /// [`Store::connect`] with the durability a commit must have.
+    pub async fn connect_with(url: &str, durability: Durability) -> Result<Store, StoreError> {
         let scheme = url.split_once(':').map_or("", |(s, _)| s);
         let db = match scheme.to_ascii_lowercase().as_str() {
-            "sqlite" => Db::Sqlite(sqlite::connect(url).await?),
+            "sqlite" => Db::Sqlite(sqlite::connect(url, durability).await?),
             "postgres" | "postgresql" => Db::Postgres(Arc::new(postgres::connect(url).await?)),
             _ => {
                 return Err(StoreError::UnsupportedUrl {
@@ -94,7 +115,8 @@ impl Store {
                 })
             }
         };
-        Ok(Store { db })
+        let writer = group::Writer::start(db.clone());
+        Ok(Store { db, writer })
     }
 
     /// `SQLite` or `PostgreSQL`.
@@ -198,7 +220,7 @@ impl Store {
             return Ok(());
         };
         let bodies = encode_all(debate, events)?;
-        let status = DebateStatus::after(&last.body).map(|status| {
+        let status = DebateStatus::after_all(events.iter().map(|e| &e.body)).map(|status| {
             let (decision, changed) = match &last.body {
                 EventBody::Decision(outcome) => (
                     Some(outcome.label()),
@@ -208,41 +230,50 @@ impl Store {
             };
             (status.as_str(), decision, changed)
         });
+        let Some((status, decision, changed)) = status else {
+            // Only the log changes: group commit with the other debates appending now.
+            let rows = events
+                .iter()
+                .zip(bodies)
+                .map(|(e, body)| (e.seq as i64, e.body.kind(), body))
+                .collect();
+            return self
+                .writer
+                .append(group::Rows {
+                    debate: debate.to_owned(),
+                    rows,
+                })
+                .await;
+        };
         on_pool!(self, pool => {
             let insert = insert_events!(debate, events, bodies);
-            match status {
-                None => {
-                    insert.execute(pool).await?;
-                }
-                Some((status, decision, changed)) => {
-                    let mut tx = pool.begin().await?;
-                    insert.execute(&mut *tx).await?;
-                    sqlx::query(
-                        "UPDATE debates SET status = $1, decision = $2, changed_outcome = $3 \
-                         WHERE id = $4",
-                    )
-                        .bind(status)
-                        .bind(decision)
-                        .bind(changed)
-                        .bind(debate)
-                        .execute(&mut *tx)
-                        .await?;
-                    if let Some(body) = &signature {
-                        sqlx::query(
-                            "INSERT INTO log_signatures (debate_id, seq, body) VALUES ($1, $2, $3)",
-                        )
-                        .bind(debate)
-                        .bind(last.seq as i64)
-                        .bind(body)
-                        .execute(&mut *tx)
-                        .await?;
-                    }
-                    for p in predictions {
-                        track_record::insert_prediction!(p).execute(&mut *tx).await?;
-                    }
-                    tx.commit().await?;
-                }
+            let mut tx = pool.begin().await?;
+            insert.execute(&mut *tx).await?;
+            // ES-7: a reopened log is this process's to run (PostgreSQL's orphan sweep).
+            let owner = (status == "running").then(|| self.owner()).flatten();
+            sqlx::query(
+                "UPDATE debates SET status = $1, decision = $2, changed_outcome = $3, \
+                 owner = COALESCE($5, owner) WHERE id = $4",
+            )
+            .bind(status)
+            .bind(decision)
+            .bind(changed)
+            .bind(debate)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+            if let Some(body) = &signature {
+                sqlx::query("INSERT INTO log_signatures (debate_id, seq, body) VALUES ($1, $2, $3)")
+                    .bind(debate)
+                    .bind(last.seq as i64)
+                    .bind(body)
+                    .execute(&mut *tx)
+                    .await?;
             }
+            for p in predictions {
+                track_record::insert_prediction!(p).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
         });
         Ok(())
     }
@@ -425,52 +456,4 @@ fn encode_all(debate: &str, events: &[Event]) -> Result<Vec<String>, StoreError>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_numbered_per_row() {
-        assert_eq!(
-            insert_events_sql(2),
-            "INSERT INTO events (debate_id, seq, kind, body) VALUES ($1, $2, $3, $4), ($5, $6, $7, $8)"
-        );
-    }
-
-    #[tokio::test]
-    async fn unsupported_schemes_are_named() {
-        let err = Store::connect("mysql://root:pw@localhost/x")
-            .await
-            .expect_err("mysql");
-        let text = err.to_string();
-        assert!(text.contains("'mysql'"), "{text}");
-        assert!(!text.contains("pw@"), "password leaked: {text}");
-        let err = Store::connect("data/consilium.db")
-            .await
-            .expect_err("no scheme");
-        assert!(
-            err.to_string().contains("unsupported DATABASE_URL scheme"),
-            "{err}"
-        );
-    }
-
-    #[tokio::test]
-    async fn sqlite_roundtrip_with_numbered_placeholders() {
-        let store = Store::connect("sqlite::memory:").await.expect("memory db");
-        let mut seq = crate::drive::Sequencer::new();
-        let first = vec![seq.stamp(app::protocol::run::interruption("x".into()))];
-        let row = NewDebate::sample("d1");
-        store.create_debate(&row, &[]).await.expect("create");
-        store.append("d1", &first).await.expect("append");
-        assert_eq!(
-            store.status("d1").await.expect("status"),
-            Some(DebateStatus::Interrupted)
-        );
-        assert_eq!(store.events_after("d1", 0).await.expect("events"), first);
-        let again = store
-            .append("d1", &first)
-            .await
-            .expect_err("same seq twice");
-        assert!(again.is_conflict(), "{again}");
-        assert!(store.orphans().await.expect("orphans").is_empty());
-    }
-}
+mod tests;

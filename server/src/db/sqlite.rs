@@ -44,7 +44,10 @@ fn size_cap(url: &str) -> Result<(String, Option<u64>), String> {
     Ok((url, cap))
 }
 
-pub(super) async fn connect(url: &str) -> Result<SqlitePool, StoreError> {
+pub(super) async fn connect(
+    url: &str,
+    durability: super::Durability,
+) -> Result<SqlitePool, StoreError> {
     let fail = |error: String| StoreError::Connect {
         backend: "SQLite",
         at: url.to_owned(),
@@ -69,9 +72,12 @@ pub(super) async fn connect(url: &str) -> Result<SqlitePool, StoreError> {
         .map_err(|e| fail(e.to_string()))?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
-        // WAL + NORMAL: a committed event survives a process crash (SV-5); FULL would also
-        // survive power loss at one fsync per event.
-        .synchronous(SqliteSynchronous::Normal)
+        // WAL + NORMAL: a committed event survives a process crash (SV-5); FULL also survives
+        // power loss, at one fsync per commit (group commit makes that one per group).
+        .synchronous(match durability {
+            super::Durability::Normal => SqliteSynchronous::Normal,
+            super::Durability::Full => SqliteSynchronous::Full,
+        })
         .foreign_keys(true)
         .busy_timeout(std::time::Duration::from_secs(5));
     if let Some(pages) = max_pages {

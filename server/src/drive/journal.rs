@@ -75,7 +75,7 @@ impl Journal for StoredJournal {
                 }
             }
         }
-        for event in events {
+        for event in &events {
             self.hub.publish(&self.id, event);
         }
         Ok(())

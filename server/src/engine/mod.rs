@@ -3,6 +3,7 @@
 
 mod desk;
 mod error;
+pub mod gather;
 mod recovery;
 pub mod registry;
 mod rulings;
@@ -80,6 +81,9 @@ impl Engine {
         req: ValidDebate,
         hold: H,
     ) -> Result<String, StartError> {
+        let mut req = req;
+        // RC-1: finished debates' positions and findings join the observations.
+        gather::gather(&self.store, &mut req).await?;
         let seed = req.seed.unwrap_or_else(random_seed);
         let machine = registry::machine_for(&req, seed)?;
         let agents = registry::agents_for(&self.settings, &req, seed, machine.agents())?;

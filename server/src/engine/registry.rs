@@ -62,6 +62,9 @@ pub fn machine_for(req: &ValidDebate, seed: u64) -> Result<Debate, ProtocolError
             *params,
             seed,
         )?)),
+        Setup::Reconcile { config } => Debate::Reconcile(Box::new(
+            app::protocol::reconcile::RcDebate::new(&req.query, config.clone(), seed)?,
+        )),
     })
 }
 
@@ -73,14 +76,66 @@ pub fn agents_for(
     seed: u64,
     agents: &[AgentSpec],
 ) -> Result<Box<dyn Agent>, StartError> {
+    let protocol = req.protocol.as_str();
     if req.agents.is_empty() {
-        return one_kind(settings, req, req.backend, None, seed);
+        return one_kind(settings, protocol, req.backend, None, seed);
     }
     check_choices(req, agents)?;
     let mut by_agent = Vec::new();
     for a in agents {
         let (backend, model) = choice_of(req, &a.id);
-        by_agent.push((a.id.clone(), one_kind(settings, req, backend, model, seed)?));
+        by_agent.push((
+            a.id.clone(),
+            one_kind(settings, protocol, backend, model, seed)?,
+        ));
+    }
+    Ok(Box::new(MixedAgents { by_agent }))
+}
+
+/// The agents a logged debate was answered by, rebuilt from its `debate_started` (ES-7: a
+/// pipeline sent back to its agents at the gate asks the same kinds and models again), or what
+/// this server lacks to provide them now.
+pub fn agents_of_log(
+    settings: &Settings,
+    log: &[app::protocol::Event],
+) -> Result<Box<dyn Agent>, StartError> {
+    let Some(app::protocol::EventBody::DebateStarted {
+        protocol,
+        seed,
+        agents,
+        backend,
+        ..
+    }) = log.first().map(|e| &e.body)
+    else {
+        return Err(StartError::Backend(
+            "the log does not start with debate_started".into(),
+        ));
+    };
+    let kind_of = |name: &str| {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.as_str() == name)
+            .ok_or_else(|| {
+                StartError::Backend(format!("the log names an unknown backend '{name}'"))
+            })
+    };
+    let protocol = app::api::Protocol::ALL
+        .into_iter()
+        .map(app::api::Protocol::as_str)
+        .find(|p| p == protocol)
+        .ok_or_else(|| {
+            StartError::Backend(format!("the log names an unknown protocol '{protocol}'"))
+        })?;
+    let debate_kind = backend.as_ref().map_or("builtin", |b| b.kind.as_str());
+    if agents.iter().all(|a| a.backend.is_none()) {
+        let model = backend.as_ref().and_then(|b| b.model.as_deref());
+        return one_kind(settings, protocol, kind_of(debate_kind)?, model, *seed);
+    }
+    let mut by_agent = Vec::new();
+    for a in agents {
+        let kind = kind_of(a.backend.as_deref().unwrap_or(debate_kind))?;
+        let agent = one_kind(settings, protocol, kind, a.model.as_deref(), *seed)?;
+        by_agent.push((a.id.clone(), agent));
     }
     Ok(Box::new(MixedAgents { by_agent }))
 }
@@ -141,7 +196,7 @@ impl Agent for MixedAgents {
 
 fn one_kind(
     settings: &Settings,
-    req: &ValidDebate,
+    protocol: &'static str,
     backend: Backend,
     model: Option<&str>,
     seed: u64,
@@ -184,7 +239,7 @@ fn one_kind(
                 config,
                 policy: remote.policy.clone(),
                 client: remote.client.clone(),
-                protocol: req.protocol.as_str(),
+                protocol,
                 seed,
             })
         }

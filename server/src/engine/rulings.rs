@@ -8,7 +8,7 @@ use std::sync::MutexGuard;
 use std::time::Duration;
 
 use app::protocol::escalation::{JudgeAction, RulingError};
-use app::protocol::run::BudgetAction;
+use app::protocol::run::{BudgetAction, GateReview};
 use app::protocol::{DebateStatus, Event, EventBody};
 use tokio::sync::{mpsc, oneshot};
 
@@ -155,9 +155,49 @@ impl Engine {
         let wall_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
-        let written = app::protocol::run::gate_review(&log, wall_ms, challenge, judge, action)
-            .map_err(RuleError::Refused)?;
-        self.append_after_end(id, &log, written).await
+        let agents = match &action {
+            // ES-7: the agents are asked again; the server must still provide their kinds.
+            JudgeAction::Redebate { .. } => Some(
+                super::registry::agents_of_log(&self.settings, &log)
+                    .map_err(|e| RuleError::Refused(RulingError::Conflict(e.to_string())))?,
+            ),
+            _ => None,
+        };
+        match app::protocol::run::gate_review(&log, wall_ms, challenge, judge, action)
+            .map_err(RuleError::Refused)?
+        {
+            GateReview::Appended(written) => {
+                self.append_after_end(id, &log, written).await.map(|_| ())
+            }
+            GateReview::Reopened(run) => {
+                let Some(agents) = agents else {
+                    return Err(RuleError::Refused(RulingError::Conflict(
+                        "the review reopened the pipeline without asking for it".into(),
+                    )));
+                };
+                self.run_again(id, &log, *run, agents).await
+            }
+        }
+    }
+
+    /// ES-7: a pipeline sent back to its agents at the gate runs on in this process. The
+    /// ruling (and what it caused) is stored first — the debate is `running` again from that
+    /// commit, and a review another judge stored first is a conflict, never a fork — then the
+    /// drive loop takes the run to its next decision like any other.
+    async fn run_again(
+        &self,
+        id: &str,
+        log: &[Event],
+        mut run: app::protocol::DebateRun,
+        agents: Box<dyn crate::agents::Agent>,
+    ) -> Result<(), RuleError> {
+        let mut first = Vec::new();
+        while let Some(body) = run.poll_event() {
+            first.push(body);
+        }
+        let seq = self.append_after_end(id, log, first).await?;
+        self.spawn_run(id.to_owned(), run, agents, seq, ());
+        Ok(())
     }
 
     /// ES-11: judge `judge` decides a collapse debate that ended ESCALATED_TO_HUMAN by choosing
@@ -183,7 +223,7 @@ impl Engine {
         let log = self.ended_log(id, "collapse").await?;
         let written = app::protocol::run::human_decision(&log, judge, chosen, rationale)
             .map_err(RuleError::Refused)?;
-        self.append_after_end(id, &log, written).await
+        self.append_after_end(id, &log, written).await.map(|_| ())
     }
 
     /// The stored log of debate `id`, which must be of `protocol`.
@@ -200,13 +240,14 @@ impl Engine {
 
     /// Appends what a judge's action wrote after the last stored event of an ended log: numbered
     /// and chained on, stored in one batch (signed at its new end) and published. Another
-    /// judge's action stored first is a conflict, never a fork.
+    /// judge's action stored first is a conflict, never a fork. Returns the sequencer, to go on
+    /// numbering after the batch.
     async fn append_after_end(
         &self,
         id: &str,
         log: &[Event],
         written: Vec<app::protocol::EventBody>,
-    ) -> Result<(), RuleError> {
+    ) -> Result<Sequencer, RuleError> {
         let Some(last) = log.last() else {
             return Err(RuleError::NoDebate);
         };
@@ -219,7 +260,7 @@ impl Engine {
             signer: self.signer.clone(),
         };
         match journal.append(batch).await {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(seq),
             Err(e) if e.is_conflict() => Err(RuleError::Refused(RulingError::Conflict(format!(
                 "another judge's action on debate {id} was stored first; reload and try again"
             )))),

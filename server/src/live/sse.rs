@@ -2,6 +2,7 @@
 //! and no duplicate; it ends after the terminal event.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use app::protocol::Event;
@@ -19,6 +20,7 @@ use crate::access::SharedAccess;
 use crate::engine::Engine;
 use crate::http::error::AppError;
 use crate::http::extract::{not_found, DebateId};
+use crate::live::hub::Frame;
 
 /// SSE comment lines keep idle connections (and proxies) alive.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -28,7 +30,6 @@ const POLL: Duration = Duration::from_millis(250);
 /// this is only the safety net.
 const SAFETY_POLL: Duration = Duration::from_secs(2);
 
-#[allow(clippy::too_many_lines)] // backlog, then live, in one place so no gap can open between them
 pub async fn handler(
     State(engine): State<Engine>,
     State(access): State<SharedAccess>,
@@ -43,7 +44,7 @@ pub async fn handler(
     // Subscribe before reading the backlog: whatever is appended in between arrives live (from
     // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
     let live = engine.hub.subscribe(&id);
-    let mut changes = engine.store.changes();
+    let changes = engine.store.changes();
     let Some(status) = engine.store.status(&id).await? else {
         return Err(not_found(&id));
     };
@@ -55,97 +56,22 @@ pub async fn handler(
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
     }
-    let store = engine.store.clone();
-    let hub = engine.hub.clone();
-    let stream = async_stream(move |tx| async move {
-        let mut last = after;
-        let send = |events: Vec<Event>, last: &mut u64| {
-            let mut done = false;
-            let mut out = Vec::with_capacity(events.len());
-            for e in events {
-                if e.seq <= *last {
-                    continue;
-                }
-                *last = e.seq;
-                done |= e.body.is_terminal();
-                out.push(e);
-            }
-            (out, done)
-        };
-        let backlog = match store.events_after(&id, last).await {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!(debate = %id, "reading the log failed: {e}");
-                return;
-            }
-        };
-        let (out, mut done) = send(backlog, &mut last);
-        for e in out {
-            if tx.send(Out::Event(e)).await.is_err() {
-                return;
-            }
-        }
-        // A run whose log could not be stored (issue 19: a full disk): say so, then end, so
-        // the page shows why instead of reconnecting forever.
-        if !done {
-            if let Some(reason) = hub.failure(&id) {
-                let _ = tx.send(Out::Failed(reason)).await;
-                return;
-            }
-        }
-        let mut live = live;
-        while !done {
-            let fresh = match live.as_mut() {
-                Some(rx) => match rx.recv().await {
-                    Ok(e) => vec![(*e).clone()],
-                    // Fell behind or the run ended: the database has everything.
-                    Err(RecvError::Lagged(_)) => read(&store, &id, last).await,
-                    Err(RecvError::Closed) => {
-                        live = None;
-                        let fresh = read(&store, &id, last).await;
-                        // The run ended but its end could not be stored: nothing more will come.
-                        if fresh.is_empty() {
-                            if let Some(reason) = hub.failure(&id) {
-                                tracing::warn!(debate = %id, "ending a live stream: the log could not be stored");
-                                let _ = tx.send(Out::Failed(reason)).await;
-                                return;
-                            }
-                        }
-                        fresh
-                    }
-                },
-                None => {
-                    let mut fresh = read(&store, &id, last).await;
-                    if fresh.is_empty() {
-                        // Nothing new: a debate no longer running will never add more. Its final
-                        // status commits with its terminal event, so re-read once to get it.
-                        if !matches!(store.status(&id).await, Ok(Some(s)) if !s.is_over()) {
-                            fresh = read(&store, &id, last).await;
-                            if fresh.is_empty() {
-                                return;
-                            }
-                        } else if let Some(reason) = hub.failure(&id) {
-                            let _ = tx.send(Out::Failed(reason)).await;
-                            return;
-                        } else {
-                            match changes.as_mut() {
-                                Some(rx) => wait_for_change(rx, &id).await,
-                                None => tokio::time::sleep(POLL).await,
-                            }
-                        }
-                    }
-                    fresh
-                }
-            };
-            let (out, finished) = send(fresh, &mut last);
-            done = finished;
-            for e in out {
-                if tx.send(Out::Event(e)).await.is_err() {
-                    return;
-                }
-            }
-        }
-    });
+    let follow = Follow {
+        id,
+        store: engine.store.clone(),
+        hub: engine.hub.clone(),
+        live,
+        changes,
+        last: after,
+        started: false,
+        done: false,
+    };
+    // Polled by the response itself: no task and no channel per viewer between the hub and
+    // the socket (issue 17: with thousands of viewers, every hop was a wake-up per event).
+    let stream = futures::StreamExt::flatten(futures::stream::unfold(follow, |mut f| async move {
+        let batch = f.next().await?;
+        Some((futures::stream::iter(batch), f))
+    }));
     let mut closing = engine.closing.subscribe();
     let stream = futures::StreamExt::map(stream, move |e| {
         let _held = &place;
@@ -158,11 +84,161 @@ pub async fn handler(
     Ok(sse_response(stream))
 }
 
-async fn read(store: &crate::db::Store, id: &str, after: u64) -> Vec<Event> {
-    store.events_after(id, after).await.unwrap_or_else(|e| {
+/// One viewer's place in a debate's log: the backlog after its cursor, then what is appended,
+/// with no gap and no duplicate, until the log's end (SV-3).
+struct Follow {
+    id: String,
+    store: crate::db::Store,
+    hub: Arc<crate::live::hub::Hub>,
+    /// This process's live channel of the debate, while it runs here.
+    live: Option<broadcast::Receiver<Arc<Frame>>>,
+    /// PostgreSQL: other processes' appends.
+    changes: Option<broadcast::Receiver<String>>,
+    /// The last sequence number sent.
+    last: u64,
+    started: bool,
+    done: bool,
+}
+
+/// What the store had for a stream without a live channel.
+enum Polled {
+    Frames(Vec<Arc<Frame>>),
+    /// The debate is over and everything was sent.
+    Over,
+    /// Its run ended without its end stored: why.
+    Failed(String),
+}
+
+impl Follow {
+    /// What to send next, in order; `None` once the stream is over.
+    async fn next(&mut self) -> Option<Vec<Out>> {
+        if !self.started {
+            self.started = true;
+            return self.backlog().await;
+        }
+        while !self.done {
+            let polled = if self.live.is_some() {
+                self.poll_hub().await
+            } else {
+                self.poll_store().await
+            };
+            match polled {
+                Polled::Frames(fresh) => {
+                    let out = self.take(fresh);
+                    if !out.is_empty() {
+                        return Some(out);
+                    }
+                }
+                Polled::Over => return None,
+                Polled::Failed(reason) => {
+                    self.done = true;
+                    return Some(vec![Out::Failed(reason)]);
+                }
+            }
+        }
+        None
+    }
+
+    /// The stored log after the cursor.
+    async fn backlog(&mut self) -> Option<Vec<Out>> {
+        let backlog = match self.store.events_after(&self.id, self.last).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(debate = %self.id, "reading the log failed: {e}");
+                return None;
+            }
+        };
+        let mut out = self.take(frames(backlog));
+        // A run whose log could not be stored (issue 19: a full disk): say so, then end, so the
+        // page shows why instead of reconnecting forever.
+        if !self.done {
+            if let Some(reason) = self.hub.failure(&self.id) {
+                out.push(Out::Failed(reason));
+                self.done = true;
+            }
+        }
+        Some(out)
+    }
+
+    /// The next event from this process's live channel; the store when the channel fell behind
+    /// or the run ended (it has everything).
+    async fn poll_hub(&mut self) -> Polled {
+        let Some(rx) = self.live.as_mut() else {
+            return Polled::Frames(Vec::new());
+        };
+        match rx.recv().await {
+            Ok(f) => Polled::Frames(vec![f]),
+            Err(RecvError::Lagged(_)) => {
+                Polled::Frames(read(&self.store, &self.id, self.last).await)
+            }
+            Err(RecvError::Closed) => {
+                self.live = None;
+                let fresh = read(&self.store, &self.id, self.last).await;
+                // The run ended but its end could not be stored: nothing more will come.
+                if fresh.is_empty() {
+                    if let Some(reason) = self.hub.failure(&self.id) {
+                        tracing::warn!(debate = %self.id, "ending a live stream: the log could not be stored");
+                        return Polled::Failed(reason);
+                    }
+                }
+                Polled::Frames(fresh)
+            }
+        }
+    }
+
+    /// Without a live channel here: what the store has after the cursor, waiting for a change
+    /// when it has nothing yet (then nothing, to be asked again).
+    async fn poll_store(&mut self) -> Polled {
+        let fresh = read(&self.store, &self.id, self.last).await;
+        if !fresh.is_empty() {
+            return Polled::Frames(fresh);
+        }
+        // Nothing new: a debate no longer running will never add more. Its final status commits
+        // with its terminal event, so re-read once to get it.
+        if !matches!(self.store.status(&self.id).await, Ok(Some(s)) if !s.is_over()) {
+            let fresh = read(&self.store, &self.id, self.last).await;
+            return if fresh.is_empty() {
+                Polled::Over
+            } else {
+                Polled::Frames(fresh)
+            };
+        }
+        if let Some(reason) = self.hub.failure(&self.id) {
+            return Polled::Failed(reason);
+        }
+        match self.changes.as_mut() {
+            Some(rx) => wait_for_change(rx, &self.id).await,
+            None => tokio::time::sleep(POLL).await,
+        }
+        Polled::Frames(Vec::new())
+    }
+
+    /// The frames after the cursor, in order; the cursor moves past them.
+    fn take(&mut self, frames: Vec<Arc<Frame>>) -> Vec<Out> {
+        let mut out = Vec::with_capacity(frames.len());
+        for f in frames {
+            if f.seq <= self.last {
+                continue;
+            }
+            self.last = f.seq;
+            self.done = f.terminal;
+            out.push(Out::Event(f));
+        }
+        out
+    }
+}
+
+async fn read(store: &crate::db::Store, id: &str, after: u64) -> Vec<Arc<Frame>> {
+    let events = store.events_after(id, after).await.unwrap_or_else(|e| {
         tracing::error!(debate = %id, "reading the log failed: {e}");
         Vec::new()
-    })
+    });
+    frames(events)
+}
+
+/// Stored events as the frames a stream sends.
+fn frames(events: Vec<Event>) -> Vec<Arc<Frame>> {
+    events.iter().map(|e| Arc::new(Frame::of(e))).collect()
 }
 
 /// Returns when another process may have appended to debate `id`: a notification for it, a hint
@@ -181,17 +257,6 @@ async fn wait_for_change(rx: &mut broadcast::Receiver<String>, id: &str) {
             Err(_timeout) => return,
         }
     }
-}
-
-/// A stream fed by a task through a small channel; the task stops when the client goes away.
-fn async_stream<F, Fut>(f: F) -> impl futures::Stream<Item = Out> + Send + 'static
-where
-    F: FnOnce(tokio::sync::mpsc::Sender<Out>) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    tokio::spawn(f(tx));
-    tokio_stream::wrappers::ReceiverStream::new(rx)
 }
 
 #[derive(Debug, Deserialize)]
@@ -227,21 +292,17 @@ pub type EventStream = axum::response::Response;
 
 /// What a stream sends: a log event (`id:` its sequence number), or — once, as its last frame —
 /// why the log cannot go on (`event: failed`, `data: {"error": …}`).
-#[allow(clippy::large_enum_variant)] // one event per frame, moved once: boxing buys nothing
 pub enum Out {
-    Event(Event),
+    Event(Arc<Frame>),
     Failed(String),
 }
 
 pub fn sse_response(stream: impl Stream<Item = Out> + Send + 'static) -> EventStream {
     use futures::StreamExt;
     let stream = stream.map(|out| match out {
-        Out::Event(e) => {
-            let data = serde_json::to_string(&e).unwrap_or_default();
-            axum::response::sse::Event::default()
-                .id(e.seq.to_string())
-                .data(data)
-        }
+        Out::Event(f) => axum::response::sse::Event::default()
+            .id(f.seq.to_string())
+            .data(&f.json),
         Out::Failed(error) => axum::response::sse::Event::default()
             .event("failed")
             .data(serde_json::json!({ "error": error }).to_string()),

@@ -181,6 +181,8 @@ impl BaselineFold {
                 })
             }
             Outcome::Escalation(o) => self.escalation(o),
+            // RC weighs observations; nobody votes.
+            Outcome::Reconcile(_) => None,
             Outcome::Collapse(o) => {
                 // The best initial card; the first submitted wins a tie.
                 let best =

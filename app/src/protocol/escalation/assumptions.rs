@@ -79,6 +79,43 @@ impl Assumption {
         Ok(value)
     }
 
+    /// The first value of this assumption a text states ("the contract fixes 28 %" → 0.28 for a
+    /// fraction: a percentage, or a number beyond the range, is read as per cent), if any.
+    pub fn value_in(&self, text: &str) -> Option<f64> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            if i == start {
+                i += 1;
+                continue;
+            }
+            let Ok(n) = text[start..i].trim_end_matches('.').parse::<f64>() else {
+                continue;
+            };
+            let n = if start > 0 && bytes[start - 1] == b'-' {
+                -n
+            } else {
+                n
+            };
+            let percent = text[i..].trim_start().starts_with('%');
+            let n = if self.unit == "fraction"
+                && (percent || n.abs() > self.max.abs().max(self.min.abs()))
+            {
+                n / 100.0
+            } else {
+                n
+            };
+            if let Ok(v) = self.check(n) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
     /// The value as people read it: "25.0 %" for fractions, "2.50×" for ratios.
     pub fn show(&self, value: f64) -> String {
         match self.unit {

@@ -102,6 +102,9 @@ pub struct Ladder {
     pub evidence: Vec<String>,
     /// The challenged agent's current value (it may revise it at L1).
     pub challenged_value: f64,
+    /// ES-7: what judges added when they sent the challenge back to the agents, in order; the
+    /// challenged agent is shown it when asked again.
+    pub context: Vec<String>,
 }
 
 /// ES-4: which side the facilitator resolves to, or why it cannot.
@@ -155,6 +158,7 @@ impl Ladder {
             },
             evidence: Vec::new(),
             challenged_value,
+            context: Vec::new(),
         }
     }
 
@@ -469,6 +473,7 @@ impl Ladder {
                 };
                 self.evidence
                     .push(format!("judge {judge} asked again: {context}"));
+                self.context.push(context.clone());
                 steps.push(Step::Redebate { context });
             }
         }

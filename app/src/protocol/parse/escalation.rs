@@ -208,6 +208,7 @@ mod tests {
             query: Arc::from("q"),
             challenge: challenge.clone(),
             own_value: 0.28,
+            context: Vec::new(),
         };
         match parse_reply(
             &answer,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 pub use super::collapse::view::{PositionState, WcState};
 pub use super::columns::{Card, RoundView, Tone};
 pub use super::escalation::view::{ChallengeView, EsState};
+pub use super::reconcile::view::RcState;
 pub use super::round_robin::view::RrState;
 pub use super::s4::view::{ChallengeCell, Journey, Revision, S4State};
 
@@ -31,6 +32,10 @@ pub struct DebateView {
     pub challenges: u32,
     pub failures: u32,
     pub decision: Option<Outcome>,
+    /// ES-7: a judge sent a decided pipeline back to its agents; it runs again until its next
+    /// decision (`decision` keeps the one that no longer stands until then).
+    #[serde(default)]
+    pub reopened: bool,
     pub interrupted: Option<String>,
     /// S4 only: each agent's journey and the challenge matrix (S4-3, UI-3).
     #[serde(default)]
@@ -42,6 +47,9 @@ pub struct DebateView {
     /// Escalation only (ES-1…ES-9).
     #[serde(default)]
     pub es: EsState,
+    /// Reconciliation only (RC-1…RC-5).
+    #[serde(default)]
+    pub rc: RcState,
     /// AG-2: calls, wall time and tokens per agent (remote kinds only), in order of first call.
     pub usage: Vec<AgentUsage>,
     /// S4-8: injection patterns found and confidences clamped, in log order.
@@ -116,7 +124,7 @@ impl DebateView {
             .is_some_and(Outcome::budget_exhausted)
         {
             DebateStatus::BudgetExhausted
-        } else if self.decision.is_some() {
+        } else if self.decision.is_some() && !self.reopened {
             DebateStatus::Finished
         } else if self.interrupted.is_some() {
             DebateStatus::Interrupted
@@ -165,6 +173,9 @@ impl DebateView {
         self.last_seq = event.seq;
         self.last_ts.clone_from(&event.ts);
         let seq = event.seq;
+        if self.decision.is_some() && event.body.reopens() {
+            self.reopened = true;
+        }
         match &event.body {
             EventBody::DebateStarted {
                 protocol,
@@ -182,6 +193,7 @@ impl DebateView {
                     Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
                     Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),
                     Some(Config::Escalation(p)) => self.es.params = Some(*p),
+                    Some(Config::Reconcile(c)) => self.rc.start(c),
                     None => {}
                 }
                 self.rr.participation = agents.iter().map(|a| (a.id.clone(), 0)).collect();
@@ -252,10 +264,11 @@ impl DebateView {
                     Outcome::RoundRobin(o) => {
                         rr_view::on_decision(&mut self.rounds, &self.agents, o);
                     }
-                    Outcome::Collapse(_) | Outcome::Escalation(_) => {}
+                    Outcome::Collapse(_) | Outcome::Escalation(_) | Outcome::Reconcile(_) => {}
                 }
                 self.thinking.clear();
                 self.decision = Some(outcome.clone());
+                self.reopened = false;
             }
             EventBody::Interrupted { reason, .. } => {
                 self.thinking.clear();
@@ -341,7 +354,8 @@ impl DebateView {
                     .apply(seq, other)
                     .or_else(|| self.rr.apply(seq, other))
                     .or_else(|| self.wc.apply(seq, other))
-                    .or_else(|| self.es.apply(seq, other));
+                    .or_else(|| self.es.apply(seq, other))
+                    .or_else(|| self.rc.apply(seq, other));
                 if let Some(card) = card {
                     self.push_card(card);
                 }

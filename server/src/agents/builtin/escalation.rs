@@ -114,6 +114,24 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
+/// ES-7: a judge's added context that states a value of the assumption is taken as the new
+/// evidence it is (the latest such context first); context without one changes nothing.
+fn taken_from_the_judge(key: &str, context: &[String]) -> Option<ChallengeAnswer> {
+    let spec = assumption(key)?;
+    let (value, said) = context
+        .iter()
+        .rev()
+        .find_map(|c| spec.value_in(c).map(|v| (v, c)))?;
+    Some(ChallengeAnswer {
+        acknowledge: true,
+        value,
+        evidence: vec![format!("{JUDGED}: {said}")],
+    })
+}
+
+/// How an answer taken from a judge's context begins; the challenger accepts such evidence.
+const JUDGED: &str = "the judge's added context";
+
 pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
     match &req.task {
         Task::Estimate {
@@ -153,7 +171,11 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
             query,
             challenge,
             own_value,
+            context,
         } => {
+            if let Some(answer) = taken_from_the_judge(&challenge.assumption, context) {
+                return AgentReply::ChallengeAnswer(answer);
+            }
             let mut rng = Rng::new(seed, query, &req.agent, req.round, &challenge.id);
             let firm = || ChallengeAnswer {
                 acknowledge: true,
@@ -183,14 +205,20 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
             })
         }
         Task::WeighEvidence {
-            query, challenge, ..
+            query,
+            challenge,
+            evidence,
+            ..
         } => {
             let mut rng = Rng::new(seed, query, &req.agent, req.round, &challenge.id);
-            let accept = match challenge.priority {
-                Priority::CriticalPath => false,
-                Priority::Supporting => true,
-                Priority::ValuationImpact => rng.jitter(1) > 0,
-            };
+            // ES-7: a value the judge's own added context states settles it for the challenger.
+            let judged = evidence.iter().any(|e| e.starts_with(JUDGED));
+            let accept = judged
+                || match challenge.priority {
+                    Priority::CriticalPath => false,
+                    Priority::Supporting => true,
+                    Priority::ValuationImpact => rng.jitter(1) > 0,
+                };
             let reason = if accept {
                 "the evidence answers my concern".to_owned()
             } else {

@@ -10,6 +10,7 @@ mod collapse;
 mod escalation;
 pub mod eval;
 mod reading;
+pub mod reconcile;
 mod round_robin;
 mod s4;
 
@@ -112,6 +113,22 @@ impl BuiltinAgents {
             Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
                 escalation::reply(self.seed, req)
             }
+            // Only the embedder can fail (its table missing): an empty answer, which the
+            // machine refuses and replaces by the lexical fallback. `try_reply` keeps the reason.
+            Task::Embed { .. } | Task::Reconcile { .. } => {
+                reconcile::reply(req).unwrap_or_else(|_| AgentReply::Embeddings {
+                    model: String::new(),
+                    vectors: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// [`BuiltinAgents::reply`], or why the builtin embedder cannot answer.
+    pub fn try_reply(&self, req: &AgentRequest) -> Result<AgentReply, String> {
+        match &req.task {
+            Task::Embed { .. } | Task::Reconcile { .. } => reconcile::reply(req),
+            _ => Ok(self.reply(req)),
         }
     }
 }

@@ -2,13 +2,14 @@
 //! The machine is rebuilt from its log ([`EsDebate::reopen`]); a confirmation or an override is
 //! logged as `judge_ruling` and `challenge_resolved`, an override's downstream `impact` and its
 //! re-run plan follow, then each batch of re-runs as an `analysis`, and a new `decision` ends the
-//! log again. The agents are not asked again: sending a value back to them is for a pipeline
-//! still running.
+//! log again. A re-debate sends the challenge back to its agents at level 1 with the judge's
+//! added context: the pipeline runs again from there (the runner drives the rebuilt machine on)
+//! and ends with a new `decision`.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{EsDebate, ANALYSIS};
+use super::{EsDebate, ANALYSIS, LADDER};
 use crate::protocol::escalation::analysis::GRAPH;
 use crate::protocol::escalation::impact::impact;
 use crate::protocol::escalation::ladder::{JudgeAction, Ladder, Stage};
@@ -52,9 +53,15 @@ impl EsDebate {
         let mut estimates = vec![Vec::new(); agents.len()];
         let mut credibility = None;
         let mut decided: Option<&EsOutcome> = None;
+        let mut contexts: Vec<(&str, &str)> = Vec::new();
         for e in events {
             match &e.body {
                 EventBody::Credibility(s) => credibility = Some(s.clone()),
+                EventBody::JudgeRuling(JudgeRuling {
+                    challenge,
+                    action: JudgeAction::Redebate { context },
+                    ..
+                }) => contexts.push((challenge, context)),
                 EventBody::Message { round: 1, message } => {
                     if let Some((i, estimate)) = logged_finding(agents, message) {
                         estimates[i].push(estimate);
@@ -71,43 +78,14 @@ impl EsDebate {
         let decided = decided.ok_or("the pipeline has not reached its decision yet")?;
         let last_ts = events.last().map_or("", |e| e.ts.as_str());
         let now = view.now_at(last_ts, wall_ms);
-        let ladders: Vec<Ladder> = view
-            .challenges
-            .iter()
-            .map(|c| {
-                let r = decided
-                    .resolutions
-                    .iter()
-                    .find(|r| r.challenge == c.challenge.id);
-                let challenged_value = r
-                    .and_then(|r| {
-                        r.alternatives
-                            .iter()
-                            .find(|(who, _)| *who == c.challenge.challenged)
-                    })
-                    .map_or(c.challenge.challenged_value, |(_, v)| *v);
-                let stage = match r {
-                    Some(r) if r.provisional => Stage::Provisional {
-                        value: r.position,
-                        review_by: r.review_by.unwrap_or(now),
-                    },
-                    _ => Stage::Closed,
-                };
-                Ladder {
-                    challenge: c.challenge.clone(),
-                    level: c.level,
-                    stage,
-                    evidence: r.map(|r| r.evidence.clone()).unwrap_or_default(),
-                    challenged_value,
-                }
-            })
-            .collect();
+        let ladders = at_the_gate(&view, decided, &contexts, now);
         let n = ladders.len();
         Ok(EsDebate {
             query: Arc::from(query.as_str()),
             agents: agents.clone(),
             params,
             now,
+            since: now,
             round: ANALYSIS,
             requests: RequestQueue::with_capacity(1),
             to_estimate: VecDeque::new(),
@@ -137,17 +115,14 @@ impl EsDebate {
                  provisional decisions only"
             )));
         }
-        if matches!(action, JudgeAction::Redebate { .. }) {
-            return Err(RulingError::Conflict(format!(
-                "the pipeline has ended: its agents are not asked again. Confirm or override \
-                 {id} at the gate, or start a new debate with the added context"
-            )));
-        }
         let Some(before) = self.outcome.clone() else {
             return Err(RulingError::Conflict(
                 "the pipeline is still running".into(),
             ));
         };
+        if matches!(action, JudgeAction::Redebate { .. }) {
+            return self.send_back(i, judge, action, &before);
+        }
         let now = self.now;
         let level = self.ladders[i].level;
         let steps = self.ladders[i]
@@ -206,4 +181,87 @@ impl EsDebate {
         self.outcome = Some(result);
         Ok(())
     }
+
+    /// ES-7 at the gate: challenge `i` goes back to its agents at level 1 with the judge's added
+    /// context. The decision no longer stands: the pipeline runs again from here, the challenged
+    /// agent is asked first, and a new decision ends the log once every challenge is settled.
+    /// A pipeline that ran out of its token budget has no tokens left to ask with.
+    fn send_back(
+        &mut self,
+        i: usize,
+        judge: &str,
+        action: JudgeAction,
+        before: &EsOutcome,
+    ) -> Result<(), RulingError> {
+        let id = self.ladders[i].challenge.id.clone();
+        if before.budget_exhausted {
+            return Err(RulingError::Conflict(format!(
+                "the pipeline stopped on its token budget: its agents are not asked again. \
+                 Confirm or override {id} at the gate"
+            )));
+        }
+        let now = self.now;
+        let level = self.ladders[i].level;
+        let steps = self.ladders[i]
+            .judge(now, judge, action.clone())
+            .map_err(RulingError::Conflict)?;
+        self.resolutions.retain(|r| r.challenge != id);
+        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
+            challenge: id,
+            judge: judge.to_owned(),
+            at: now,
+            level,
+            action,
+        }));
+        self.log_steps(i, now, steps);
+        self.outcome = None;
+        self.round = LADDER;
+        self.asked[i] = None;
+        Ok(())
+    }
+}
+
+/// Each challenge's ladder as the pipeline's decision left it: provisional values at the gate,
+/// everything else closed; with what judges added when they sent it back (ES-7).
+fn at_the_gate(
+    view: &EsState,
+    decided: &EsOutcome,
+    contexts: &[(&str, &str)],
+    now: u64,
+) -> Vec<Ladder> {
+    view.challenges
+        .iter()
+        .map(|c| {
+            let r = decided
+                .resolutions
+                .iter()
+                .find(|r| r.challenge == c.challenge.id);
+            let challenged_value = r
+                .and_then(|r| {
+                    r.alternatives
+                        .iter()
+                        .find(|(who, _)| *who == c.challenge.challenged)
+                })
+                .map_or(c.challenge.challenged_value, |(_, v)| *v);
+            let stage = match r {
+                Some(r) if r.provisional => Stage::Provisional {
+                    value: r.position,
+                    review_by: r.review_by.unwrap_or(now),
+                },
+                _ => Stage::Closed,
+            };
+            Ladder {
+                challenge: c.challenge.clone(),
+                level: c.level,
+                stage,
+                evidence: r.map(|r| r.evidence.clone()).unwrap_or_default(),
+                challenged_value,
+                context: contexts
+                    .iter()
+                    .filter(|(id, _)| *id == c.challenge.id)
+                    .map(|(_, text)| (*text).to_owned())
+                    .collect(),
+            }
+        })
+        .collect()
 }

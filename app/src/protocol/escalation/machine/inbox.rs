@@ -207,6 +207,7 @@ impl EsDebate {
                         query: self.query.clone(),
                         challenge: c.clone(),
                         own_value: self.ladders[i].challenged_value,
+                        context: self.ladders[i].context.clone(),
                     },
                 ),
                 Stage::Verdict { .. } => (

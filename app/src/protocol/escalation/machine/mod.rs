@@ -50,6 +50,9 @@ pub struct EsDebate {
     params: EsParams,
     /// Pipeline seconds since the start, as far as the runner has told.
     now: u64,
+    /// Pipeline seconds when this run began: 0, or where a pipeline sent back to its agents at
+    /// the gate picks up (ES-7); the runner's clock counts from here.
+    since: u64,
     round: u8,
     /// One request at a time; each remembers what it asked.
     requests: RequestQueue<Asked>,
@@ -105,6 +108,7 @@ impl EsDebate {
             query: Arc::from(query),
             params,
             now: 0,
+            since: 0,
             round: FINDINGS,
             requests: RequestQueue::with_capacity(1),
             to_estimate: (0..n).collect(),
@@ -242,7 +246,8 @@ impl EsDebate {
         // L5: what is still provisional goes to the gate, where judges review it.
         let now = self.now;
         for l in self.ladders.iter_mut() {
-            if matches!(l.stage, Stage::Provisional { .. }) {
+            // Those already at the gate (a pipeline sent back to its agents) stay there.
+            if matches!(l.stage, Stage::Provisional { .. }) && l.level != 5 {
                 l.level = 5;
                 self.events.push_back(EventBody::Escalated(Escalated {
                     challenge: l.challenge.id.clone(),
@@ -389,7 +394,7 @@ impl Machine for EsDebate {
     }
 
     fn advance(&mut self, wall_ms: u64) {
-        let now = pipeline_seconds(wall_ms, self.params.time_scale);
+        let now = self.since + pipeline_seconds(wall_ms, self.params.time_scale);
         if now > self.now {
             self.now = now;
             if self.outcome.is_none() {
@@ -404,7 +409,7 @@ impl Machine for EsDebate {
         }
         let next = self.ladders.iter().filter_map(Ladder::deadline).min()?;
         // The wall millisecond (since the start) pipeline second `next` begins at, rounded up.
-        Some(wall_ms_until(0, next, self.params.time_scale))
+        Some(wall_ms_until(self.since, next, self.params.time_scale))
     }
 
     fn queued(&self) -> Vec<(String, Priority)> {

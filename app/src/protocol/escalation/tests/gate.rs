@@ -3,8 +3,13 @@
 
 use super::machine::{outcome, overflow, run, FIRM};
 use crate::protocol::chain::{recompute_decision, seal_all};
-use crate::protocol::escalation::{EsDebate, JudgeAction, RulingError};
+use crate::protocol::escalation::clock::wall_ms_until;
+use crate::protocol::escalation::ladder::ACK_S;
+use crate::protocol::escalation::{
+    ChallengeAnswer, EsDebate, EvidenceVerdict, JudgeAction, RulingError,
+};
 use crate::protocol::machine::Machine;
+use crate::protocol::request::{AgentReply, Task};
 use crate::protocol::{EventBody, Outcome};
 
 /// The pipeline whose margin dispute fell back to the cautious 25 % (ES-6), as logged.
@@ -158,12 +163,9 @@ fn the_gate_refuses_by_name_es_7() {
         (
             "CH-001",
             JudgeAction::Redebate {
-                context: "new guidance".into(),
+                context: "  ".into(),
             },
-            conflict(
-                "the pipeline has ended: its agents are not asked again. Confirm or override \
-                 CH-001 at the gate, or start a new debate with the added context",
-            ),
+            invalid("a re-debate needs the context to add"),
         ),
     ];
     for (challenge, action, want) in table {
@@ -244,4 +246,100 @@ fn reopen_needs_a_decided_pipeline() {
     assert!(err.contains("has not reached its decision"), "{err}");
     let err = EsDebate::reopen(&[], a_minute_later()).expect_err("empty");
     assert!(err.contains("debate_started"), "{err}");
+}
+
+/// ES-7 at the gate: a re-debate sends the provisional challenge back to its agents at level 1
+/// with the judge's added context. The pipeline runs on from the log: its timers count from the
+/// reopening, the challenged agent is asked first and sees the context, the challenger weighs
+/// the answer, and a new analysis and decision end the log, which still verifies.
+#[test]
+fn es_7_a_redebate_at_the_gate_sends_the_pipeline_back_to_its_agents() {
+    let before = provisional_log();
+    let context = "the supply contract fixes the margin at 26%";
+    let mut m = EsDebate::reopen(&seal_all(before.clone()), a_minute_later()).expect("reopens");
+    m.judge(
+        "CH-001",
+        "ada",
+        JudgeAction::Redebate {
+            context: format!("  {context} "),
+        },
+    )
+    .expect("sent back");
+    assert!(!m.is_finished(), "the pipeline runs again");
+    // Its timers count from the reopening, not from the start of the first run.
+    assert_eq!(m.wake_at(), Some(wall_ms_until(0, ACK_S, 3600)));
+    let mut all = before.clone();
+    let mut asked = Vec::new();
+    for _ in 0..20 {
+        let next = m.poll_request();
+        while let Some(e) = m.poll_event() {
+            all.push(e);
+        }
+        let Some(req) = next else { break };
+        let reply = match &req.task {
+            Task::AnswerChallenge {
+                context: shown,
+                challenge,
+                ..
+            } => {
+                assert_eq!(shown, &[context.to_owned()], "the context is shown");
+                asked.push((req.agent.clone(), challenge.id.clone()));
+                AgentReply::ChallengeAnswer(ChallengeAnswer {
+                    acknowledge: true,
+                    value: 0.26,
+                    evidence: vec!["the contract".into()],
+                })
+            }
+            Task::WeighEvidence { challenge, .. } => {
+                asked.push((req.agent.clone(), challenge.id.clone()));
+                AgentReply::Verdict(EvidenceVerdict {
+                    accept: true,
+                    reason: "the contract settles it".into(),
+                })
+            }
+            other => panic!("unexpected request {other:?}"),
+        };
+        m.handle_reply(req.id, reply).expect("accepted");
+    }
+    assert!(m.is_finished(), "decided again");
+    assert_eq!(
+        asked,
+        [
+            ("financial".to_owned(), "CH-001".to_owned()),
+            ("valuation".to_owned(), "CH-001".to_owned())
+        ],
+        "the challenged agent, then the challenger"
+    );
+    let after = types_after_first_decision(&all);
+    assert_eq!(after.first(), Some(&"judge_ruling"), "{after:?}");
+    assert_eq!(after.last(), Some(&"decision"), "{after:?}");
+    assert!(after.contains(&"challenge_resolved"), "{after:?}");
+    let ruling = all
+        .iter()
+        .find_map(|b| match b {
+            EventBody::JudgeRuling(j) => Some(j.clone()),
+            _ => None,
+        })
+        .expect("ruling");
+    assert_eq!(ruling.level, 5);
+    assert_eq!(
+        ruling.action,
+        JudgeAction::Redebate {
+            context: context.into()
+        }
+    );
+    let decided = outcome(&all);
+    assert!(decided.provisional.is_empty(), "{decided:?}");
+    assert!((decided.assumptions.get("operating_margin") - 0.26).abs() < 1e-12);
+    let level_one = decided
+        .resolutions
+        .iter()
+        .find(|r| r.challenge == "CH-001")
+        .expect("resolved");
+    assert_eq!((level_one.level, level_one.provisional), (1, false));
+    // SV-2: the longer log recomputes to its last decision.
+    let Ok(Outcome::Escalation(v)) = verifies(&all) else {
+        panic!("verifies: {:?}", verifies(&all));
+    };
+    assert_eq!(v.assumptions, decided.assumptions);
 }

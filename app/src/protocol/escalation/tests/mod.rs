@@ -452,3 +452,39 @@ fn es_7_gate_review_confirms_overrides_or_sends_back() {
 }
 
 mod impact;
+
+/// ES-7: the value a judge's added context states, read in the assumption's own unit: a
+/// percentage (or a number beyond a fraction's range) as per cent, the first value in range
+/// wins, and text without one states nothing.
+#[test]
+fn es_7_a_value_stated_in_a_judges_context() {
+    let table: [(&str, &str, Option<f64>); 8] = [
+        (
+            "operating_margin",
+            "the contract fixes the margin at 26%",
+            Some(0.26),
+        ),
+        (
+            "operating_margin",
+            "the contract fixes it at 26 %",
+            Some(0.26),
+        ),
+        ("operating_margin", "guidance says 0.27", Some(0.27)),
+        ("operating_margin", "guidance says 27.5", Some(0.275)),
+        ("operating_margin", "in 2027 the margin is 90 %", None),
+        ("operating_margin", "the margin falls to -5 %", Some(-0.05)),
+        ("operating_margin", "look at the supplier contract", None),
+        (
+            "net_debt_to_ebitda",
+            "leverage of 2.5 after the deal",
+            Some(2.5),
+        ),
+    ];
+    for (key, text, want) in table {
+        let got = assumption(key).expect(key).value_in(text);
+        match (got, want) {
+            (Some(g), Some(w)) => assert!((g - w).abs() < 1e-12, "{text}: {g} vs {w}"),
+            _ => assert_eq!(got, want, "{text}"),
+        }
+    }
+}

@@ -15,6 +15,9 @@ use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
 
+mod ended;
+pub use ended::{gate_review, human_decision, GateReview};
+
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Usage {
@@ -129,6 +132,7 @@ impl DebateRun {
                     query,
                     agents,
                     context,
+                    config,
                     ..
                 } => {
                     backend.clone_from(&start.backend);
@@ -146,6 +150,13 @@ impl DebateRun {
                         }
                     }
                     findings.push(("query".to_owned(), 0, defence::scan(query)));
+                    // RC: every observation goes into a reconciler's prompt.
+                    if let Some(crate::protocol::Config::Reconcile(c)) = config {
+                        for o in &c.observations {
+                            let source = format!("observation {}", o.id);
+                            findings.push((source, 0, defence::scan(&o.content)));
+                        }
+                    }
                     if let Some(snapshot) = &start.credibility {
                         queue.push_back(body);
                         queue.push_back(EventBody::Credibility(snapshot.clone()));
@@ -396,58 +407,4 @@ pub fn stopped_by(judge: &str) -> EventBody {
         reason: format!("stopped by judge {judge}"),
         by: Some(judge.to_owned()),
     }
-}
-
-/// ES-7, L5: a judge's review at the gate of a pipeline that has decided. The machine is
-/// rebuilt from `log` at wall time `wall_ms` (Unix milliseconds) and takes the action; returns
-/// what it writes, each new decision with its vote baseline (QL-1) as the first positions give
-/// it against that decision. Nothing is written when the action is refused.
-pub fn gate_review(
-    log: &[super::event::Event],
-    wall_ms: f64,
-    challenge: &str,
-    judge: &str,
-    action: JudgeAction,
-) -> Result<Vec<EventBody>, RulingError> {
-    use super::machine::Machine;
-    let mut machine =
-        super::escalation::EsDebate::reopen(log, wall_ms).map_err(RulingError::Conflict)?;
-    machine.judge(challenge, judge, action)?;
-    let mut written = Vec::new();
-    while let Some(body) = machine.poll_event() {
-        written.push(body);
-    }
-    Ok(with_baselines(log, written))
-}
-
-/// ES-11: judge `judge` decides a WC debate escalated to a human by choosing position `chosen`
-/// (see [`super::collapse::decide`]); returns what to append, the new decision with its vote
-/// baseline against it.
-pub fn human_decision(
-    log: &[super::event::Event],
-    judge: &str,
-    chosen: &str,
-    rationale: &str,
-) -> Result<Vec<EventBody>, RulingError> {
-    let written = super::collapse::decide(log, judge, chosen, rationale)?;
-    Ok(with_baselines(log, written))
-}
-
-/// QL-1 for decisions appended to an ended log: each gets the vote baseline the first positions
-/// (the events before the log's first decision) give against it.
-fn with_baselines(log: &[super::event::Event], mut written: Vec<EventBody>) -> Vec<EventBody> {
-    let mut fold = BaselineFold::default();
-    for e in log
-        .iter()
-        .take_while(|e| !matches!(e.body, EventBody::Decision(_)))
-    {
-        fold.see(&e.body);
-    }
-    for body in &mut written {
-        if let EventBody::Decision(outcome) = body {
-            let baseline = fold.baseline(outcome);
-            outcome.set_vote_baseline(baseline);
-        }
-    }
-    written
 }

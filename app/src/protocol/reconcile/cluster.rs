@@ -1,0 +1,226 @@
+//! RC-1: observations grouped into topics by the similarity of their embeddings.
+//!
+//! 1. Links that need no embedding come first: observations with the same `topic_hint`
+//!    (compared case-insensitively) and observations named in each other's `conflicts_with`
+//!    form one group (union-find).
+//! 2. Groups, in the order of their first observation, then join topics greedily: a group joins
+//!    the topic whose centroid is most similar to its own, when that cosine similarity is at
+//!    least `similarity_threshold` and the two do not carry different hints; otherwise it
+//!    starts a new topic. Centroids are exact integer sums of the logged vectors, so the same
+//!    log always gives the same topics.
+//! 3. A topic with observations from two or more agents whose content differs is a potential
+//!    conflict.
+
+use super::types::{Member, Observation, Topic};
+use super::vectors::Sum;
+
+/// A topic while it forms: its members (index, similarity when joining, why), its centroid and
+/// its hint.
+type Forming = (Vec<(usize, f64, String)>, Sum, Option<String>);
+
+/// Forms the topics. `vectors[i]` is observation `i`'s logged embedding.
+pub fn cluster(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
+    let groups = forced_groups(observations);
+    // (members with their reasons, centroid, hint)
+    let mut topics: Vec<Forming> = Vec::new();
+    for (group, reasons) in groups {
+        let mut sum = Sum::of(&vectors[group[0]]);
+        for &i in &group[1..] {
+            sum.add(&Sum::of(&vectors[i]));
+        }
+        let hint = hint_of(&observations[group[0]]);
+        let best = topics
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, h))| h.is_none() || hint.is_none() || *h == hint)
+            .map(|(t, (_, centroid, _))| (t, centroid.cosine(&sum)))
+            .filter(|(_, sim)| *sim >= threshold)
+            // The most similar; the earliest topic on a tie.
+            .fold(None::<(usize, f64)>, |best, (t, sim)| match best {
+                Some((_, b)) if b >= sim => best,
+                _ => Some((t, sim)),
+            });
+        match best {
+            Some((t, sim)) => {
+                let (members, centroid, topic_hint) = &mut topics[t];
+                for (&i, why) in group.iter().zip(reasons) {
+                    let why = why.unwrap_or_else(|| {
+                        format!("similarity {sim:.3} ≥ {threshold:.3} with the topic")
+                    });
+                    members.push((i, sim, why));
+                }
+                centroid.add(&sum);
+                if topic_hint.is_none() {
+                    *topic_hint = hint;
+                }
+            }
+            None => {
+                let members = group
+                    .iter()
+                    .zip(reasons)
+                    .enumerate()
+                    .map(|(k, (&i, why))| {
+                        let why = why.unwrap_or_else(|| {
+                            if k == 0 {
+                                "first of the topic".to_owned()
+                            } else {
+                                "linked to the first".to_owned()
+                            }
+                        });
+                        (i, 1.0, why)
+                    })
+                    .collect();
+                topics.push((members, sum, hint));
+            }
+        }
+    }
+    topics
+        .into_iter()
+        .enumerate()
+        .map(|(t, (mut members, centroid, hint))| {
+            members.sort_by_key(|(i, _, _)| *i);
+            topic(t, observations, vectors, members, &centroid, hint)
+        })
+        .collect()
+}
+
+fn topic(
+    t: usize,
+    observations: &[Observation],
+    vectors: &[Vec<i16>],
+    members: Vec<(usize, f64, String)>,
+    centroid: &Sum,
+    hint: Option<String>,
+) -> Topic {
+    let mut agents: Vec<String> = Vec::new();
+    for (i, _, _) in &members {
+        if !agents.contains(&observations[*i].agent) {
+            agents.push(observations[*i].agent.clone());
+        }
+    }
+    let contents: Vec<String> = members
+        .iter()
+        .map(|(i, _, _)| plain(&observations[*i].content))
+        .collect();
+    let potential_conflict = agents.len() >= 2 && contents.iter().any(|c| *c != contents[0]);
+    // The label: the hint, or the observation nearest the centroid, shortened.
+    let label = match &observations[members[0].0].topic_hint {
+        Some(h) if hint.is_some() => h.trim().to_owned(),
+        _ => {
+            let central = members
+                .iter()
+                .map(|(i, _, _)| (*i, Sum::of(&vectors[*i]).cosine(centroid)))
+                .fold(None::<(usize, f64)>, |best, (i, sim)| match best {
+                    Some((_, b)) if b >= sim => best,
+                    _ => Some((i, sim)),
+                })
+                .map_or(members[0].0, |(i, _)| i);
+            shorten(&observations[central].content, 60)
+        }
+    };
+    Topic {
+        topic: format!("t{}", t + 1),
+        label,
+        observation_ids: members
+            .iter()
+            .map(|(i, _, _)| observations[*i].id.clone())
+            .collect(),
+        members: members
+            .into_iter()
+            .map(|(i, similarity, why)| Member {
+                id: observations[i].id.clone(),
+                agent: observations[i].agent.clone(),
+                similarity,
+                why,
+            })
+            .collect(),
+        agents,
+        potential_conflict,
+    }
+}
+
+/// Lowercased words, for "does the content differ".
+pub fn plain(text: &str) -> String {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn shorten(text: &str, chars: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= chars {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(chars).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(a, _)| a);
+    format!("{}…", cut.trim_end_matches([',', ';', ':', '.']))
+}
+
+fn hint_of(o: &Observation) -> Option<String> {
+    o.topic_hint
+        .as_deref()
+        .map(|h| h.trim().to_lowercase())
+        .filter(|h| !h.is_empty())
+}
+
+/// Step 1: groups by hint and `conflicts_with`, each with its members' reasons (`None`: the
+/// first member, or a reason the embedding gives later), in order of their first observation.
+fn forced_groups(observations: &[Observation]) -> Vec<(Vec<usize>, Vec<Option<String>>)> {
+    let n = observations.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut reason: Vec<Option<String>> = vec![None; n];
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let union = |parent: &mut Vec<usize>, a: usize, b: usize| {
+        let (ra, rb) = (root(parent, a), root(parent, b));
+        // The smaller index stays the root, so groups keep input order.
+        let (lo, hi) = (ra.min(rb), ra.max(rb));
+        parent[hi] = lo;
+    };
+    for i in 0..n {
+        let Some(h) = hint_of(&observations[i]) else {
+            continue;
+        };
+        if let Some(j) = (0..i).find(|&j| hint_of(&observations[j]).as_ref() == Some(&h)) {
+            union(&mut parent, i, j);
+            reason[i].get_or_insert_with(|| format!("topic hint “{}”", h));
+        }
+    }
+    for i in 0..n {
+        for other in &observations[i].conflicts_with {
+            if let Some(j) = observations.iter().position(|o| o.id == *other) {
+                union(&mut parent, i, j);
+                let (a, b) = (&observations[i].id, &observations[j].id);
+                reason[i].get_or_insert_with(|| format!("conflicts_with {b}"));
+                reason[j].get_or_insert_with(|| format!("named in {a}'s conflicts_with"));
+            }
+        }
+    }
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        match groups.iter_mut().find(|(root, _)| *root == r) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((r, vec![i])),
+        }
+    }
+    groups.sort_by_key(|(_, m)| m[0]);
+    groups
+        .into_iter()
+        .map(|(_, members)| {
+            let reasons = members
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| if k == 0 { None } else { reason[i].clone() })
+                .collect();
+            (members, reasons)
+        })
+        .collect()
+}

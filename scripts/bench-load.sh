@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fan-out figures for `make bench` (issue 17): a release server on a scratch SQLite file, watched
+# by growing crowds through `consilium load` (exact logs, connect times, live latency, RSS).
+# Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 2000:500)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=target/release/consilium
+[ -x "$bin" ] || { echo "build it first: cargo build --release -p server" >&2; exit 1; }
+scratch=$(mktemp -d)
+port=${LOAD_PORT:-3497}
+"$bin" serve --addr "127.0.0.1:$port" --database-url "sqlite:$scratch/load.db" --pace-ms 200 \
+  --max-streams-per-client 100000 --rate-limit 100000 --rate-burst 100000 \
+  --max-debates 1000 --max-debates-per-client 1000 >"$scratch/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$scratch"' EXIT
+for _ in $(seq 100); do
+  grep -q "listening on" "$scratch/server.log" && break
+  kill -0 $server 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(1000:1 5000:1 2000:500)
+for run in "${runs[@]}"; do
+  "$bin" load --addr "127.0.0.1:$port" --viewers "${run%%:*}" --debates "${run##*:}"
+done

@@ -1,0 +1,123 @@
+//! RC's builtin agents: the embedder is the builtin sentence embedder (all-MiniLM-L6-v2
+//! distilled to a static table, [`crate::embed`]); the reconciler answers seed 003's prompt by
+//! RC-4's rules ([`app::protocol::reconcile::rules`]), deterministically, so a reconciliation
+//! runs offline and `verify` can recompute its beliefs.
+
+use app::protocol::reconcile::rules;
+use app::protocol::{AgentReply, AgentRequest, Task};
+
+/// The model name the builtin embedder logs.
+pub const BUILTIN_EMBEDDER: &str = "builtin:all-MiniLM-L6-v2-static";
+
+/// The embeddings of `texts`, or why the embedder cannot give them (the machine then falls
+/// back to the lexical grouping and says so).
+pub fn embed(texts: &[String]) -> Result<AgentReply, String> {
+    let embedder = crate::embed::shared().map_err(|e| e.to_string())?;
+    Ok(AgentReply::Embeddings {
+        model: BUILTIN_EMBEDDER.into(),
+        vectors: texts.iter().map(|t| embedder.embed(t)).collect(),
+    })
+}
+
+pub fn reply(req: &AgentRequest) -> Result<AgentReply, String> {
+    match &req.task {
+        Task::Embed { texts, .. } => embed(texts),
+        Task::Reconcile {
+            label,
+            observations,
+            params,
+            ..
+        } => Ok(AgentReply::Reconciliation(rules::reconcile(
+            label,
+            observations,
+            params,
+        ))),
+        other => Err(format!(
+            "the builtin RC agents do not answer {}",
+            other.expects()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use app::protocol::reconcile::vectors::Sum;
+    use app::protocol::reconcile::{parse_observations, RcConfig, RcDebate, RcParams};
+    use app::protocol::{Debate, EventBody, Outcome};
+
+    use super::super::{run_debate, BuiltinAgents};
+
+    /// Seed 003's example set, as the home form offers it.
+    fn example() -> Vec<app::protocol::reconcile::Observation> {
+        let v: serde_json::Value =
+            serde_json::from_str(app::protocol::reconcile::EXAMPLE).expect("JSON");
+        parse_observations(&v).expect("valid")
+    }
+
+    /// RC-1 with the builtin embedder: seed 003's examples group into their four topics at the
+    /// default threshold, and each reconciles as RC-4 says.
+    #[test]
+    fn seed_003_examples_group_and_reconcile_offline() {
+        let observations = example();
+        let embedder = crate::embed::shared().expect("the embedder table (scripts/setup.sh)");
+        let vectors: Vec<Vec<i16>> = observations
+            .iter()
+            .map(|o| {
+                app::protocol::reconcile::vectors::quantise(&embedder.embed(&o.content))
+                    .expect("vector")
+            })
+            .collect();
+        for (i, a) in vectors.iter().enumerate() {
+            let row: Vec<String> = vectors
+                .iter()
+                .map(|b| format!("{:.2}", Sum::of(a).cosine(&Sum::of(b))))
+                .collect();
+            eprintln!("{} {}", observations[i].id, row.join(" "));
+        }
+        let config = RcConfig {
+            params: RcParams::default(),
+            observations,
+            from_debates: vec![],
+        };
+        let d = Debate::Reconcile(Box::new(RcDebate::new("q", config, 1).expect("valid")));
+        let (events, outcome) = run_debate(d, 1);
+        let topics: Vec<Vec<String>> = events
+            .iter()
+            .filter_map(|e| match e {
+                EventBody::Topic(t) => Some(t.observation_ids.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            topics,
+            vec![
+                vec!["o1", "o2"],
+                vec!["o3", "o4"],
+                vec!["o5", "o6"],
+                vec!["o7", "o8"]
+            ],
+        );
+        let Outcome::Reconcile(o) = outcome else {
+            panic!("an RC outcome")
+        };
+        let beliefs: Vec<(Option<String>, bool)> = o
+            .beliefs
+            .iter()
+            .map(|b| (b.belief.clone(), b.needs_clarification))
+            .collect();
+        assert_eq!(beliefs[0], (None, true), "meeting: equal weight");
+        assert_eq!(beliefs[1].0.as_deref(), Some("John has 3 cats and 2 dogs"));
+        assert_eq!(
+            beliefs[2].0.as_deref(),
+            Some("Acme's quarterly revenue is up 10%")
+        );
+        assert!(
+            beliefs[3]
+                .0
+                .as_deref()
+                .is_some_and(|b| b.contains("delayed")),
+            "{beliefs:?}"
+        );
+        let _ = BuiltinAgents::new(1);
+    }
+}

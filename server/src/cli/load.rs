@@ -1,0 +1,464 @@
+//! `consilium load` (issue 17): starts debates on a running server, opens many live viewers of
+//! them over raw HTTP/1.1 connections at once, and reports what a crowd sees — whether every
+//! viewer got the exact log (no gap, no duplicate, to its end), how long connecting took, how
+//! long each live event took from being stamped to arriving, and the server's memory.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::CliError;
+
+#[derive(clap::Args, Debug)]
+pub struct LoadArgs {
+    /// The running server (host:port).
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    pub addr: String,
+    /// Live viewers in all, spread evenly over the debates, all connecting at once.
+    #[arg(long, default_value_t = 1000)]
+    pub viewers: usize,
+    /// Debates to start (builtin agents, S4) and watch.
+    #[arg(long, default_value_t = 1)]
+    pub debates: usize,
+    /// The question the debates are started with.
+    #[arg(
+        long,
+        default_value = "Should we move the payment service to the new cluster this week?"
+    )]
+    pub query: String,
+    /// The operator's start token, when the server requires one (`CONSILIUM_START_TOKEN`).
+    #[arg(long, env = "CONSILIUM_START_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// How long to wait for every viewer to reach the end of its debate's log, in seconds.
+    #[arg(long, default_value_t = 300)]
+    pub timeout_s: u64,
+}
+
+/// What one viewer saw.
+#[derive(Default)]
+struct Seen {
+    /// Connect to response headers, in milliseconds.
+    connect_ms: f64,
+    seqs: Vec<u64>,
+    /// Stamped → received, for events stamped after the viewer was connected (live ones).
+    latencies_ms: Vec<f64>,
+    /// The stream reached the log's last event (a decision or an interruption).
+    ended: bool,
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Stamp {
+    seq: u64,
+    ts: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+pub async fn run(args: LoadArgs) -> Result<(), CliError> {
+    let fail = |m: String| CliError::Bench(m);
+    if args.debates == 0 || args.viewers == 0 {
+        return Err(fail("--debates and --viewers must be at least 1".into()));
+    }
+    let addr = tokio::net::lookup_host(&args.addr)
+        .await
+        .map_err(|e| fail(format!("cannot resolve {}: {e}", args.addr)))?
+        .next()
+        .ok_or_else(|| fail(format!("{} resolves to no address", args.addr)))?;
+    let client = reqwest::Client::new();
+    let base = format!("http://{}", args.addr);
+    let pid = server_pid(addr);
+    let rss_before = pid.and_then(rss_kib);
+
+    let mut ids = Vec::with_capacity(args.debates);
+    for i in 0..args.debates {
+        ids.push(start(&client, &base, &args, i).await?);
+    }
+    let began = Instant::now();
+    let deadline = began + Duration::from_secs(args.timeout_s);
+    let mut tasks = Vec::with_capacity(args.viewers);
+    for v in 0..args.viewers {
+        let id = ids[v % ids.len()].clone();
+        let host = args.addr.clone();
+        tasks.push(tokio::spawn(async move {
+            match tokio::time::timeout_at(deadline.into(), watch(addr, &host, &id)).await {
+                Ok(seen) => seen,
+                Err(_) => Seen {
+                    error: Some("timed out before the end of the log".into()),
+                    ..Seen::default()
+                },
+            }
+        }));
+    }
+    let mut seen = Vec::with_capacity(tasks.len());
+    let mut rss_peak = None;
+    for t in tasks {
+        seen.push(t.await.unwrap_or_else(|e| Seen {
+            error: Some(format!("viewer task failed: {e}")),
+            ..Seen::default()
+        }));
+        rss_peak = rss_peak.max(pid.and_then(rss_kib));
+    }
+    let elapsed = began.elapsed();
+    // Each debate's whole log, as stored: what every viewer of it must have received.
+    let mut lengths = Vec::with_capacity(ids.len());
+    for id in &ids {
+        let detail: serde_json::Value = client
+            .get(format!("{base}/api/debates/{id}"))
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| fail(format!("reading debate {id}: {e}")))?
+            .json()
+            .await
+            .map_err(|e| fail(format!("reading debate {id}: {e}")))?;
+        lengths.push(detail["events"].as_array().map_or(0, Vec::len) as u64);
+    }
+    report(
+        &args,
+        &ids,
+        &lengths,
+        &seen,
+        elapsed,
+        (rss_before, rss_peak, pid.and_then(rss_kib)),
+    );
+    Ok(())
+}
+
+async fn start(
+    client: &reqwest::Client,
+    base: &str,
+    args: &LoadArgs,
+    i: usize,
+) -> Result<String, CliError> {
+    let mut req = client
+        .post(format!("{base}/api/debates"))
+        .json(&serde_json::json!({
+            "query": args.query, "protocol": "s4", "seed": i,
+        }));
+    if let Some(t) = &args.token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| CliError::Bench(format!("cannot reach {base}: {e}")))?;
+    let status = resp.status();
+    let body: serde_json::Value = resp.json().await.unwrap_or_default();
+    if !status.is_success() {
+        let why = body["error"].as_str().unwrap_or("no reason given");
+        let hint = if status.as_u16() == 429 {
+            " (a load test from one address needs the server's limits raised: \
+             --max-debates, --max-debates-per-client, --max-streams-per-client, --rate-limit, \
+             --rate-burst)"
+        } else {
+            ""
+        };
+        return Err(CliError::Bench(format!(
+            "debate {} of {} was refused: {status} {why}{hint}",
+            i + 1,
+            args.debates
+        )));
+    }
+    body["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| CliError::Bench(format!("the server's answer has no id: {body}")))
+}
+
+/// One viewer: a raw HTTP/1.1 request for the live stream, read to the log's end.
+async fn watch(addr: SocketAddr, host: &str, id: &str) -> Seen {
+    let mut seen = Seen::default();
+    if let Err(e) = follow(addr, host, id, &mut seen).await {
+        seen.error = Some(e);
+    }
+    seen
+}
+
+async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Result<(), String> {
+    let t0 = Instant::now();
+    let mut s = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = s.set_nodelay(true);
+    let request = format!(
+        "GET /api/debates/{id}/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\
+         Accept-Encoding: identity\r\n\r\n"
+    );
+    s.write_all(request.as_bytes())
+        .await
+        .map_err(|e| format!("send: {e}"))?;
+    let mut buf = Vec::with_capacity(16 * 1024);
+    let head_end = loop {
+        if let Some(i) = find(&buf, b"\r\n\r\n") {
+            break i + 4;
+        }
+        if read_more(&mut s, &mut buf).await? == 0 {
+            return Err("the server closed before answering".into());
+        }
+    };
+    seen.connect_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let connected = unix_ms();
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    if !head.starts_with("http/1.1 200") {
+        let line = head.lines().next().unwrap_or_default().to_owned();
+        return Err(format!("answered {line}"));
+    }
+    let chunked = head.contains("transfer-encoding: chunked");
+    let mut raw = buf.split_off(head_end);
+    let mut text = Vec::new();
+    loop {
+        if chunked {
+            dechunk(&mut raw, &mut text)?;
+        } else {
+            text.append(&mut raw);
+        }
+        while let Some(i) = find(&text, b"\n\n") {
+            let block: Vec<u8> = text.drain(..i + 2).collect();
+            if on_event(&block, connected, seen)? {
+                seen.ended = true;
+                return Ok(());
+            }
+        }
+        if read_more(&mut s, &mut raw).await? == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// One SSE block; `true` at the log's last event.
+fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<bool, String> {
+    let text = String::from_utf8_lossy(block);
+    let mut data = String::new();
+    for line in text.lines() {
+        if let Some(d) = line.strip_prefix("data:") {
+            data.push_str(d.trim_start());
+        }
+    }
+    if data.is_empty() {
+        return Ok(false);
+    }
+    let received = unix_ms();
+    let e: Stamp = serde_json::from_str(&data).map_err(|err| format!("unreadable event: {err}"))?;
+    seen.seqs.push(e.seq);
+    let stamped = app::protocol::time::days(&e.ts).map(|d| d * 86_400_000.0);
+    // Stamped before the viewer connected: backlog, read from the store (not a live figure).
+    if let Some(at) = stamped.filter(|at| *at >= connected - 1.0) {
+        seen.latencies_ms.push((received - at).max(0.0));
+    }
+    Ok(matches!(e.kind.as_str(), "decision" | "interrupted"))
+}
+
+/// Moves the whole chunks of `raw` (chunked transfer coding) into `out`.
+fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<(), String> {
+    loop {
+        let Some(line_end) = find(raw, b"\r\n") else {
+            return Ok(());
+        };
+        let size_text = String::from_utf8_lossy(&raw[..line_end]);
+        let size_text = size_text.split(';').next().unwrap_or_default().trim();
+        let size = usize::from_str_radix(size_text, 16)
+            .map_err(|_| format!("bad chunk size {size_text:?}"))?;
+        if raw.len() < line_end + 2 + size + 2 {
+            return Ok(());
+        }
+        out.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
+        raw.drain(..line_end + 2 + size + 2);
+        if size == 0 {
+            return Ok(());
+        }
+    }
+}
+
+async fn read_more(s: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
+    let mut chunk = [0u8; 8192];
+    let n = s.read(&mut chunk).await.map_err(|e| format!("read: {e}"))?;
+    buf.extend_from_slice(&chunk[..n]);
+    Ok(n)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn unix_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// The `p`-th percentile (0–100) of sorted `v`.
+fn percentile(v: &[f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+    v[rank.min(v.len() - 1)]
+}
+
+fn report(
+    args: &LoadArgs,
+    ids: &[String],
+    lengths: &[u64],
+    seen: &[Seen],
+    elapsed: Duration,
+    (rss_before, rss_peak, rss_after): (Option<u64>, Option<u64>, Option<u64>),
+) {
+    let mut exact = 0;
+    let mut errors: Vec<&str> = Vec::new();
+    for (v, s) in seen.iter().enumerate() {
+        let want = lengths[v % ids.len()];
+        let gap_free = s.seqs.iter().copied().eq(1..=want);
+        if s.ended && gap_free {
+            exact += 1;
+        } else if let Some(e) = &s.error {
+            errors.push(e);
+        }
+    }
+    let mut connect: Vec<f64> = seen
+        .iter()
+        .filter(|s| s.error.is_none())
+        .map(|s| s.connect_ms)
+        .collect();
+    connect.sort_by(f64::total_cmp);
+    let mut lat: Vec<f64> = seen
+        .iter()
+        .flat_map(|s| s.latencies_ms.iter().copied())
+        .collect();
+    lat.sort_by(f64::total_cmp);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!(
+        "load: {} viewer(s) of {} debate(s) on {} ({cores} cores here), {:.1} s",
+        args.viewers,
+        ids.len(),
+        args.addr,
+        elapsed.as_secs_f64()
+    );
+    println!(
+        "connect (to response headers): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        percentile(&connect, 50.0),
+        percentile(&connect, 99.0),
+        connect.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "live events, stamped → received: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        lat.len(),
+        percentile(&lat, 50.0),
+        percentile(&lat, 99.0),
+        lat.last().copied().unwrap_or(0.0)
+    );
+    let mib = |k: Option<u64>| {
+        k.map_or_else(
+            || "unknown".to_owned(),
+            |k| format!("{:.1} MiB", k as f64 / 1024.0),
+        )
+    };
+    println!(
+        "server RSS: {} before, {} at the peak seen, {} after",
+        mib(rss_before),
+        mib(rss_peak),
+        mib(rss_after)
+    );
+    if !errors.is_empty() {
+        errors.sort_unstable();
+        errors.dedup();
+        println!(
+            "viewers that failed ({}): {}",
+            args.viewers - exact,
+            errors
+                .iter()
+                .take(3)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    println!(
+        "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} rss_peak_mib={}",
+        args.viewers,
+        ids.len(),
+        args.viewers,
+        percentile(&connect, 99.0),
+        percentile(&lat, 50.0),
+        percentile(&lat, 99.0),
+        rss_peak.map_or_else(|| "unknown".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0))
+    );
+}
+
+/// The process listening on `addr`'s port on this machine (Linux: its socket's inode in
+/// `/proc/net/tcp*`, then the process holding it), so its memory can be read.
+fn server_pid(addr: SocketAddr) -> Option<u32> {
+    let port = format!("{:04X}", addr.port());
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local address "ADDR:PORT", state 0A = LISTEN, inode in column 10.
+            if f.len() > 9 && f[1].ends_with(&format!(":{port}")) && f[3] == "0A" {
+                inodes.push(format!("socket:[{}]", f[9]));
+            }
+        }
+    }
+    let procs = std::fs::read_dir("/proc").ok()?;
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                if inodes.iter().any(|i| link.as_os_str() == i.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunked transfer coding split anywhere: whole chunks come out, the rest waits.
+    #[test]
+    fn dechunks_across_reads() {
+        let wire = b"5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n";
+        for cut in 0..wire.len() {
+            let mut raw = wire[..cut].to_vec();
+            let mut out = Vec::new();
+            dechunk(&mut raw, &mut out).expect("valid");
+            raw.extend_from_slice(&wire[cut..]);
+            dechunk(&mut raw, &mut out).expect("valid");
+            assert_eq!(out, b"hello, world", "cut at {cut}");
+        }
+        let mut bad = b"zz\r\n".to_vec();
+        assert!(dechunk(&mut bad, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn percentiles_of_sorted_values() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 50.0), 51.0);
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&[], 99.0), 0.0);
+    }
+}

@@ -1,0 +1,171 @@
+//! What goes over the wire (issue 17), against the real binary: the bundle precompressed and
+//! cached, JSON compressed, the live stream never; `consilium load` against a running server.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+/// Issue 17: the browser bundle is sent as the `.br` or `.gz` written beside it at build time,
+/// whichever the browser accepts (the file itself otherwise), with `no-cache` and a
+/// `Last-Modified` that answers 304 while it has not changed; JSON is compressed on the fly;
+/// the live stream never is.
+#[tokio::test]
+async fn the_bundle_goes_precompressed_json_compressed_never_the_stream() {
+    let site = tempfile::tempdir().expect("site");
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).expect("pkg");
+    let raw = b"\0asm the bundle itself".to_vec();
+    std::fs::write(pkg.join("consilium_bg.wasm"), &raw).expect("wasm");
+    std::fs::write(pkg.join("consilium_bg.wasm.br"), b"brotli bytes").expect("br");
+    std::fs::write(pkg.join("consilium_bg.wasm.gz"), b"gzip bytes").expect("gz");
+    let (_dir, db) = temp_db();
+    let root = site.path().to_str().expect("utf-8 path");
+    let app = InProcess::start(&db, &["--site-root", root]).await;
+
+    let wasm = "/pkg/consilium_bg.wasm";
+    let table: [(&str, Option<&str>, &[u8]); 4] = [
+        ("br, gzip", Some("br"), b"brotli bytes"),
+        ("gzip, deflate", Some("gzip"), b"gzip bytes"),
+        ("identity", None, &raw),
+        ("", None, &raw),
+    ];
+    let mut modified = None;
+    for (accept, encoding, body) in table {
+        let headers: Vec<(&str, &str)> = if accept.is_empty() {
+            vec![]
+        } else {
+            vec![("accept-encoding", accept)]
+        };
+        let a = app
+            .send(
+                axum::http::Method::GET,
+                wasm,
+                &headers,
+                axum::body::Body::empty(),
+            )
+            .await;
+        assert_eq!(a.status, 200, "{accept}");
+        let header = |name: &str| a.headers.get(name).and_then(|v| v.to_str().ok());
+        assert_eq!(header("content-encoding"), encoding, "{accept}");
+        assert_eq!(header("content-type"), Some("application/wasm"), "{accept}");
+        assert_eq!(header("cache-control"), Some("no-cache"), "{accept}");
+        assert_eq!(header("vary"), Some("accept-encoding"), "{accept}");
+        assert_eq!(a.body, body, "{accept}");
+        modified = header("last-modified").map(str::to_owned);
+    }
+    let modified = modified.expect("Last-Modified");
+    let again = app
+        .send(
+            axum::http::Method::GET,
+            wasm,
+            &[("if-modified-since", &modified), ("accept-encoding", "br")],
+            axum::body::Body::empty(),
+        )
+        .await;
+    assert_eq!(again.status, 304, "unchanged: revalidated, not resent");
+    assert!(again.body.is_empty());
+
+    // JSON, on the fly; the same answer uncompressed for a client that accepts nothing else.
+    let id = app
+        .post_json(
+            "/api/debates",
+            &json!({"query": "Should we ship on Friday?", "seed": 3}),
+        )
+        .await
+        .json()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let detail = format!("/api/debates/{id}");
+    for _ in 0..200 {
+        if app.get(&detail).await.json()["status"] == "finished" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let plain = app.get(&detail).await;
+    assert_eq!(plain.json()["status"], "finished");
+    assert!(plain.headers.get("content-encoding").is_none());
+    for (accept, encoding) in [("gzip", "gzip"), ("br", "br")] {
+        let packed = app
+            .send(
+                axum::http::Method::GET,
+                &detail,
+                &[("accept-encoding", accept)],
+                axum::body::Body::empty(),
+            )
+            .await;
+        assert_eq!(packed.status, 200);
+        assert_eq!(
+            packed
+                .headers
+                .get("content-encoding")
+                .and_then(|v| v.to_str().ok()),
+            Some(encoding)
+        );
+        assert!(
+            packed.body.len() < plain.body.len() / 2,
+            "{accept} compresses"
+        );
+    }
+    // The stream of events is never compressed (a proxy or browser would hold it back).
+    let stream = app
+        .send(
+            axum::http::Method::GET,
+            &format!("/api/debates/{id}/events"),
+            &[("accept-encoding", "br, gzip")],
+            axum::body::Body::empty(),
+        )
+        .await;
+    assert_eq!(stream.status, 200);
+    assert!(stream.headers.get("content-encoding").is_none());
+    assert!(stream.text().contains("event: decision") || stream.text().contains("\"decision\""));
+}
+
+/// Issue 17's contract: `consilium load` starts debates on a running server, watches them with
+/// many raw live viewers at once, and ends with a `load:` line counting the viewers that got
+/// the exact log and the live latency's p99. Without raised limits it stops at the first
+/// refusal and says which limits to raise.
+#[tokio::test]
+async fn consilium_load_reports_exact_logs_and_latency() {
+    let (_dir, db) = temp_db();
+    let limits = [
+        ("CONSILIUM_MAX_STREAMS_PER_CLIENT", "1000"),
+        ("CONSILIUM_RATE_LIMIT", "1000"),
+        ("CONSILIUM_RATE_BURST", "1000"),
+    ];
+    let server = Server::start_with(&db, 20, &limits);
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let (ok, out) = cli_on(
+        &db,
+        &["load", "--addr", &addr, "--viewers", "60", "--debates", "3"],
+    );
+    assert!(ok, "{out}");
+    let last = out
+        .lines()
+        .rfind(|l| l.starts_with("load:"))
+        .expect("a load: line");
+    assert!(last.contains("exact=60/60"), "{out}");
+    let p99: f64 = last
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("p99_ms="))
+        .and_then(|v| v.parse().ok())
+        .expect("p99_ms=<number>");
+    assert!(p99 >= 0.0, "{out}");
+
+    // The defaults let one address hold 64 streams: the 65th viewer is refused, and said so.
+    let strict = Server::start(&db, 20);
+    let addr = strict.base.trim_start_matches("http://").to_owned();
+    let (_, out) = cli_on(
+        &db,
+        &["load", "--addr", &addr, "--viewers", "80", "--debates", "1"],
+    );
+    let last = out
+        .lines()
+        .rfind(|l| l.starts_with("load:"))
+        .expect("a load: line");
+    assert!(!last.contains("exact=80/80"), "{out}");
+    assert!(out.contains("429"), "the refusals are named: {out}");
+}
