@@ -8,7 +8,12 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 # The second pass runs only the tests whose subject is what gets stored (debates, logs, judges,
 # sessions, the track record); input checks, limits, TLS, agent kinds and eval are the same on
 # either database, and postgres.rs already ran against PostgreSQL in the first pass.
+# They are modules of one test binary (server/tests/integration/), chosen by name filters.
 PG_PASS := http_api protocols escalation gate credibility judges access export verify reconcile
+# Every cargo test below selects the same packages, so all three share one feature resolution and
+# nothing is compiled twice (`-p server` alone resolved features differently and rebuilt app and
+# server: minutes of CPU and another set of artefacts on disk).
+CARGO_TEST := cargo test --workspace --exclude frontend
 
 .PHONY: help setup site build run test test-rust test-e2e bench fmt lint clean-data
 
@@ -34,13 +39,13 @@ test: site
 	@mkdir -p target
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
-		cargo test --workspace --exclude frontend --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)
+		$(CARGO_TEST) --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)
 	set -o pipefail; CONSILIUM_TEST_DB=$(PG_TEST_URL) CONSILIUM_TEST_PG=$(PG_TEST_URL) \
-		cargo test -p server $(addprefix --test ,$(PG_PASS)) 2>&1 | tee -a $(CARGO_TEST_LOG)
+		$(CARGO_TEST) --test integration -- $(addsuffix ::,$(PG_PASS)) 2>&1 | tee -a $(CARGO_TEST_LOG)
 	scripts/llm.sh start
 	set -o pipefail; CONSILIUM_TEST_LLM_URL=http://127.0.0.1:$${LLM_PORT:-8091}/v1 \
 		CONSILIUM_TEST_EMBED_URL=http://127.0.0.1:$${LLM_EMBED_PORT:-8092}/v1 \
-		cargo test -p server --test real_model -- --ignored --nocapture 2>&1 | tee -a $(CARGO_TEST_LOG)
+		$(CARGO_TEST) --test integration -- real_model:: --ignored --nocapture 2>&1 | tee -a $(CARGO_TEST_LOG)
 	cd end2end && npx playwright test
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 

@@ -1,9 +1,6 @@
 //! SV-2: exports carry the hash chain; `consilium verify` checks it and recomputes the decision.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 #[tokio::test]

@@ -1,13 +1,10 @@
 //! The escalation pipeline over the real HTTP/SSE surface of the real binary (issue 14): a
 //! challenge climbs the ladder on a scaled clock to a provisional decision, a judge's place is
 //! taken and times out, an agreeing panel raises nothing, and every log verifies.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::time::Instant;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 fn levels(events: &[Value]) -> Vec<u64> {

@@ -2,13 +2,10 @@
 //! observations grouped by the builtin embedder and reconciled live, the audit page and
 //! export, `verify`; observations gathered from finished debates; bad input refused by name;
 //! and a model reconciler over real HTTP whose hostile replies become "unresolved".
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
+use crate::common::*;
 use axum::routing::post;
 use axum::{Json, Router};
-use common::*;
 use serde_json::{json, Value};
 
 fn example() -> Value {

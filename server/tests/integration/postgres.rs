@@ -3,13 +3,10 @@
 //!
 //! Needs PostgreSQL at `CONSILIUM_TEST_PG` (default `postgres://postgres@127.0.0.1:5432/test`, a
 //! user that may CREATE DATABASE); each test uses a fresh database. Unreachable → the tests fail.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 fn strip(frames: &[Frame]) -> Vec<Value> {

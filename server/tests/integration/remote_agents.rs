@@ -2,13 +2,10 @@
 //! kinds through the real binary, with a fake model server that answers 500s, garbage, huge and
 //! slow replies. Every debate must end with a decision, log why each agent failed, record each
 //! call's attempts, latency and tokens, and verify.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 fn failures_of<'a>(events: &'a [Value], agent: &str) -> Vec<&'a str> {

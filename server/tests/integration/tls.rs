@@ -3,20 +3,17 @@
 //! (`CONSILIUM_CA_CERT` / `--ca-cert`) whole debates run through both; without it the certificate
 //! is refused, by name; `consilium verify https://…` reads an export from a TLS server; and a
 //! redirect to another origin is not followed (the bearer token never leaves the endpoint).
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::common::*;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use common::*;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rcgen::{

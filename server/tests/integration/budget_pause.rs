@@ -2,13 +2,10 @@
 //! configured, a spent budget pauses the debate instead of stopping it; the desk lists it; a
 //! judge's grant resumes it where it stopped, or a close ends it with the cautious decision; every
 //! log verifies.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 async fn desk(server: &Server, token: &str) -> Value {

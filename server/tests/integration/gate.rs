@@ -2,11 +2,8 @@
 //! ends with a provisional decision, a judge signs up afterwards and overrides it; the ruling,
 //! its impact, the re-runs and a new decision are appended to the ended log, which still
 //! verifies and is signed again. Everyone else is refused by name.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 async fn post(server: &Server, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {

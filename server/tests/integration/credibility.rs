@@ -2,13 +2,10 @@
 //! `CONSILIUM_TEST_DB`): finished debates record predictions, judges append outcomes, the record
 //! is imported all-or-nothing, the numbers served equal the pure CR-1 function's, every debate
 //! logs its credibility snapshot (CR-4), and verify recomputes the credibility-weighted what-if.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
+use crate::common::*;
 use app::protocol::credibility::{self, ContextTags, CrParams, Point};
 use app::protocol::time;
-use common::*;
 use serde_json::{json, Value};
 
 /// `(status, JSON body)` of a POST with an optional bearer token.

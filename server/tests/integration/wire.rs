@@ -1,10 +1,7 @@
 //! What goes over the wire (issue 17), against the real binary: the bundle precompressed and
 //! cached, JSON compressed, the live stream never; `consilium load` against a running server.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 /// Issue 17: the browser bundle is sent as the `.br` or `.gz` written beside it at build time,

@@ -1,11 +1,8 @@
 //! Issue 12 against the real binary and a real database: the non-loopback refusal, the Host
 //! allow-list, the Origin check, security headers, and finding old debates. Judges are in
 //! `judges.rs`.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use reqwest::header;
 use serde_json::{json, Value};
 

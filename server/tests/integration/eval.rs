@@ -1,18 +1,15 @@
 //! QL-2: `consilium eval` against an OpenAI-compatible endpoint over real HTTP (a fake model that
 //! does the arithmetic), its table and saved run, its refusals, and a resume after a crash that
 //! asks no answered item again.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::common::serve_http;
 use axum::routing::post;
 use axum::{Json, Router};
-use common::serve_http;
 use serde_json::{json, Value};
 
 /// A model that computes the last `What is the result of …?` in its last message, slowly

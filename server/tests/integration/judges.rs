@@ -1,11 +1,8 @@
 //! SV-7 against the real binary and a real database: judges and their tokens, sessions and the
 //! CSRF check, the operator's start token, the judge's stop on record by name, and that no token
 //! or session id ever shows up in a log, an event, an export or a page.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use reqwest::header;
 use serde_json::{json, Value};
 

@@ -5,13 +5,10 @@
 //! up. It fails, never skips, when `CONSILIUM_TEST_LLM_URL` is unset or the server is down. A
 //! 135M model's answers are messy: the test asserts the debate completes with a valid decision,
 //! every call is costed, and every unusable reply is logged — not that the model is smart.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 /// The real model server from `CONSILIUM_TEST_LLM_URL` and a Consilium server using it (answers

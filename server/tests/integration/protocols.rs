@@ -1,10 +1,7 @@
 //! RR and WC over the real HTTP/SSE surface of the real binary: start, stream to the decision,
 //! verify the log, and bad parameters refused by name (issue 4).
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 #[tokio::test]

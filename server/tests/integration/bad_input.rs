@@ -1,12 +1,9 @@
 //! SV-6 / S4-8: every endpoint answers malformed requests with a 4xx and a JSON error naming the
 //! problem — never a 5xx, never HTML or an empty body — and writes nothing.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
 
-mod common;
-
+use crate::common::*;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request};
-use common::*;
 use serde_json::{json, Value};
 
 struct Case {

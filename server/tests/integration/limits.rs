@@ -2,14 +2,11 @@
 //! starts, requests and streams; it gets 429s with `Retry-After` and a JSON error, and another
 //! address still starts a debate and watches it to its decision. Figures are printed, never
 //! asserted as timings.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
-
-mod common;
 
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 /// A client whose connections come from `ip` (any 127.x.y.z is this machine's loopback).

@@ -1,0 +1,31 @@
+//! The server's integration tests, linked as one binary: every file here used to be its own test
+//! target, each statically linking the whole server — nineteen links of the same code, which filled
+//! a CI machine's disk. One module per subject; `common` starts the real `consilium` binary on a
+//! real database (SQLite, or PostgreSQL when `CONSILIUM_TEST_DB` says so) and reads its SSE.
+//!
+//! Select a subject with a filter: `cargo test -p server --test integration -- reconcile::`.
+//! `make test` runs the subjects that touch storage again on PostgreSQL by such filters, and the
+//! real-model tier (`real_model::`, `#[ignore]`d unless asked) against a local llama.cpp server.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::too_many_lines)] // a test: a panic is a failure with its place; a scenario reads top to bottom
+
+mod common;
+
+mod access;
+mod bad_input;
+mod budget_pause;
+mod credibility;
+mod escalation;
+mod eval;
+mod export;
+mod gate;
+mod http_api;
+mod judges;
+mod limits;
+mod postgres;
+mod protocols;
+mod real_model;
+mod reconcile;
+mod remote_agents;
+mod tls;
+mod verify;
+mod wire;
