@@ -9,15 +9,9 @@ use crate::common::*;
 use serde_json::{json, Value};
 
 async fn desk(server: &Server, token: &str) -> Value {
-    client()
-        .get(server.url("/api/judge/desk"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("desk")
-        .json()
-        .await
-        .expect("json")
+    let (status, desk) = call_as(server, "/api/judge/desk", Some(token), None).await;
+    assert_eq!(status, 200, "{desk}");
+    desk
 }
 
 /// Waits until debate `id` is listed on the desk as awaiting budget approval.
@@ -36,15 +30,13 @@ async fn paused_on_desk(server: &Server, token: &str, id: &str) -> Value {
 }
 
 async fn budget(server: &Server, id: &str, token: Option<&str>, body: Value) -> (u16, Value) {
-    let mut req = client()
-        .post(server.url(&format!("/api/debates/{id}/budget")))
-        .json(&body);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let resp = req.send().await.expect("POST");
-    let status = resp.status().as_u16();
-    (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+    call_as(
+        server,
+        &format!("/api/debates/{id}/budget"),
+        token,
+        Some(&body),
+    )
+    .await
 }
 
 #[tokio::test]

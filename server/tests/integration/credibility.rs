@@ -10,13 +10,7 @@ use serde_json::{json, Value};
 
 /// `(status, JSON body)` of a POST with an optional bearer token.
 async fn post(server: &Server, path: &str, bearer: Option<&str>, body: Value) -> (u16, Value) {
-    let mut req = client().post(server.url(path)).json(&body);
-    if let Some(t) = bearer {
-        req = req.bearer_auth(t);
-    }
-    let resp = req.send().await.expect("POST");
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    call_as(server, path, bearer, Some(&body)).await
 }
 
 fn prediction_of<'a>(rows: &'a Value, agent: &str) -> &'a Value {
@@ -25,6 +19,15 @@ fn prediction_of<'a>(rows: &'a Value, agent: &str) -> &'a Value {
         .iter()
         .find(|r| r["agent"] == agent)
         .unwrap_or_else(|| panic!("no prediction of {agent} in {rows}"))
+}
+
+/// The id of the safety agent's prediction in debate `d`.
+async fn safety_prediction(server: &Server, d: &str) -> String {
+    let rows: Value = get_json(server, &format!("/api/debates/{d}/predictions")).await;
+    prediction_of(&rows, "safety")["id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -130,11 +133,7 @@ async fn finished_debates_record_predictions_and_judges_append_outcomes_cr_1_cr_
         json!({"correct": false}),
     ];
     for (d, v) in debates.iter().zip(&verdicts) {
-        let rows: Value = get_json(&server, &format!("/api/debates/{d}/predictions")).await;
-        let pid = prediction_of(&rows, "safety")["id"]
-            .as_str()
-            .expect("id")
-            .to_owned();
+        let pid = safety_prediction(&server, d).await;
         let (s, body) = post(
             &server,
             &format!("/api/predictions/{pid}/outcome"),
@@ -146,11 +145,7 @@ async fn finished_debates_record_predictions_and_judges_append_outcomes_cr_1_cr_
         assert_eq!(body["outcome"]["recorded_by"], "judge:ada", "{body}");
     }
     // The last one was wrong after all: appended, and the latest counts.
-    let rows: Value = get_json(&server, &format!("/api/debates/{}/predictions", debates[5])).await;
-    let pid = prediction_of(&rows, "safety")["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let pid = safety_prediction(&server, &debates[5]).await;
     let (s, body) = post(
         &server,
         &format!("/api/predictions/{pid}/outcome"),

@@ -174,10 +174,7 @@ async fn bad_escalation_parameters_are_refused_by_name() {
         ),
     ];
     for (body, needle) in cases {
-        let (status, v) = post_debate(&server, &body).await;
-        assert_eq!(status, 400, "{body}: {v}");
-        let error = v["error"].as_str().expect("error");
-        assert!(error.contains(needle), "{body}: {error}");
+        assert_refused(&server, &body, needle).await;
     }
 }
 
@@ -190,15 +187,8 @@ async fn the_judges_queue_is_for_judges_only_es_5() {
     let viewer = add_judge(&db, "vic", "viewer");
     let server = Server::start(&db, 0);
     let get = |token: Option<String>| {
-        let mut req = client().get(server.url("/api/judge/queue"));
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        async move {
-            let resp = req.send().await.expect("GET");
-            let status = resp.status().as_u16();
-            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
-        }
+        let server = &server;
+        async move { call_as(server, "/api/judge/queue", token.as_deref(), None).await }
     };
     let (status, body) = get(None).await;
     assert_eq!(status, 401);
@@ -256,28 +246,13 @@ async fn a_judge_rules_on_a_held_challenge_es_7() {
     )
     .await;
     let post = |path: String, token: Option<String>, body: Value| {
-        let mut req = client().post(server.url(&path)).json(&body);
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        async move {
-            let resp = req.send().await.expect("POST");
-            let status = resp.status().as_u16();
-            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
-        }
+        let server = &server;
+        async move { call_as(server, &path, token.as_deref(), Some(&body)).await }
     };
     let ruling = format!("/api/debates/{id}/challenges/CH-001/ruling");
     // Wait until the desk gives the challenge to ada.
     for _ in 0..100 {
-        let q: Value = client()
-            .get(server.url("/api/judge/queue"))
-            .bearer_auth(&judge)
-            .send()
-            .await
-            .expect("queue")
-            .json()
-            .await
-            .expect("json");
+        let (_, q) = call_as(&server, "/api/judge/queue", Some(&judge), None).await;
         if q["held"].as_array().is_some_and(|h| !h.is_empty()) {
             break;
         }

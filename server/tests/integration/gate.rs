@@ -7,13 +7,7 @@ use crate::common::*;
 use serde_json::{json, Value};
 
 async fn post(server: &Server, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
-    let mut req = client().post(server.url(path)).json(body);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let resp = req.send().await.expect("POST");
-    let status = resp.status().as_u16();
-    (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+    call_as(server, path, token, Some(body)).await
 }
 
 /// Seed 000's pipeline: with no judge yet, the margin dispute falls back to the cautious 25 %
@@ -293,15 +287,8 @@ async fn the_desk_lists_what_waits_at_the_gate_ui_4() {
     let judge = add_judge(&db, "ada", "judge");
     let viewer = add_judge(&db, "vic", "viewer");
     let desk = |token: Option<String>| {
-        let mut req = client().get(server.url("/api/judge/desk"));
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        async move {
-            let resp = req.send().await.expect("GET");
-            let status = resp.status().as_u16();
-            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
-        }
+        let server = &server;
+        async move { call_as(server, "/api/judge/desk", token.as_deref(), None).await }
     };
     let (status, v) = desk(None).await;
     assert_eq!(status, 401, "{v}");
@@ -367,18 +354,7 @@ async fn a_judge_decides_a_collapse_debate_escalated_to_a_human_es_11() {
     assert_eq!(first["outcome"], "ESCALATED_TO_HUMAN", "{first}");
     let judge = add_judge(&db, "ada", "judge");
     let viewer = add_judge(&db, "vic", "viewer");
-    let (_, d) = {
-        let resp = client()
-            .get(server.url("/api/judge/desk"))
-            .bearer_auth(&judge)
-            .send()
-            .await
-            .expect("desk");
-        (
-            resp.status().as_u16(),
-            resp.json::<Value>().await.expect("json"),
-        )
-    };
+    let (_, d) = call_as(&server, "/api/judge/desk", Some(&judge), None).await;
     assert_eq!(d["escalated"][0]["debate"], id.as_str(), "{d}");
     let chosen = of_type(&before, "card_submitted")[0]["position"]
         .as_str()

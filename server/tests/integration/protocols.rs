@@ -163,15 +163,7 @@ async fn collapse_runs_live_and_verifies() {
     let mut bad = user_cards.clone();
     bad[1]["risks"][0]["residual_risk"] = json!(1.5);
     let bad_request = json!({"query": "q", "protocol": "collapse", "cards": bad});
-    let (status, err) = post_debate(&server, &bad_request).await;
-    assert_eq!(status, 400);
-    assert!(
-        err["error"]
-            .as_str()
-            .expect("error")
-            .contains("cards[1].risks[0].residual_risk"),
-        "{err}"
-    );
+    assert_refused(&server, &bad_request, "cards[1].risks[0].residual_risk").await;
 }
 
 #[tokio::test]
@@ -223,11 +215,7 @@ async fn bad_parameters_are_refused_by_name() {
         ),
     ];
     for (body, names) in cases {
-        let (status, err) = post_debate(&server, &body).await;
-        assert_eq!(status, 400, "{body}: {err}");
-        let msg = err["error"].as_str().unwrap_or_default();
-        assert!(msg.contains(names), "{body}: {msg}");
+        assert_refused(&server, &body, names).await;
     }
-    let list: Vec<Value> = get_json(&server, "/api/debates").await;
-    assert!(list.is_empty(), "nothing half-written: {list:?}");
+    assert_nothing_stored(&server).await;
 }

@@ -155,19 +155,12 @@ async fn observations_from_finished_debates() {
         .contains("bitcoin"));
     assert_eq!(events.last().expect("events")["type"], "decision");
     // A running or unknown debate cannot give observations.
-    let (status, err) = post_debate(
+    assert_refused(
         &server,
         &json!({"query": "q", "protocol": "reconcile", "from_debates": ["ffffffffffff"]}),
+        "from_debates[0]",
     )
     .await;
-    assert_eq!(status, 400);
-    assert!(
-        err["error"]
-            .as_str()
-            .expect("error")
-            .contains("from_debates[0]"),
-        "{err}"
-    );
 }
 
 #[tokio::test]
@@ -210,19 +203,9 @@ async fn bad_observations_are_refused_by_name() {
         ),
     ];
     for (body, want) in cases {
-        let (status, err) = post_debate(&server, &body).await;
-        assert_eq!(status, 400, "{want}: {err}");
-        assert!(
-            err["error"].as_str().expect("error").contains(want),
-            "{want}: {err}"
-        );
+        assert_refused(&server, &body, want).await;
     }
-    let list: Value = get_json(&server, "/api/debates").await;
-    assert_eq!(
-        list.as_array().map(Vec::len),
-        Some(0),
-        "nothing stored: {list}"
-    );
+    assert_nothing_stored(&server).await;
 }
 
 /// A fake OpenAI-compatible endpoint: embeddings by keyword, and a chat model that answers

@@ -324,10 +324,44 @@ pub async fn post_debate(server: &Server, body: &Value) -> (u16, Value) {
     (status, resp.json().await.unwrap_or(Value::Null))
 }
 
+/// `POST /api/debates` that must be refused: a 400 whose error names `field`.
+pub async fn assert_refused(server: &Server, body: &Value, field: &str) {
+    let (status, err) = post_debate(server, body).await;
+    assert_eq!(status, 400, "{field}: {body}: {err}");
+    let error = err["error"].as_str().unwrap_or_default();
+    assert!(error.contains(field), "{field}: {body}: {err}");
+}
+
+/// No debate was stored (a refused request leaves nothing half-written).
+pub async fn assert_nothing_stored(server: &Server) {
+    let list: Vec<Value> = get_json(server, "/api/debates").await;
+    assert!(list.is_empty(), "nothing stored: {list:?}");
+}
+
 pub async fn create(server: &Server, body: Value) -> String {
     let (status, v) = post_debate(server, &body).await;
     assert_eq!(status, 201, "create: {v}");
     v["id"].as_str().expect("id").to_owned()
+}
+
+/// `(status, JSON body or null)` of a GET, or of a POST of `body`, sent with an optional bearer
+/// token (a judge's, a viewer's, or none).
+pub async fn call_as(
+    server: &Server,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut req = match body {
+        Some(body) => client().post(server.url(path)).json(body),
+        None => client().get(server.url(path)),
+    };
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().await.expect("request");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
 }
 
 /// GET a JSON document (asserting nothing about the status).
