@@ -4,6 +4,9 @@
 pub enum StoreError {
     #[error("database error: {0}")]
     Sqlx(#[from] sqlx::Error),
+    /// From SQLite's writer thread (`sqlite_writer.rs`).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("cannot connect to {backend} at {at}: {error}")]
@@ -37,15 +40,23 @@ impl StoreError {
     /// True when the database refused a write for want of space: a full disk, SQLite's
     /// `max_page_count` (our `max_size_mb`), or PostgreSQL's `disk_full` (53100).
     pub fn is_full(&self) -> bool {
-        let StoreError::Sqlx(sqlx::Error::Database(e)) = self else {
-            return false;
-        };
-        matches!(e.code().as_deref(), Some("13" | "53100")) || e.message().contains("disk is full")
+        match self {
+            StoreError::Sqlx(sqlx::Error::Database(e)) => {
+                matches!(e.code().as_deref(), Some("13" | "53100"))
+                    || e.message().contains("disk is full")
+            }
+            StoreError::Sqlite(e) => super::sqlite_writer::is_full(e),
+            _ => false,
+        }
     }
 
     /// True when a write lost a race on a primary key (another writer appended that `seq` first).
     pub fn is_conflict(&self) -> bool {
-        matches!(self, StoreError::Sqlx(sqlx::Error::Database(e)) if e.is_unique_violation())
+        match self {
+            StoreError::Sqlx(sqlx::Error::Database(e)) => e.is_unique_violation(),
+            StoreError::Sqlite(e) => super::sqlite_writer::is_conflict(e),
+            _ => false,
+        }
     }
 }
 

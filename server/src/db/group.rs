@@ -11,7 +11,7 @@ use super::{Db, StoreError};
 /// One debate's events, encoded: (seq, kind, JSON body).
 pub(super) struct Rows {
     pub debate: String,
-    pub rows: Vec<(i64, &'static str, String)>,
+    pub rows: super::EncodedRows,
 }
 
 struct Pending {
@@ -104,75 +104,4 @@ async fn insert(db: &Db, batches: &[&Rows]) -> Result<(), StoreError> {
         Db::Postgres(shared) => run!(&shared.pool),
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use app::protocol::{Event, EventBody};
-
-    use crate::db::{NewDebate, Store};
-
-    fn thinking(seq: u64) -> Event {
-        Event::new(
-            seq,
-            "2026-01-01T00:00:00.000Z".into(),
-            EventBody::Thinking {
-                agent: "a".into(),
-                round: 1,
-            },
-        )
-    }
-
-    /// Many debates appending at once all land, in order; a write that conflicts (a seq already
-    /// stored) fails for its own debate only, even when it shared a statement with others.
-    #[tokio::test]
-    async fn concurrent_appends_land_and_a_conflict_fails_alone() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::connect(&format!("sqlite:{}/g.db", dir.path().display()))
-            .await
-            .expect("store");
-        const IDS: [&str; 8] = ["g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7"];
-        for id in IDS {
-            store
-                .create_debate(&NewDebate::sample(id), &[])
-                .await
-                .expect("row");
-        }
-        for seq in 1..=5 {
-            let writes = IDS.map(|id| {
-                let store = store.clone();
-                async move { store.append(id, &[thinking(seq)]).await }
-            });
-            for r in futures::future::join_all(writes).await {
-                r.expect("appended");
-            }
-        }
-        // g0 repeats seq 5 while the others append seq 6 at the same moment.
-        let writes = IDS.map(|id| {
-            let store = store.clone();
-            let seq = if id == "g0" { 5 } else { 6 };
-            async move { (id, store.append(id, &[thinking(seq)]).await) }
-        });
-        for (id, r) in futures::future::join_all(writes).await {
-            match id {
-                "g0" => assert!(r.expect_err("a conflict").is_conflict(), "{id}"),
-                _ => r.expect("appended"),
-            }
-        }
-        for id in IDS {
-            let seqs: Vec<u64> = store
-                .events_after(id, 0)
-                .await
-                .expect("log")
-                .iter()
-                .map(|e| e.seq)
-                .collect();
-            let want: Vec<u64> = if id == "g0" {
-                (1..=5).collect()
-            } else {
-                (1..=6).collect()
-            };
-            assert_eq!(seqs, want, "{id}");
-        }
-    }
 }

@@ -9,6 +9,7 @@ mod error;
 mod group;
 mod postgres;
 mod sqlite;
+mod sqlite_writer;
 
 use std::sync::Arc;
 
@@ -45,8 +46,17 @@ pub struct NewDebate<'a> {
 #[derive(Clone, Debug)]
 pub struct Store {
     db: Db,
-    /// Group commit for the appends that change nothing but the log (the hot path).
-    writer: group::Writer,
+    /// Group commit for the hot path's writes.
+    writer: Writer,
+}
+
+/// Who commits the hot path's writes: SQLite's writer thread (a debate's creation, its appends
+/// and its end), or a task on the pool (PostgreSQL, and SQLite `:memory:`: the appends that
+/// change nothing but the log).
+#[derive(Clone, Debug)]
+enum Writer {
+    Thread(sqlite_writer::SqliteWriter),
+    Pool(group::Writer),
 }
 
 #[derive(Clone, Debug)]
@@ -105,9 +115,14 @@ impl Store {
     /// [`Store::connect`] with the durability a commit must have.
     pub async fn connect_with(url: &str, durability: Durability) -> Result<Store, StoreError> {
         let scheme = url.split_once(':').map_or("", |(s, _)| s);
-        let db = match scheme.to_ascii_lowercase().as_str() {
-            "sqlite" => Db::Sqlite(sqlite::connect(url, durability).await?),
-            "postgres" | "postgresql" => Db::Postgres(Arc::new(postgres::connect(url).await?)),
+        let (db, thread) = match scheme.to_ascii_lowercase().as_str() {
+            "sqlite" => {
+                let (pool, thread) = sqlite::connect(url, durability).await?;
+                (Db::Sqlite(pool), thread)
+            }
+            "postgres" | "postgresql" => {
+                (Db::Postgres(Arc::new(postgres::connect(url).await?)), None)
+            }
             _ => {
                 return Err(StoreError::UnsupportedUrl {
                     scheme: scheme.to_owned(),
@@ -115,7 +130,10 @@ impl Store {
                 })
             }
         };
-        let writer = group::Writer::start(db.clone());
+        let writer = match thread {
+            Some(thread) => Writer::Thread(thread),
+            None => Writer::Pool(group::Writer::start(db.clone())),
+        };
         Ok(Store { db, writer })
     }
 
@@ -158,12 +176,28 @@ impl Store {
     ) -> Result<(), StoreError> {
         let bodies = encode_all(d.id, first)?;
         let owner = self.owner();
+        if let Writer::Thread(thread) = &self.writer {
+            let row = (
+                d.id.to_owned(),
+                d.query.to_owned(),
+                d.protocol.to_owned(),
+                d.seed as i64,
+                d.created_at.to_owned(),
+            );
+            let rows = rows_of(first, bodies);
+            return thread
+                .write(Box::new(move |c| {
+                    let (id, query, protocol, seed, created_at) = &row;
+                    c.prepare_cached(INSERT_DEBATE)?.execute(rusqlite::params![
+                        id, query, protocol, seed, created_at, owner
+                    ])?;
+                    sqlite_writer::insert_rows(c, id, &rows)
+                }))
+                .await;
+        }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO debates (id, query, protocol, seed, status, created_at, owner) \
-                 VALUES ($1, $2, $3, $4, 'running', $5, $6)",
-            )
+            sqlx::query(INSERT_DEBATE)
             .bind(d.id)
             .bind(d.query)
             .bind(d.protocol)
@@ -230,18 +264,42 @@ impl Store {
             };
             (status.as_str(), decision, changed)
         });
+        // ES-7: a reopened log is this process's to run (PostgreSQL's orphan sweep).
+        let owner = status
+            .filter(|(status, ..)| *status == "running")
+            .and_then(|_| self.owner());
+        if let Writer::Thread(thread) = &self.writer {
+            let (debate, rows) = (debate.to_owned(), rows_of(events, bodies));
+            let end = (status, signature, last.seq as i64, predictions.to_vec());
+            return thread
+                .write(Box::new(move |c| {
+                    sqlite_writer::insert_rows(c, &debate, &rows)?;
+                    let (status, signature, seq, predictions) = &end;
+                    let Some((status, decision, changed)) = status else {
+                        return Ok(());
+                    };
+                    c.prepare_cached(UPDATE_STATUS)?
+                        .execute(rusqlite::params![status, decision, changed, owner, debate])?;
+                    if let Some(body) = signature {
+                        c.prepare_cached(INSERT_SIGNATURE)?
+                            .execute(rusqlite::params![debate, seq, body])?;
+                    }
+                    for p in predictions {
+                        track_record::insert_prediction_sqlite(c, p)?;
+                    }
+                    Ok(())
+                }))
+                .await;
+        }
         let Some((status, decision, changed)) = status else {
+            let Writer::Pool(pool) = &self.writer else {
+                return Ok(());
+            };
             // Only the log changes: group commit with the other debates appending now.
-            let rows = events
-                .iter()
-                .zip(bodies)
-                .map(|(e, body)| (e.seq as i64, e.body.kind(), body))
-                .collect();
-            return self
-                .writer
+            return pool
                 .append(group::Rows {
                     debate: debate.to_owned(),
-                    rows,
+                    rows: rows_of(events, bodies),
                 })
                 .await;
         };
@@ -249,21 +307,16 @@ impl Store {
             let insert = insert_events!(debate, events, bodies);
             let mut tx = pool.begin().await?;
             insert.execute(&mut *tx).await?;
-            // ES-7: a reopened log is this process's to run (PostgreSQL's orphan sweep).
-            let owner = (status == "running").then(|| self.owner()).flatten();
-            sqlx::query(
-                "UPDATE debates SET status = $1, decision = $2, changed_outcome = $3, \
-                 owner = COALESCE($5, owner) WHERE id = $4",
-            )
+            sqlx::query(UPDATE_STATUS)
             .bind(status)
             .bind(decision)
             .bind(changed)
-            .bind(debate)
             .bind(owner)
+            .bind(debate)
             .execute(&mut *tx)
             .await?;
             if let Some(body) = &signature {
-                sqlx::query("INSERT INTO log_signatures (debate_id, seq, body) VALUES ($1, $2, $3)")
+                sqlx::query(INSERT_SIGNATURE)
                     .bind(debate)
                     .bind(last.seq as i64)
                     .bind(body)
@@ -416,6 +469,27 @@ impl Store {
 }
 
 /// `INSERT INTO events … VALUES ($1, $2, $3, $4), ($5, …)` for `n` rows.
+const INSERT_DEBATE: &str = "INSERT INTO debates (id, query, protocol, seed, status, created_at, \
+     owner) VALUES ($1, $2, $3, $4, 'running', $5, $6)";
+
+/// A log's new status (and, for a reopened log, its new owner). Placeholders in binding order.
+const UPDATE_STATUS: &str = "UPDATE debates SET status = $1, decision = $2, changed_outcome = $3, \
+     owner = COALESCE($4, owner) WHERE id = $5";
+
+const INSERT_SIGNATURE: &str =
+    "INSERT INTO log_signatures (debate_id, seq, body) VALUES ($1, $2, $3)";
+
+/// A debate's events, encoded as the writers take them: `(seq, kind, JSON body)`.
+type EncodedRows = Vec<(i64, &'static str, String)>;
+
+fn rows_of(events: &[Event], bodies: Vec<String>) -> EncodedRows {
+    events
+        .iter()
+        .zip(bodies)
+        .map(|(e, body)| (e.seq as i64, e.body.kind(), body))
+        .collect()
+}
+
 fn insert_events_sql(n: usize) -> String {
     use std::fmt::Write;
     let mut sql = String::from("INSERT INTO events (debate_id, seq, kind, body) VALUES ");

@@ -44,10 +44,12 @@ fn size_cap(url: &str) -> Result<(String, Option<u64>), String> {
     Ok((url, cap))
 }
 
+/// The pool, and the writer thread for a file (`None` for `:memory:`, which only the pool's one
+/// connection can see).
 pub(super) async fn connect(
     url: &str,
     durability: super::Durability,
-) -> Result<SqlitePool, StoreError> {
+) -> Result<(SqlitePool, Option<super::sqlite_writer::SqliteWriter>), StoreError> {
     let fail = |error: String| StoreError::Connect {
         backend: "SQLite",
         at: url.to_owned(),
@@ -89,7 +91,12 @@ pub(super) async fn connect(
         .await
         .map_err(|e| fail(e.to_string()))?;
     sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-    Ok(pool)
+    let writer = if path == ":memory:" {
+        None
+    } else {
+        Some(super::sqlite_writer::SqliteWriter::open(path, durability, max_pages).map_err(fail)?)
+    };
+    Ok((pool, writer))
 }
 
 #[cfg(test)]

@@ -66,6 +66,34 @@ macro_rules! insert_prediction {
     }};
 }
 
+/// [`insert_prediction!`] on SQLite's writer thread (a debate's end, `sqlite_writer.rs`).
+pub(super) fn insert_prediction_sqlite(
+    c: &rusqlite::Connection,
+    p: &PredictionRow,
+) -> Result<(), StoreError> {
+    let t = &p.tags;
+    c.prepare_cached(INSERT_PREDICTION)?
+        .execute(rusqlite::params![
+            p.id,
+            p.identity,
+            p.debate_id,
+            p.agent,
+            p.held,
+            p.confidence,
+            p.claim,
+            p.detail,
+            p.made_at,
+            t.regime,
+            t.sector,
+            t.metric,
+            t.horizon,
+            t.size,
+            t.stage,
+            p.source
+        ])?;
+    Ok(())
+}
+
 /// Binds an outcome of prediction `$id` to [`INSERT_OUTCOME`].
 macro_rules! insert_outcome {
     ($id:expr, $o:expr) => {{
