@@ -24,6 +24,11 @@ impl Sequencer {
         }
     }
 
+    /// How many events this sequencer has numbered (from the first of the log).
+    pub fn stamped(&self) -> u64 {
+        self.next - 1
+    }
+
     /// Numbers, timestamps and hash-chains the next event (SV-1, SV-2): every event of every
     /// debate is sealed here and nowhere else.
     pub fn stamp(&mut self, body: EventBody) -> Event {
