@@ -67,6 +67,11 @@ impl SqliteWriter {
                 None => Ok(()),
             })
             .map_err(|e| e.to_string())?;
+        // Checkpoints (copying the WAL back into the file, with an fsync) run on a thread of
+        // their own, so a commit never waits for one.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(|e| e.to_string())?;
+        let checkpoints = Checkpointer::start(path)?;
         let (tx, rx) = mpsc::channel::<Pending>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -80,6 +85,7 @@ impl SqliteWriter {
                         }
                     }
                     commit(&conn, group);
+                    checkpoints.wrote();
                 }
             })
             .map_err(|e| format!("cannot start the writer thread: {e}"))?;
@@ -93,6 +99,49 @@ impl SqliteWriter {
             .send(Pending { job, done })
             .map_err(|_| StoreError::WriterGone)?;
         wait.await.map_err(|_| StoreError::WriterGone)?
+    }
+}
+
+/// How often the WAL is copied back into the database file while writes come in.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
+
+/// The checkpoint thread's handle, held by the writer thread: it says when something was written,
+/// and dropping it ends the thread.
+struct Checkpointer {
+    wrote: mpsc::SyncSender<()>,
+}
+
+impl Checkpointer {
+    fn start(path: &str) -> Result<Checkpointer, String> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| e.to_string())?;
+        conn.busy_timeout(Duration::from_secs(5))
+            .map_err(|e| e.to_string())?;
+        let (wrote, news) = mpsc::sync_channel::<()>(1);
+        std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || {
+                // Wait for a write, let more arrive for a while, then checkpoint what is there
+                // (PASSIVE: never blocks the writer; what it cannot copy now, the next one does).
+                while news.recv().is_ok() {
+                    std::thread::sleep(CHECKPOINT_EVERY);
+                    while news.try_recv().is_ok() {}
+                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    {
+                        tracing::warn!("SQLite checkpoint failed (the next one retries): {e}");
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the checkpoint thread: {e}"))?;
+        Ok(Checkpointer { wrote })
+    }
+
+    /// Something was committed: a checkpoint is due.
+    fn wrote(&self) {
+        let _ = self.wrote.try_send(());
     }
 }
 
