@@ -20,7 +20,7 @@ CARGO_TEST := cargo test --workspace --exclude frontend
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
 	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), a real small model (SmolLM2 via llama.cpp), Playwright"
-	@echo "make bench  orchestration overhead per agent turn (in memory, SQLite), then live fan-out (consilium load)"
+	@echo "make bench  what each page fetches, orchestration overhead per agent turn (in memory, SQLite), then live fan-out (consilium load)"
 
 setup:
 	scripts/setup.sh
@@ -49,7 +49,8 @@ test: site
 	cd end2end && npx playwright test
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 
-bench: setup
+bench: site
+	python3 scripts/bundle-sizes.py target/site/pkg
 	cargo run --release -p server -- bench
 	cargo run --release -p server -- bench reconcile
 	scripts/bench-load.sh

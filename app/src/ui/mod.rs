@@ -31,7 +31,44 @@ pub use data::{
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes, A};
-use leptos_router::{path, SsrMode};
+use leptos_router::{path, Lazy, SsrMode};
+
+/// A page whose code the browser fetches only when the page is first shown (issue 17): the route
+/// is a `LazyRoute`, and in the hydrating bundle `#[lazy_route]` makes its view a split point, so
+/// `scripts/build-site.sh` (tools/wasm-split) moves the code only it reaches into a chunk of its
+/// own. With the `single-module` feature (the offline viewers, which load no chunks) the same route
+/// is built into the one module.
+macro_rules! lazy_page {
+    ($route:ident, $page:path) => {
+        pub(crate) struct $route;
+        #[cfg(not(feature = "single-module"))]
+        #[leptos_router::lazy_route]
+        impl leptos_router::LazyRoute for $route {
+            fn data() -> Self {
+                $route
+            }
+            fn view(_this: Self) -> AnyView {
+                $page().into_any()
+            }
+        }
+        #[cfg(feature = "single-module")]
+        impl leptos_router::LazyRoute for $route {
+            fn data() -> Self {
+                $route
+            }
+            async fn view(_this: Self) -> AnyView {
+                $page().into_any()
+            }
+        }
+    };
+}
+
+lazy_page!(LiveRoute, live::LivePage);
+lazy_page!(AuditRoute, audit::AuditPage);
+lazy_page!(DeskRoute, desk::DeskPage);
+lazy_page!(AgentsRoute, agents::AgentsPage);
+lazy_page!(AgentRoute, agents::AgentPage);
+lazy_page!(EvalRoute, eval::EvalPage);
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
@@ -76,13 +113,13 @@ pub fn App() -> impl IntoView {
                     <Routes fallback=|| view! { <NotFound/> }>
                         <Route path=path!("/") view=home::HomePage/>
                         // Async: the page waits for the log so an unknown id can answer 404.
-                        <Route path=path!("/debates/:id") view=live::LivePage ssr=SsrMode::Async/>
-                        <Route path=path!("/debates/:id/audit") view=audit::AuditPage ssr=SsrMode::Async/>
+                        <Route path=path!("/debates/:id") view={Lazy::<LiveRoute>::new()} ssr=SsrMode::Async/>
+                        <Route path=path!("/debates/:id/audit") view={Lazy::<AuditRoute>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/judge/sign-in") view=judge::SignInPage ssr=SsrMode::Async/>
-                        <Route path=path!("/judge") view=desk::DeskPage ssr=SsrMode::Async/>
-                        <Route path=path!("/agents") view=agents::AgentsPage ssr=SsrMode::Async/>
-                        <Route path=path!("/eval") view=eval::EvalPage ssr=SsrMode::Async/>
-                        <Route path=path!("/agents/*identity") view=agents::AgentPage ssr=SsrMode::Async/>
+                        <Route path=path!("/judge") view={Lazy::<DeskRoute>::new()} ssr=SsrMode::Async/>
+                        <Route path=path!("/agents") view={Lazy::<AgentsRoute>::new()} ssr=SsrMode::Async/>
+                        <Route path=path!("/eval") view={Lazy::<EvalRoute>::new()} ssr=SsrMode::Async/>
+                        <Route path=path!("/agents/*identity") view={Lazy::<AgentRoute>::new()} ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>

@@ -1,0 +1,67 @@
+import { test, expect, Page } from '@playwright/test';
+import { finishedDebate } from './exports';
+
+// Issue 17: the bundle is split per page. The home page fetches only the main module; a page's own
+// code (a chunk per lazy route) is fetched when the page is first shown — server-rendered pages
+// preload theirs, and a page reached by a link in the browser fetches them then.
+
+function wasmFetched(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith('/pkg/') && url.pathname.endsWith('.wasm')) seen.push(url.pathname);
+  });
+  return seen;
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+}
+
+test('the home page loads only the main module; the audit page fetches its chunks when shown', async ({ page, request }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const { id, log } = await finishedDebate(request, 'Should a small team adopt a four-day work week?', 11);
+  const seen = wasmFetched(page);
+
+  await page.goto('/');
+  await hydrated(page);
+  await page.waitForLoadState('networkidle');
+  expect([...new Set(seen)]).toEqual(['/pkg/consilium_bg.wasm']);
+
+  // The debate list links to the live page: client-side navigation fetches its chunks, and the
+  // page works (it shows the finished debate's decision and links to the audit).
+  seen.length = 0;
+  await page.locator(`a[href="/debates/${id}"]`).first().click();
+  await expect(page).toHaveURL(new RegExp(`/debates/${id}$`));
+  await expect(page.getByTestId('audit-link')).toBeVisible();
+  expect(seen.length).toBeGreaterThan(0);
+  expect(seen).not.toContain('/pkg/consilium_bg.wasm');
+
+  // The audit page's own chunk arrives on the click, and it verifies the log in this browser.
+  seen.length = 0;
+  await page.getByTestId('audit-link').click();
+  await expect(page.getByTestId('verdict')).toHaveText(
+    `verified: ${log.events.length} events, decision ${log.decision} recomputed`);
+  expect(seen.some((p) => p.includes('audit_route'))).toBe(true);
+  expect(errors).toEqual([]);
+});
+
+test('a server-rendered page preloads its chunks and hydrates with them', async ({ page, request }) => {
+  const { id, log } = await finishedDebate(request, 'Is remote work better for junior engineers?', 12);
+  const resp = await request.get(`/debates/${id}/audit`);
+  const html = await resp.text();
+  const preloads = [...html.matchAll(/<link [^>]*>/g)]
+    .map((m) => m[0])
+    .filter((link) => link.includes('rel="preload"'))
+    .map((link) => /href="([^"]+)"/.exec(link)?.[1] ?? '');
+  expect(preloads.some((p) => p.includes('audit_route'))).toBe(true);
+
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`/debates/${id}/audit`);
+  await hydrated(page);
+  await expect(page.getByTestId('verdict')).toHaveText(
+    `verified: ${log.events.length} events, decision ${log.decision} recomputed`);
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Prints what each page of the site fetches before it works, as sent (brotli), from the split
+bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS glue, the chunk
+loader and the stylesheet; a lazy route adds the chunks its manifest entry lists (issue 17)."""
+import json
+import os
+import re
+import sys
+
+pkg = sys.argv[1]
+
+
+def kib(names, ext=".br"):
+    return sum(os.path.getsize(os.path.join(pkg, n + ext)) for n in names) / 1024
+
+
+def main():
+    loader = [f for f in os.listdir(pkg) if re.fullmatch(r"__wasm_split\..*\.js", f)]
+    first = ["consilium.js", "consilium_bg.wasm", "consilium.css"] + loader
+    with open(os.path.join(pkg, "__wasm_split_manifest.json")) as f:
+        manifest = json.load(f)
+    pages = [("home (/)", [])]
+    for split, chunks in sorted(manifest.items()):
+        m = re.fullmatch(r"__(\w+?)_route_view_\d+", split)
+        name = m.group(1) if m else split
+        pages.append((name, [c + ".wasm" for c in chunks]))
+    every = [f for f in os.listdir(pkg) if f.endswith((".wasm", ".js", ".css"))]
+    print(f"bundle: {len(every)} files, {kib(every, '') :,.0f} KiB raw, {kib(every, '.gz'):,.0f} KiB gzip, "
+          f"{kib(every):,.0f} KiB brotli in all")
+    print("page: on the wire before it works (brotli; raw)")
+    for name, chunks in pages:
+        files = first + chunks
+        print(f"  {name:<10} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
+
+
+main()
