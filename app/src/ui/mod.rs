@@ -2,6 +2,8 @@
 
 mod agents;
 mod audit;
+#[cfg(feature = "ssr")]
+mod chunks;
 mod collapse;
 mod costs;
 mod credibility;
@@ -36,7 +38,7 @@ use leptos_router::{path, Lazy, SsrMode};
 /// A page whose code the browser fetches only when the page is first shown (issue 17): the route
 /// is a `LazyRoute`, and in the hydrating bundle `#[lazy_route]` makes its view a split point, so
 /// `scripts/build-site.sh` (tools/wasm-split) moves the code only it reaches into a chunk of its
-/// own. With the `single-module` feature (the offline viewers, which load no chunks) the same route
+/// own; the server-rendered page preloads those chunks (`chunks.rs`). With the `single-module` feature (the offline viewers, which load no chunks) the same route
 /// is built into the one module.
 macro_rules! lazy_page {
     ($route:ident, $page:path) => {
@@ -48,6 +50,8 @@ macro_rules! lazy_page {
                 $route
             }
             fn view(_this: Self) -> AnyView {
+                #[cfg(feature = "ssr")]
+                chunks::preload(stringify!($route));
                 $page().into_any()
             }
         }
@@ -71,6 +75,8 @@ lazy_page!(AgentRoute, agents::AgentPage);
 lazy_page!(EvalRoute, eval::EvalPage);
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    chunks::provide(&options);
     view! {
         <!DOCTYPE html>
         <html lang="en">
