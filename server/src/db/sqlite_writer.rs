@@ -5,12 +5,18 @@
 //! write's commit before it publishes (SV-5). If the transaction as a whole fails, every write in
 //! it is tried again alone, so each gets its own answer.
 //!
+//! When nothing is waiting for the thread and the connection is free, a write is committed by the
+//! caller itself, on its own thread: a debate running alone pays no hand-off to the writer thread
+//! and back (two thread wake-ups per write, most of such a debate's time on this 2-core VM).
+//! Once writes queue up they go to the thread, which groups them.
+//!
 //! Why a thread of our own and not sqlx: sqlx hands every statement to its SQLite worker thread
 //! and back, and a profile of 100 debates at once spent ~40 % of its time switching threads.
 //! Reads and the rarer writes (judges, sessions, recovery) stay on the sqlx pool; WAL lets both
 //! read while this thread writes, and the busy timeout orders the writers.
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags};
@@ -27,10 +33,49 @@ struct Pending {
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
-/// The writer thread's mailbox; the thread ends when the store's last handle does.
-#[derive(Clone, Debug)]
+/// The writer thread's mailbox and the connection it shares with callers that find it idle; the
+/// thread ends when the store's last handle does.
+#[derive(Clone)]
 pub(super) struct SqliteWriter {
     tx: mpsc::Sender<Pending>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SqliteWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteWriter")
+            .field("queued", &self.shared.queued.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+struct Shared {
+    /// Whoever holds it commits: the thread, or a caller that found nothing queued.
+    conn: Mutex<Connection>,
+    /// Writes sent to the thread and not yet answered.
+    queued: AtomicUsize,
+    checkpoints: Checkpointer,
+}
+
+impl Shared {
+    /// The connection. If a write panicked while holding it, the transaction it left open is
+    /// rolled back first.
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| recovered(e.into_inner()))
+    }
+
+    fn try_lock(&self) -> Option<MutexGuard<'_, Connection>> {
+        match self.conn.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(recovered(e.into_inner())),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+}
+
+fn recovered(conn: MutexGuard<'_, Connection>) -> MutexGuard<'_, Connection> {
+    rollback(&conn);
+    conn
 }
 
 /// At most this many writes share a transaction.
@@ -72,7 +117,13 @@ impl SqliteWriter {
         conn.pragma_update(None, "wal_autocheckpoint", 0)
             .map_err(|e| e.to_string())?;
         let checkpoints = Checkpointer::start(path)?;
+        let shared = Arc::new(Shared {
+            conn: Mutex::new(conn),
+            queued: AtomicUsize::new(0),
+            checkpoints,
+        });
         let (tx, rx) = mpsc::channel::<Pending>();
+        let thread = Arc::clone(&shared);
         std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || {
@@ -84,20 +135,33 @@ impl SqliteWriter {
                             Err(_) => break,
                         }
                     }
-                    commit(&conn, group);
-                    checkpoints.wrote();
+                    let n = group.len();
+                    commit(&thread.lock(), group);
+                    thread.queued.fetch_sub(n, Ordering::AcqRel);
+                    thread.checkpoints.wrote();
                 }
             })
             .map_err(|e| format!("cannot start the writer thread: {e}"))?;
-        Ok(SqliteWriter { tx })
+        Ok(SqliteWriter { tx, shared })
     }
 
     /// Runs `job` with whatever else is waiting; returns once it is committed (or failed).
     pub async fn write(&self, job: Job) -> Result<(), StoreError> {
+        // Nothing queued and the connection free: commit here, in a transaction of its own.
+        if self.shared.queued.load(Ordering::Acquire) == 0 {
+            if let Some(conn) = self.shared.try_lock() {
+                let result = alone(&conn, &job);
+                drop(conn);
+                self.shared.checkpoints.wrote();
+                return result;
+            }
+        }
         let (done, wait) = oneshot::channel();
-        self.tx
-            .send(Pending { job, done })
-            .map_err(|_| StoreError::WriterGone)?;
+        self.shared.queued.fetch_add(1, Ordering::AcqRel);
+        if self.tx.send(Pending { job, done }).is_err() {
+            self.shared.queued.fetch_sub(1, Ordering::AcqRel);
+            return Err(StoreError::WriterGone);
+        }
         wait.await.map_err(|_| StoreError::WriterGone)?
     }
 }

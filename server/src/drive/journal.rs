@@ -30,6 +30,10 @@ pub struct StoredJournal {
     pub hub: Arc<Hub>,
     /// Signs the log when it ends (issue 19); `None` leaves it unsigned.
     pub signer: Option<Arc<crate::signing::Signer>>,
+    /// Every event stored so far, when this journal has seen them all (a debate it runs from its
+    /// start): the decision's predictions are then taken from it. `None`: read back from the
+    /// store when the decision comes.
+    pub log: Option<Vec<Event>>,
 }
 
 /// Issue 19: the signature a batch that ends the log is stored with (its last hash, signed).
@@ -49,7 +53,10 @@ impl Journal for StoredJournal {
         // once: a gate review's new decision (ES-7) changes no agent's prediction.
         let predictions = match events.last() {
             Some(e) if matches!(e.body, EventBody::Decision(_)) => {
-                let mut log = self.store.events_after(&self.id, 0).await?;
+                let mut log = match &self.log {
+                    Some(log) => log.clone(),
+                    None => self.store.events_after(&self.id, 0).await?,
+                };
                 let decided = log.iter().any(|e| matches!(e.body, EventBody::Decision(_)));
                 log.extend(events.iter().cloned());
                 if decided {
@@ -77,6 +84,9 @@ impl Journal for StoredJournal {
         }
         for event in &events {
             self.hub.publish(&self.id, event);
+        }
+        if let Some(log) = &mut self.log {
+            log.extend(events);
         }
         Ok(())
     }

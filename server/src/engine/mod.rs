@@ -145,7 +145,7 @@ impl Engine {
             created_at: &created_at,
         };
         self.store.create_debate(&row, &first).await?;
-        self.spawn_run(id.clone(), run, agents, seq, hold);
+        self.spawn_run(id.clone(), run, agents, seq, Some(first), hold);
         Ok(id)
     }
 
@@ -158,6 +158,7 @@ impl Engine {
         mut run: DebateRun,
         agents: Box<dyn Agent>,
         mut seq: Sequencer,
+        log: Option<Vec<app::protocol::Event>>,
         hold: H,
     ) {
         self.hub.open(&id);
@@ -174,6 +175,7 @@ impl Engine {
                 store: engine.store.clone(),
                 hub: engine.hub.clone(),
                 signer: engine.signer.clone(),
+                log,
             };
             let desk = engine.desk.clone();
             let driven = drive(

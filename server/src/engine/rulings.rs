@@ -196,7 +196,7 @@ impl Engine {
             first.push(body);
         }
         let seq = self.append_after_end(id, log, first).await?;
-        self.spawn_run(id.to_owned(), run, agents, seq, ());
+        self.spawn_run(id.to_owned(), run, agents, seq, None, ());
         Ok(())
     }
 
@@ -258,6 +258,7 @@ impl Engine {
             store: self.store.clone(),
             hub: self.hub.clone(),
             signer: self.signer.clone(),
+            log: None,
         };
         match journal.append(batch).await {
             Ok(()) => Ok(seq),
