@@ -61,7 +61,9 @@ impl Shared {
     /// The connection. If a write panicked while holding it, the transaction it left open is
     /// rolled back first.
     fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|e| recovered(e.into_inner()))
+        self.conn
+            .lock()
+            .unwrap_or_else(|e| recovered(e.into_inner()))
     }
 
     fn try_lock(&self) -> Option<MutexGuard<'_, Connection>> {
