@@ -136,24 +136,31 @@ pub fn scan(text: &str) -> Vec<Finding> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
+    // One pass over the words: at each, only the patterns that can open with it are tried, and
+    // each pattern keeps its first match.
+    let compiled = compiled();
+    let mut first: Vec<Option<(usize, usize)>> = vec![None; compiled.patterns.len()];
+    for (i, word) in words.iter().enumerate() {
+        let Some(openers) = compiled.by_starter.get(word) else {
+            continue;
+        };
+        for &p in openers {
+            if first[p].is_none() {
+                first[p] = match_at(&words, i, &compiled.patterns[p].slots);
+            }
+        }
+    }
+    // In the patterns' order, one finding per name.
     let mut found: Vec<Finding> = Vec::new();
-    for pattern in compiled() {
+    for (pattern, m) in compiled.patterns.iter().zip(first) {
+        let Some((start, end)) = m else { continue };
         if found.iter().any(|f| f.pattern == pattern.name) {
             continue;
         }
-        let at = |i: usize| {
-            // Only a word that can open the pattern is worth trying the pattern at.
-            if !pattern.starters.contains(&words[i]) {
-                return None;
-            }
-            match_at(&words, i, &pattern.slots)
-        };
-        if let Some((start, end)) = (0..words.len()).find_map(at) {
-            found.push(Finding {
-                pattern: pattern.name.to_owned(),
-                excerpt: clip(&words[start..end].join(" ")),
-            });
-        }
+        found.push(Finding {
+            pattern: pattern.name.to_owned(),
+            excerpt: clip(&words[start..end].join(" ")),
+        });
     }
     // Every marker holds one of these characters: a text without any has none of them.
     let marked = lower.contains(MARKER_CHARS);
@@ -233,42 +240,54 @@ fn scan_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Finding> {
 }
 
 /// A word pattern read once ([`WORD_PATTERNS`]): each slot's alternatives and whether it may be
-/// skipped, and the words a match can begin with.
+/// skipped.
 struct Pattern {
     name: &'static str,
     slots: Vec<(Vec<&'static str>, bool)>,
-    starters: Vec<&'static str>,
 }
 
-fn compiled() -> &'static [Pattern] {
-    static PATTERNS: std::sync::OnceLock<Vec<Pattern>> = std::sync::OnceLock::new();
+/// The patterns, and for each word the patterns a match can begin with (in the patterns' order).
+struct Compiled {
+    patterns: Vec<Pattern>,
+    by_starter: std::collections::HashMap<&'static str, Vec<usize>>,
+}
+
+fn compiled() -> &'static Compiled {
+    static PATTERNS: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();
     PATTERNS.get_or_init(|| {
-        WORD_PATTERNS
+        let patterns: Vec<Pattern> = WORD_PATTERNS
             .iter()
-            .map(|(name, slots)| {
-                let slots: Vec<(Vec<&'static str>, bool)> = slots
+            .map(|(name, slots)| Pattern {
+                name,
+                slots: slots
                     .iter()
                     .map(|slot| match slot.strip_suffix('?') {
                         Some(alts) => (alts.split('|').collect(), true),
                         None => (slot.split('|').collect(), false),
                     })
-                    .collect();
-                // The first word matched is an alternative of a leading optional slot or of the
-                // first required one.
-                let mut starters = Vec::new();
-                for (alts, optional) in &slots {
-                    starters.extend(alts.iter().copied());
-                    if !optional {
-                        break;
+                    .collect(),
+            })
+            .collect();
+        let mut by_starter = std::collections::HashMap::<&'static str, Vec<usize>>::new();
+        for (p, pattern) in patterns.iter().enumerate() {
+            // The first word matched is an alternative of a leading optional slot or of the
+            // first required one.
+            for (alts, optional) in &pattern.slots {
+                for &word in alts {
+                    let openers = by_starter.entry(word).or_default();
+                    if openers.last() != Some(&p) {
+                        openers.push(p);
                     }
                 }
-                Pattern {
-                    name,
-                    slots,
-                    starters,
+                if !optional {
+                    break;
                 }
-            })
-            .collect()
+            }
+        }
+        Compiled {
+            patterns,
+            by_starter,
+        }
     })
 }
 
