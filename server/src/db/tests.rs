@@ -2,6 +2,7 @@
 //! for a file, the pool's group-commit task for `:memory:` and PostgreSQL).
 
 use super::*;
+use app::protocol::EventBody;
 
 #[test]
 fn placeholders_are_numbered_per_row() {
