@@ -1,9 +1,6 @@
 import { test, expect, Page } from '@playwright/test';
 import { execFileSync } from 'child_process';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 /** `consilium judge add NAME` on the test server's database: the token it prints once. */
 function addJudge(name: string, role = 'judge'): string {

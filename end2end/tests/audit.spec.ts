@@ -3,13 +3,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { finishedDebate } from './exports';
+import { hydrated } from './pages';
 
 // UI-3 / SV-2: the audit view verifies the log in the browser (WASM), and the offline viewer does
 // the same from a file on disk with no server at all.
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
 
 test('the audit view verifies the chain and recomputes the decision in the browser', async ({ page, request }) => {
   const errors: string[] = [];

@@ -1,8 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 test('QL-1: the decision shows what a plain vote of the first positions would have decided', async ({ page, request }) => {
   const r = await request.post('/api/debates', {

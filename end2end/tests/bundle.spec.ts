@@ -1,5 +1,6 @@
 import { test, expect, Page } from '@playwright/test';
 import { finishedDebate } from './exports';
+import { hydrated } from './pages';
 
 // Issue 17: the bundle is split per page. The home page fetches only the main module; a page's own
 // code (a chunk per lazy route) is fetched when the page is first shown — server-rendered pages
@@ -12,10 +13,6 @@ function wasmFetched(page: Page): string[] {
     if (url.pathname.startsWith('/pkg/') && url.pathname.endsWith('.wasm')) seen.push(url.pathname);
   });
   return seen;
-}
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
 }
 
 test('the home page loads only the main module; the audit page fetches its chunks when shown', async ({ page, request }) => {

@@ -3,10 +3,7 @@ import { execFileSync } from 'child_process';
 import { writeFileSync, mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 /** `consilium <args>` on the test server's database. */
 function cli(args: string[]): string {

@@ -1,9 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-
-async function hydrated(page: Page) {
-  // Set only by a browser-side effect: the page is hydrated and interactive.
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 test('start a debate from the home page and watch it live to a decision', async ({ page }) => {
   const errors: string[] = [];

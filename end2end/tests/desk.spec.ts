@@ -1,9 +1,6 @@
 import { test, expect, Page } from '@playwright/test';
 import { provisionalPipeline, signInAsJudge } from './judges';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 test('UI-4: the judges\' desk lists what waits at the gate with both positions, the impact and precedents; a judge confirms from it', async ({ page, request }) => {
   // Not a judge: the desk says so and points to the sign-in.

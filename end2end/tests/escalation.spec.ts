@@ -1,9 +1,6 @@
 import { test, expect, Page } from '@playwright/test';
 import { provisionalPipeline, signInAsJudge } from './judges';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 test('ES: a new user starts a pipeline with a time scale and watches a challenge climb to a provisional decision', async ({ page, request }) => {
   await page.goto('/');

@@ -1,11 +1,8 @@
 import { test, expect, Page } from '@playwright/test';
+import { hydrated } from './pages';
 
 // Issue 5: real models as agents. The `openai` backend answered by the real SmolLM2 server that
 // `make test` starts (scripts/llm.sh), and the S4-8 defence shown for an injected query.
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
 
 test('openai backend: a real model debates; calls, latency and tokens per agent; injection flagged', async ({ page }) => {
   test.setTimeout(240_000);

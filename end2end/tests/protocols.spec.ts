@@ -1,10 +1,7 @@
 import { test, expect, Page } from '@playwright/test';
+import { hydrated } from './pages';
 
 // Issue 4: the round-robin and weighted-collapse views, and the judge's what-if panel.
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
 
 async function start(page: Page, protocol: string, query: string, seed: string) {
   await page.goto('/');

@@ -1,8 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-}
+import { hydrated } from './pages';
 
 test('RC: a new user reconciles seed 003\'s observations from the form, watches topics and beliefs arrive, asks why, and audits', async ({ page, request }) => {
   await page.goto('/');
