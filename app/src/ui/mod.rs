@@ -38,8 +38,8 @@ use leptos_router::{path, Lazy, SsrMode};
 /// A page whose code the browser fetches only when the page is first shown (issue 17): the route
 /// is a `LazyRoute`, and in the hydrating bundle `#[lazy_route]` makes its view a split point, so
 /// `scripts/build-site.sh` (tools/wasm-split) moves the code only it reaches into a chunk of its
-/// own; the server-rendered page preloads those chunks (`chunks.rs`). With the `single-module` feature (the offline viewers, which load no chunks) the same route
-/// is built into the one module.
+/// own; the server-rendered page preloads those chunks (`chunks.rs`). With the `single-module`
+/// feature (the offline viewers, which load no chunks) the same route is built into the one module.
 macro_rules! lazy_page {
     ($route:ident, $page:path) => {
         pub(crate) struct $route;
