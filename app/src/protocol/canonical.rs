@@ -5,6 +5,9 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
+mod key;
+use key::KeyName;
+
 #[derive(Debug)]
 pub struct Error(String);
 
@@ -25,12 +28,33 @@ impl ser::Error for Error {
 /// Canonical JSON of `value`; top-level keys listed in `skip` are left out.
 pub fn to_canonical<T: Serialize + ?Sized>(value: &T, skip: &[&str]) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(512);
-    value.serialize(Canonical {
-        out: &mut out,
-        skip,
-    })?;
+    write_canonical(value, skip, &mut out)?;
     Ok(out)
 }
+
+/// Appends the canonical JSON of `value` to `out` (which callers may reuse from one value to the
+/// next); top-level keys listed in `skip` are left out. On an error, `out` may hold part of it.
+pub fn write_canonical<T: Serialize + ?Sized>(
+    value: &T,
+    skip: &[&str],
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    value.serialize(Canonical { out, skip })
+}
+
+/// An object's buffers: its arena and its members' places in it.
+type Buffers = (Vec<u8>, Vec<(usize, usize, usize)>);
+
+thread_local! {
+    /// Buffers of finished objects, emptied, for the next objects (issue 17: sealing an event
+    /// allocated and freed a pair for every object in it).
+    static SPARE: std::cell::RefCell<Vec<Buffers>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Spare buffers kept per thread, and the largest arena kept: enough for the deepest nesting of
+/// an event, without holding on to what one huge value needed.
+const SPARE_MAX: usize = 16;
+const SPARE_ARENA_MAX: usize = 64 * 1024;
 
 struct Canonical<'a> {
     out: &'a mut Vec<u8>,
@@ -43,62 +67,122 @@ fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> Result<(), Error> {
     serde_json::to_writer(out, v).map_err(|e| Error(e.to_string()))
 }
 
-/// Collects an object's members, then writes them sorted by key.
+/// Collects an object's members, then writes them sorted by key. Every key and value is written
+/// into one buffer of the object's own (issue 17: a buffer per member and a `String` per key were
+/// most of the allocations of sealing an event).
 struct Object<'a> {
     out: &'a mut Vec<u8>,
     skip: &'a [&'a str],
-    members: Vec<(String, Vec<u8>)>,
-    pending_key: Option<String>,
+    /// Each member's key (raw UTF-8) followed by its value (canonical JSON), back to back.
+    arena: Vec<u8>,
+    /// Per member: where its key starts, where its value starts, where it ends, in `arena`.
+    members: Vec<(usize, usize, usize)>,
+    /// A map key written but not yet given its value: where it starts.
+    pending_key: Option<usize>,
+}
+
+impl Drop for Object<'_> {
+    fn drop(&mut self) {
+        if self.arena.capacity() > SPARE_ARENA_MAX {
+            return;
+        }
+        let mut buffers = (
+            std::mem::take(&mut self.arena),
+            std::mem::take(&mut self.members),
+        );
+        buffers.0.clear();
+        buffers.1.clear();
+        // `try_with`: a thread being torn down keeps nothing.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                if spare.len() < SPARE_MAX {
+                    spare.push(buffers);
+                }
+            }
+        });
+    }
 }
 
 impl<'a> Object<'a> {
     fn new(out: &'a mut Vec<u8>, skip: &'a [&'a str], len: Option<usize>) -> Self {
+        let spare = SPARE
+            .try_with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
+            .ok()
+            .flatten();
+        let (arena, members) = spare.unwrap_or_else(|| {
+            let len = len.unwrap_or(8);
+            (Vec::with_capacity(len * 48), Vec::with_capacity(len))
+        });
         Object {
             out,
             skip,
-            members: Vec::with_capacity(len.unwrap_or(8)),
+            arena,
+            members,
             pending_key: None,
         }
     }
 
-    fn member<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Error> {
-        if self.skip.contains(&key.as_str()) {
+    /// Writes `value` as the member whose key starts at `key` in the arena (and ends at its end).
+    fn value<T: Serialize + ?Sized>(&mut self, key: usize, value: &T) -> Result<(), Error> {
+        let at = self.arena.len();
+        let name = &self.arena[key..at];
+        if self.skip.iter().any(|s| s.as_bytes() == name) {
+            self.arena.truncate(key);
             return Ok(());
         }
-        let mut buf = Vec::with_capacity(64);
         value.serialize(Canonical {
-            out: &mut buf,
+            out: &mut self.arena,
             skip: &[],
         })?;
-        self.members.push((key, buf));
+        self.members.push((key, at, self.arena.len()));
         Ok(())
     }
 
+    fn member<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        let start = self.arena.len();
+        self.arena.extend_from_slice(key.as_bytes());
+        self.value(start, value)
+    }
+
     fn finish(mut self) -> Result<(), Error> {
+        let arena = &self.arena;
         // Stable sort, then keep the last of equal keys: what a JSON parser (and the
         // `serde_json::Value` reference) makes of a repeated key.
         self.members
-            .sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let mut i = 0;
-        while i + 1 < self.members.len() {
-            if self.members[i].0 == self.members[i + 1].0 {
-                self.members.remove(i);
-            } else {
-                i += 1;
+            .sort_by(|a, b| arena[a.0..a.1].cmp(&arena[b.0..b.1]));
+        self.members.dedup_by(|later, earlier| {
+            let same = arena[later.0..later.1] == arena[earlier.0..earlier.1];
+            if same {
+                *earlier = *later;
             }
-        }
+            same
+        });
         self.out.push(b'{');
-        for (i, (key, value)) in self.members.iter().enumerate() {
+        for (i, &(key, value, end)) in self.members.iter().enumerate() {
             if i > 0 {
                 self.out.push(b',');
             }
-            json(self.out, key.as_str())?;
+            write_key(self.out, &arena[key..value])?;
             self.out.push(b':');
-            self.out.extend_from_slice(value);
+            self.out.extend_from_slice(&arena[value..end]);
         }
         self.out.push(b'}');
         Ok(())
     }
+}
+
+/// A key as a JSON string. Keys with nothing to escape (every field name) are copied as they
+/// are; the others are written by serde_json, like every other string.
+fn write_key(out: &mut Vec<u8>, key: &[u8]) -> Result<(), Error> {
+    if key.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(key);
+        out.push(b'"');
+        return Ok(());
+    }
+    // Keys were written from `&str`s (or integers), so they are UTF-8.
+    let key = std::str::from_utf8(key).map_err(|_| Error("an object key is not UTF-8".into()))?;
+    json(out, key)
 }
 
 struct Array<'a> {
@@ -196,7 +280,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         value: &T,
     ) -> Result<(), Error> {
         let mut object = Object::new(self.out, self.skip, Some(1));
-        object.member(variant.to_owned(), value)?;
+        object.member(variant, value)?;
         object.finish()
     }
 
@@ -286,7 +370,9 @@ impl ser::SerializeMap for Object<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.pending_key = Some(key.serialize(KeyName)?);
+        let start = self.arena.len();
+        key.serialize(KeyName(&mut self.arena))?;
+        self.pending_key = Some(start);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -294,7 +380,7 @@ impl ser::SerializeMap for Object<'_> {
             .pending_key
             .take()
             .ok_or_else(|| Error("a map value came without its key".into()))?;
-        self.member(key, value)
+        self.value(key, value)
     }
     fn end(self) -> Result<(), Error> {
         self.finish()
@@ -309,128 +395,12 @@ impl ser::SerializeStruct for Object<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.member(key.to_owned(), value)
+        self.member(key, value)
     }
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
 }
 
-fn key_error() -> Error {
-    Error("object keys must be strings".into())
-}
-
-/// Object keys: strings, or integers written as strings (as serde_json does).
-struct KeyName;
-
-macro_rules! integer_keys {
-    ($($method:ident: $ty:ty),* $(,)?) => {
-        $(fn $method(self, v: $ty) -> Result<String, Error> {
-            Ok(v.to_string())
-        })*
-    };
-}
-
-macro_rules! refused_keys {
-    ($($method:ident: $ty:ty),* $(,)?) => {
-        $(fn $method(self, _: $ty) -> Result<String, Error> {
-            Err(key_error())
-        })*
-    };
-}
-
-impl ser::Serializer for KeyName {
-    type Ok = String;
-    type Error = Error;
-    type SerializeSeq = Impossible<String, Error>;
-    type SerializeTuple = Impossible<String, Error>;
-    type SerializeTupleStruct = Impossible<String, Error>;
-    type SerializeTupleVariant = Impossible<String, Error>;
-    type SerializeMap = Impossible<String, Error>;
-    type SerializeStruct = Impossible<String, Error>;
-    type SerializeStructVariant = Impossible<String, Error>;
-
-    integer_keys!(
-        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
-        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
-        serialize_u64: u64, serialize_u128: u128, serialize_char: char,
-    );
-    refused_keys!(serialize_bool: bool, serialize_f32: f32, serialize_f64: f64, serialize_bytes: &[u8]);
-
-    fn serialize_str(self, v: &str) -> Result<String, Error> {
-        Ok(v.to_owned())
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<String, Error> {
-        Ok(variant.to_owned())
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<String, Error> {
-        value.serialize(self)
-    }
-    fn serialize_none(self) -> Result<String, Error> {
-        Err(key_error())
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Error> {
-        self.serialize_none()
-    }
-    fn serialize_unit(self) -> Result<String, Error> {
-        self.serialize_none()
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
-        self.serialize_none()
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<String, Error> {
-        self.serialize_none()
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_error())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_error())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_error())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_error())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_error())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_error())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_error())
-    }
-}
+#[cfg(test)]
+mod tests;

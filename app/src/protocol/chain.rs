@@ -28,7 +28,22 @@ fn canonical_bytes(event: &Event) -> Vec<u8> {
 
 /// `sha256(prev_hash ‖ canonical JSON)` as lowercase hex.
 pub fn event_hash(prev_hash: &str, event: &Event) -> String {
-    hash_bytes(prev_hash, &canonical_bytes(event))
+    thread_local! {
+        /// The canonical JSON of the last event hashed on this thread, kept for its buffer.
+        static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let with_buffer = CANONICAL.try_with(|buffer| {
+        let mut buffer = buffer.try_borrow_mut().ok()?;
+        buffer.clear();
+        super::canonical::write_canonical(event, &["prev_hash", "hash"], &mut buffer).ok()?;
+        Some(hash_bytes(prev_hash, &buffer))
+    });
+    // Not reached in practice (no thread-local, or an event that cannot be canonicalised, which
+    // `verify_chain` rejects): as before, with a buffer of its own.
+    with_buffer
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| hash_bytes(prev_hash, &canonical_bytes(event)))
 }
 
 fn hash_bytes(prev_hash: &str, canonical: &[u8]) -> String {

@@ -47,12 +47,37 @@ impl Default for Sequencer {
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Hand-rolled because it runs for every event
-/// and a general-purpose formatter costs more than the rest of a turn's orchestration.
+/// and a general-purpose formatter costs more than the rest of a turn's orchestration; the date
+/// and time of day are formatted once per second per thread, and only the milliseconds per call.
 pub fn now_rfc3339() -> String {
+    thread_local! {
+        /// The second last formatted on this thread, and its `YYYY-MM-DDTHH:MM:SS.`.
+        static SECOND: std::cell::RefCell<(i64, String)> =
+            const { std::cell::RefCell::new((i64::MIN, String::new())) };
+    }
     let since = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    rfc3339_millis(since.as_secs() as i64, since.subsec_millis())
+    let (secs, millis) = (since.as_secs() as i64, since.subsec_millis());
+    SECOND.with_borrow_mut(|(at, prefix)| {
+        if *at != secs {
+            *at = secs;
+            *prefix = rfc3339_millis(secs, 0);
+            prefix.truncate(prefix.len() - "000Z".len());
+        }
+        with_millis(prefix, millis)
+    })
+}
+
+/// `prefix` (up to the second's dot) followed by `millis` (0–999) as three digits and `Z`.
+fn with_millis(prefix: &str, millis: u32) -> String {
+    let mut out = String::with_capacity(prefix.len() + 4);
+    out.push_str(prefix);
+    for digit in [millis / 100 % 10, millis / 10 % 10, millis % 10] {
+        out.push(char::from(b'0' + digit as u8));
+    }
+    out.push('Z');
+    out
 }
 
 pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {
@@ -85,6 +110,29 @@ mod tests {
         ];
         for (secs, ms, want) in cases {
             assert_eq!(rfc3339_millis(secs, ms), want, "{secs}");
+            // The per-second prefix plus the milliseconds, as `now_rfc3339` builds it.
+            let prefix = &want[..want.len() - "000Z".len()];
+            assert_eq!(with_millis(prefix, ms), want, "{secs}");
         }
+    }
+
+    #[test]
+    fn now_is_a_millisecond_timestamp_of_this_second() {
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs() as i64;
+        let now = now_rfc3339();
+        let after = before + 2;
+        let around: Vec<String> = (before..=after).map(|s| rfc3339_millis(s, 0)).collect();
+        assert!(
+            around.iter().any(|a| a[..20] == now[..20]),
+            "{now} is not within {around:?}"
+        );
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(
+            now[20..23].bytes().all(|b| b.is_ascii_digit()) && now.ends_with('Z'),
+            "{now}"
+        );
     }
 }

@@ -1,0 +1,81 @@
+use super::*;
+
+/// A map that serialises its entries as given, repeated keys included.
+struct Entries(Vec<(&'static str, serde_json::Value)>);
+
+impl Serialize for Entries {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+fn canonical<T: Serialize>(v: &T, skip: &[&str]) -> String {
+    String::from_utf8(to_canonical(v, skip).expect("canonical")).expect("UTF-8")
+}
+
+/// SV-2: keys sorted by their UTF-8 bytes at every depth, escaped as serde_json escapes
+/// strings; integer keys as strings; a repeated key keeps its last value; `skip` applies to
+/// the top level only.
+#[test]
+fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
+    use serde_json::json;
+    let cases: Vec<(serde_json::Value, &[&str], &str)> = vec![
+        (
+            json!({"b": 1, "a": {"d": [true, null], "c": "x"}}),
+            &[],
+            r#"{"a":{"c":"x","d":[true,null]},"b":1}"#,
+        ),
+        (
+            json!({"q\"uote": 1, "back\\slash": 2, "tab\t": 3, "nul\u{0}": 4}),
+            &[],
+            r#"{"back\\slash":2,"nul\u0000":4,"q\"uote":1,"tab\t":3}"#,
+        ),
+        (
+            json!({"é": 1, "z": 2, "漢": 3, "Z": 4}),
+            &[],
+            r#"{"Z":4,"z":2,"é":1,"漢":3}"#,
+        ),
+        (
+            json!({"hash": "h", "seq": 1, "inner": {"hash": "kept"}}),
+            &["hash"],
+            r#"{"inner":{"hash":"kept"},"seq":1}"#,
+        ),
+        (
+            json!([{"b": 1, "a": 2}, {}, []]),
+            &[],
+            r#"[{"a":2,"b":1},{},[]]"#,
+        ),
+        (
+            json!({"n": 1.5, "m": -0.0, "big": 1e300}),
+            &[],
+            r#"{"big":1e+300,"m":-0.0,"n":1.5}"#,
+        ),
+    ];
+    for (value, skip, want) in cases {
+        assert_eq!(canonical(&value, skip), want, "{value}");
+    }
+    let ints: std::collections::HashMap<u32, bool> = [(10, true), (9, false)].into();
+    assert_eq!(canonical(&ints, &[]), r#"{"10":true,"9":false}"#);
+    let repeated = Entries(vec![("a", json!(1)), ("b", json!(2)), ("a", json!(3))]);
+    assert_eq!(canonical(&repeated, &[]), r#"{"a":3,"b":2}"#);
+}
+
+/// Buffers reused from one value to the next leave nothing behind (issue 17's spare buffers).
+#[test]
+fn reused_buffers_do_not_leak_between_values_sv_2() {
+    use serde_json::json;
+    let big = json!({"z": "y".repeat(100_000), "a": {"b": {"c": 1}}});
+    let small = json!({"k": {"j": 2}});
+    for _ in 0..3 {
+        assert!(canonical(&big, &[]).starts_with(r#"{"a":{"b":{"c":1}},"z":"yyy"#));
+        assert_eq!(canonical(&small, &[]), r#"{"k":{"j":2}}"#);
+    }
+    let mut out = b"prefix".to_vec();
+    write_canonical(&small, &[], &mut out).expect("canonical");
+    assert_eq!(out, br#"prefix{"k":{"j":2}}"#);
+}
