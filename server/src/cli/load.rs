@@ -42,9 +42,12 @@ pub struct LoadArgs {
 struct Seen {
     /// Connect to response headers, in milliseconds.
     connect_ms: f64,
+    /// When the response headers arrived (Unix ms).
+    connected_at: f64,
     seqs: Vec<u64>,
-    /// Stamped → received, for events stamped after the viewer was connected (live ones).
-    latencies_ms: Vec<f64>,
+    /// For events stamped after the viewer was connected (live ones): when the event was
+    /// stamped (Unix ms), and how long it took from there to arrive (ms).
+    latencies_ms: Vec<(f64, f64)>,
     /// The stream reached the log's last event (a decision or an interruption).
     ended: bool,
     error: Option<String>,
@@ -202,6 +205,7 @@ async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Resu
     };
     seen.connect_ms = t0.elapsed().as_secs_f64() * 1000.0;
     let connected = unix_ms();
+    seen.connected_at = connected;
     let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
     if !head.starts_with("http/1.1 200") {
         let line = head.lines().next().unwrap_or_default().to_owned();
@@ -247,7 +251,7 @@ fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<bool, Strin
     let stamped = app::protocol::time::days(&e.ts).map(|d| d * 86_400_000.0);
     // Stamped before the viewer connected: backlog, read from the store (not a live figure).
     if let Some(at) = stamped.filter(|at| *at >= connected - 1.0) {
-        seen.latencies_ms.push((received - at).max(0.0));
+        seen.latencies_ms.push((at, (received - at).max(0.0)));
     }
     Ok(matches!(e.kind.as_str(), "decision" | "interrupted"))
 }
@@ -299,6 +303,30 @@ fn percentile(v: &[f64], p: f64) -> f64 {
     v[rank.min(v.len() - 1)]
 }
 
+/// Every live delivery's latency, and those of the events stamped once the whole crowd was
+/// connected (the fan-out to every viewer without the connecting crowd's own work — each new
+/// viewer's request and backlog — in the way); both sorted.
+fn latencies(seen: &[Seen]) -> (Vec<f64>, Vec<f64>) {
+    let mut lat: Vec<f64> = seen
+        .iter()
+        .flat_map(|s| s.latencies_ms.iter().map(|&(_, ms)| ms))
+        .collect();
+    lat.sort_by(f64::total_cmp);
+    let crowd_in = seen
+        .iter()
+        .filter(|s| s.error.is_none())
+        .map(|s| s.connected_at)
+        .fold(0.0, f64::max);
+    let mut steady: Vec<f64> = seen
+        .iter()
+        .flat_map(|s| s.latencies_ms.iter())
+        .filter(|&&(at, _)| at >= crowd_in)
+        .map(|&(_, ms)| ms)
+        .collect();
+    steady.sort_by(f64::total_cmp);
+    (lat, steady)
+}
+
 fn report(
     args: &LoadArgs,
     ids: &[String],
@@ -324,11 +352,7 @@ fn report(
         .map(|s| s.connect_ms)
         .collect();
     connect.sort_by(f64::total_cmp);
-    let mut lat: Vec<f64> = seen
-        .iter()
-        .flat_map(|s| s.latencies_ms.iter().copied())
-        .collect();
-    lat.sort_by(f64::total_cmp);
+    let (lat, steady) = latencies(seen);
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     println!(
         "load: {} viewer(s) of {} debate(s) on {} ({cores} cores here), {:.1} s",
@@ -349,6 +373,13 @@ fn report(
         percentile(&lat, 50.0),
         percentile(&lat, 99.0),
         lat.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "  of which stamped once every viewer was connected: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        steady.len(),
+        percentile(&steady, 50.0),
+        percentile(&steady, 99.0),
+        steady.last().copied().unwrap_or(0.0)
     );
     let mib = |k: Option<u64>| {
         k.map_or_else(
@@ -377,13 +408,14 @@ fn report(
         );
     }
     println!(
-        "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} rss_peak_mib={}",
+        "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} connected_p99_ms={:.1} rss_peak_mib={}",
         args.viewers,
         ids.len(),
         args.viewers,
         percentile(&connect, 99.0),
         percentile(&lat, 50.0),
         percentile(&lat, 99.0),
+        percentile(&steady, 99.0),
         rss_peak.map_or_else(|| "unknown".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0))
     );
 }
@@ -452,6 +484,29 @@ mod tests {
         }
         let mut bad = b"zz\r\n".to_vec();
         assert!(dechunk(&mut bad, &mut Vec::new()).is_err());
+    }
+
+    /// Issue 17: the "connected" figures leave out events stamped before the last viewer was in.
+    #[test]
+    fn connected_latencies_start_when_the_last_viewer_is_in() {
+        let viewer = |connected_at: f64, latencies_ms: Vec<(f64, f64)>| Seen {
+            connected_at,
+            latencies_ms,
+            ..Seen::default()
+        };
+        let failed = Seen {
+            connected_at: 900.0,
+            error: Some("refused".into()),
+            ..Seen::default()
+        };
+        let seen = [
+            viewer(100.0, vec![(150.0, 9.0), (250.0, 2.0)]),
+            viewer(200.0, vec![(250.0, 3.0), (300.0, 1.0)]),
+            failed,
+        ];
+        let (all, connected) = latencies(&seen);
+        assert_eq!(all, [1.0, 2.0, 3.0, 9.0]);
+        assert_eq!(connected, [1.0, 2.0, 3.0], "stamped at or after 200, a failed viewer aside");
     }
 
     #[test]

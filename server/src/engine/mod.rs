@@ -161,7 +161,7 @@ impl Engine {
         log: Option<Vec<app::protocol::Event>>,
         hold: H,
     ) {
-        self.hub.open(&id);
+        self.hub.open(&id, log.as_deref().unwrap_or_default());
         let (stop_tx, stop_rx) = oneshot::channel::<String>();
         self.lock_running().insert(id.clone(), stop_tx);
         let (rule_tx, mut rule_rx) = mpsc::channel::<Ruling>(8);
@@ -338,7 +338,7 @@ mod tests {
             .start_with(req, 1, Box::new(Panicking), place.clone())
             .await
             .expect("start");
-        let mut live = engine.hub.subscribe(&id).expect("live while running");
+        let mut live = engine.hub.follow(&id).expect("live while running").rx;
         for _ in 0..200 {
             if store
                 .status(&id)
@@ -367,7 +367,7 @@ mod tests {
         })
         .await;
         assert!(closed.is_ok(), "the live channel closed");
-        assert!(engine.hub.subscribe(&id).is_none());
+        assert!(engine.hub.follow(&id).is_none());
         assert_eq!(
             std::sync::Arc::strong_count(&place),
             1,
@@ -412,7 +412,7 @@ mod tests {
         }
         let failure = failure.expect("the run ended and says why");
         assert!(failure.contains("disk is full"), "{failure}");
-        assert!(engine.hub.subscribe(&id).is_none(), "live channel closed");
+        assert!(engine.hub.follow(&id).is_none(), "live channel closed");
         // Recovery while writes still fail: no error, nothing interrupted.
         assert_eq!(engine.recover().await.expect("recovery does not fail"), 0);
         store.execute_raw("DROP TRIGGER full").await.expect("drop");

@@ -6,23 +6,31 @@ use std::sync::{Arc, Mutex};
 use app::protocol::Event;
 use tokio::sync::broadcast;
 
-/// One appended event as every viewer's stream sends it: serialised once, shared by all (issue
-/// 17: with thousands of viewers, serialising per viewer was most of a publish's cost).
+/// One appended event as every viewer's stream sends it: rendered once, shared by all (issue 17:
+/// with thousands of viewers, serialising and formatting per viewer was most of a publish's cost).
 #[derive(Debug)]
 pub struct Frame {
     pub seq: u64,
     /// The log ends here (a decision or an interruption).
     pub terminal: bool,
-    /// The event as JSON, the stream's `data:`.
-    pub json: String,
+    /// The whole SSE message: `id: <seq>`, `data: <the event as JSON>`, a blank line. Compact
+    /// JSON has no line break, so the data is one line.
+    pub sse: bytes::Bytes,
 }
 
 impl Frame {
     pub fn of(e: &Event) -> Frame {
+        let json = serde_json::to_string(e).unwrap_or_default();
+        let mut sse = Vec::with_capacity(json.len() + 32);
+        sse.extend_from_slice(b"id: ");
+        sse.extend_from_slice(e.seq.to_string().as_bytes());
+        sse.extend_from_slice(b"\ndata: ");
+        sse.extend_from_slice(json.as_bytes());
+        sse.extend_from_slice(b"\n\n");
         Frame {
             seq: e.seq,
             terminal: e.body.is_terminal(),
-            json: serde_json::to_string(e).unwrap_or_default(),
+            sse: sse.into(),
         }
     }
 }
@@ -30,35 +38,58 @@ impl Frame {
 /// Live fan-out of appended events to SSE subscribers, per running debate.
 #[derive(Default)]
 pub struct Hub {
-    live: Mutex<HashMap<String, broadcast::Sender<Arc<Frame>>>>,
+    live: Mutex<HashMap<String, Arc<Mutex<Live>>>>,
     /// Debates whose run stopped and whose log could not be ended (the database refused writes,
     /// e.g. a full disk): why, so their streams end instead of waiting for an event that will
     /// not come. The next recovery ends their logs.
     failed: Mutex<HashMap<String, String>>,
 }
 
+/// One running debate's channel, and every frame it has carried (issue 17: a crowd of new
+/// viewers gets the log so far from here — no database read, nothing serialised per viewer).
+struct Live {
+    tx: broadcast::Sender<Arc<Frame>>,
+    /// The log from the first event the hub was given, gap-free, in order.
+    frames: Vec<Arc<Frame>>,
+}
+
+/// A viewer's start on a running debate: the log so far (as far as the hub has it), and the
+/// channel of everything after it — taken together, so nothing falls between them.
+pub struct Following {
+    pub so_far: Vec<Arc<Frame>>,
+    pub rx: broadcast::Receiver<Arc<Frame>>,
+}
+
 impl Hub {
-    pub fn open(&self, id: &str) {
+    /// A debate starts running here; `log` is what it has stored so far when that is known from
+    /// its first event (a new debate), empty otherwise (viewers read the rest from the store).
+    pub fn open(&self, id: &str, log: &[Event]) {
         let (tx, _) = broadcast::channel(256);
-        self.lock().insert(id.to_owned(), tx);
+        let frames = log.iter().map(|e| Arc::new(Frame::of(e))).collect();
+        self.lock()
+            .insert(id.to_owned(), Arc::new(Mutex::new(Live { tx, frames })));
     }
 
     /// `None` when the debate is not running in this process.
-    pub fn subscribe(&self, id: &str) -> Option<broadcast::Receiver<Arc<Frame>>> {
-        self.lock().get(id).map(broadcast::Sender::subscribe)
+    pub fn follow(&self, id: &str) -> Option<Following> {
+        let live = self.lock().get(id).cloned()?;
+        let live = lock(&live);
+        Some(Following {
+            so_far: live.frames.clone(),
+            rx: live.tx.subscribe(),
+        })
     }
 
     pub fn publish(&self, id: &str, event: &Event) {
-        // No subscriber is fine: the event is already in the database.
-        let Some(tx) = self
-            .lock()
-            .get(id)
-            .filter(|tx| tx.receiver_count() > 0)
-            .cloned()
-        else {
+        // Not running here (a debate ended or resumed elsewhere): the event is in the database.
+        let Some(live) = self.lock().get(id).cloned() else {
             return;
         };
-        let _ = tx.send(Arc::new(Frame::of(event)));
+        let frame = Arc::new(Frame::of(event));
+        let mut live = lock(&live);
+        live.frames.push(frame.clone());
+        // No subscriber is fine.
+        let _ = live.tx.send(frame);
     }
 
     pub fn close(&self, id: &str) {
@@ -76,15 +107,74 @@ impl Hub {
     }
 
     fn lock_failed(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.failed)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<Frame>>>> {
-        // A panic while holding this lock cannot leave the map inconsistent; keep serving.
-        self.live
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Mutex<Live>>>> {
+        lock(&self.live)
+    }
+}
+
+/// A panic while holding one of the hub's locks cannot leave what it guards inconsistent (each
+/// change is one insert, remove or push): keep serving.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drive::Sequencer;
+    use app::protocol::EventBody;
+
+    fn events(seq: &mut Sequencer, n: usize) -> Vec<Event> {
+        (0..n)
+            .map(|i| {
+                seq.stamp(EventBody::Thinking {
+                    agent: format!("a{i}"),
+                    round: 1,
+                })
+            })
+            .collect()
+    }
+
+    /// SV-3 for a crowd (issue 17): a viewer's start is the log so far plus the channel of what
+    /// follows, with nothing between them and nothing twice, however appends and viewers
+    /// interleave.
+    #[test]
+    fn the_log_so_far_and_the_channel_meet_without_gap_or_duplicate_sv_3() {
+        let hub = Hub::default();
+        let mut seq = Sequencer::new();
+        let first = events(&mut seq, 2);
+        hub.open("d", &first);
+        let mut viewers = Vec::new();
+        for _ in 0..4 {
+            viewers.push(hub.follow("d").expect("running"));
+            for e in events(&mut seq, 3) {
+                hub.publish("d", &e);
+            }
+        }
+        let total = seq.stamped();
+        for (i, mut v) in viewers.into_iter().enumerate() {
+            let mut seen: Vec<u64> = v.so_far.iter().map(|f| f.seq).collect();
+            assert_eq!(seen.len(), 2 + 3 * i, "viewer {i}'s log so far");
+            while let Ok(f) = v.rx.try_recv() {
+                seen.push(f.seq);
+            }
+            assert_eq!(seen, (1..=total).collect::<Vec<_>>(), "viewer {i}");
+        }
+        // Each frame is the SSE message, rendered once.
+        let f = &hub.follow("d").expect("running").so_far[0];
+        let text = std::str::from_utf8(&f.sse).expect("UTF-8");
+        assert!(
+            text.starts_with("id: 1\ndata: {\"seq\":1,") && text.ends_with("}\n\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches('\n').count(), 3, "one data line");
+        hub.close("d");
+        assert!(hub.follow("d").is_none());
+        // Not running here: nothing to publish to, nothing kept.
+        hub.publish("d", &events(&mut seq, 1)[0]);
+        assert!(hub.follow("d").is_none());
     }
 }

@@ -2,15 +2,19 @@
 //! and no duplicate; it ends after the terminal event.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use app::protocol::Event;
+use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::{KeepAlive, Sse};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use bytes::Bytes;
 use futures::Stream;
 use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -43,23 +47,43 @@ pub async fn handler(
     let place = access.limits.stream(client)?;
     // Subscribe before reading the backlog: whatever is appended in between arrives live (from
     // this process's hub) or wakes the stream up (from another process, via PostgreSQL).
-    let live = engine.hub.subscribe(&id);
+    let live = engine.hub.follow(&id);
     let changes = engine.store.changes();
-    let Some(status) = engine.store.status(&id).await? else {
-        return Err(not_found(&id));
-    };
-    // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to stop
-    // reconnecting (an empty 200 would make it retry every few seconds, forever).
-    if status.is_over() {
-        let end = engine.store.last_event(&id).await?.map_or(0, |e| e.seq);
-        if after >= end {
-            return Ok(StatusCode::NO_CONTENT.into_response());
+    match &live {
+        // Running here: it exists, and the hub has its log so far (issue 17: a crowd of new
+        // viewers costs no database read).
+        Some(live) => {
+            if live
+                .so_far
+                .last()
+                .is_some_and(|f| f.terminal && after >= f.seq)
+            {
+                return Ok(StatusCode::NO_CONTENT.into_response());
+            }
+        }
+        None => {
+            let Some(status) = engine.store.status(&id).await? else {
+                return Err(not_found(&id));
+            };
+            // Nothing will ever follow the cursor of an ended debate: 204 tells EventSource to
+            // stop reconnecting (an empty 200 would make it retry every few seconds, forever).
+            if status.is_over() {
+                let end = engine.store.last_event(&id).await?.map_or(0, |e| e.seq);
+                if after >= end {
+                    return Ok(StatusCode::NO_CONTENT.into_response());
+                }
+            }
         }
     }
+    let (so_far, live) = match live {
+        Some(l) => (l.so_far, Some(l.rx)),
+        None => (Vec::new(), None),
+    };
     let follow = Follow {
         id,
         store: engine.store.clone(),
         hub: engine.hub.clone(),
+        so_far,
         live,
         changes,
         last: after,
@@ -90,6 +114,10 @@ struct Follow {
     id: String,
     store: crate::db::Store,
     hub: Arc<crate::live::hub::Hub>,
+    /// The log so far as this process's hub had it when the stream began (empty when the
+    /// debate does not run here): the backlog, without reading the store when it reaches back
+    /// to the cursor.
+    so_far: Vec<Arc<Frame>>,
     /// This process's live channel of the debate, while it runs here.
     live: Option<broadcast::Receiver<Arc<Frame>>>,
     /// PostgreSQL: other processes' appends.
@@ -139,16 +167,24 @@ impl Follow {
         None
     }
 
-    /// The stored log after the cursor.
+    /// The log after the cursor: from the hub when what it has reaches back to the cursor, else
+    /// from the store first (the hub's copy then only fills in what came since).
     async fn backlog(&mut self) -> Option<Vec<Out>> {
-        let backlog = match self.store.events_after(&self.id, self.last).await {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!(debate = %self.id, "reading the log failed: {e}");
-                return None;
+        let so_far = std::mem::take(&mut self.so_far);
+        let from_memory = so_far.first().is_some_and(|f| f.seq <= self.last + 1);
+        let backlog = if from_memory {
+            Vec::new()
+        } else {
+            match self.store.events_after(&self.id, self.last).await {
+                Ok(b) => frames(b),
+                Err(e) => {
+                    tracing::error!(debate = %self.id, "reading the log failed: {e}");
+                    return None;
+                }
             }
         };
-        let mut out = self.take(frames(backlog));
+        let mut out = self.take(backlog);
+        out.extend(self.take(so_far));
         // A run whose log could not be stored (issue 19: a full disk): say so, then end, so the
         // page shows why instead of reconnecting forever.
         if !self.done {
@@ -297,19 +333,61 @@ pub enum Out {
     Failed(String),
 }
 
+impl Out {
+    /// The SSE message as sent. A log event's was rendered once for all its viewers.
+    fn bytes(self) -> Bytes {
+        match self {
+            Out::Event(f) => f.sse.clone(),
+            Out::Failed(error) => Bytes::from(format!(
+                "event: failed\ndata: {}\n\n",
+                serde_json::json!({ "error": error })
+            )),
+        }
+    }
+}
+
+/// A `text/event-stream` response of `stream`'s messages, with a comment line whenever the
+/// stream has been quiet for [`KEEP_ALIVE`] (idle connections and proxies stay open). The
+/// messages go out as they were rendered: nothing is formatted per viewer (issue 17).
 pub fn sse_response(stream: impl Stream<Item = Out> + Send + 'static) -> EventStream {
-    use futures::StreamExt;
-    let stream = stream.map(|out| match out {
-        Out::Event(f) => axum::response::sse::Event::default()
-            .id(f.seq.to_string())
-            .data(&f.json),
-        Out::Failed(error) => axum::response::sse::Event::default()
-            .event("failed")
-            .data(serde_json::json!({ "error": error }).to_string()),
-    });
-    Sse::new(stream.map(Ok::<_, Infallible>))
-        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+    let body = KeepAlive {
+        inner: Box::pin(futures::StreamExt::map(stream, Out::bytes)),
+        quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
         .into_response()
+}
+
+/// A stream of SSE messages with a keep-alive comment after each quiet [`KEEP_ALIVE`].
+struct KeepAlive {
+    inner: futures::stream::BoxStream<'static, Bytes>,
+    quiet: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Stream for KeepAlive {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let next = match self.inner.as_mut().poll_next(cx) {
+            Poll::Ready(Some(message)) => message,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {
+                if self.quiet.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                Bytes::from_static(b":\n\n")
+            }
+        };
+        let again = tokio::time::Instant::now() + KEEP_ALIVE;
+        self.quiet.as_mut().reset(again);
+        Poll::Ready(Some(Ok(next)))
+    }
 }
 
 pub fn parse_query(
