@@ -506,7 +506,11 @@ mod tests {
         ];
         let (all, connected) = latencies(&seen);
         assert_eq!(all, [1.0, 2.0, 3.0, 9.0]);
-        assert_eq!(connected, [1.0, 2.0, 3.0], "stamped at or after 200, a failed viewer aside");
+        assert_eq!(
+            connected,
+            [1.0, 2.0, 3.0],
+            "stamped at or after 200, a failed viewer aside"
+        );
     }
 
     #[test]

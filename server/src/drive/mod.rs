@@ -49,6 +49,8 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     // Judges' rulings are answered once the events they caused are stored.
     let mut answered = Vec::new();
+    // One batch's buffer for every step: the journal empties it and leaves its capacity.
+    let mut batch = Vec::new();
     loop {
         let elapsed = ms(began.elapsed().saturating_sub(paced));
         run.advance(elapsed);
@@ -72,12 +74,11 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             j.desk.sync(j.debate, &run.held());
         }
         let next = run.poll_request();
-        let mut batch = Vec::new();
         while let Some(body) = run.poll_event() {
             batch.push(seq.stamp(body));
         }
         if !batch.is_empty() {
-            journal.append(batch).await?;
+            journal.append(&mut batch).await?;
         }
         for (done, result) in answered.drain(..) {
             let _ = done.send(result);
@@ -116,7 +117,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                     let end = app::protocol::run::interruption(
                         "the protocol had nothing left to ask or wait for".into(),
                     );
-                    journal.append(vec![seq.stamp(end)]).await?;
+                    journal.append(&mut vec![seq.stamp(end)]).await?;
                     return Ok(());
                 }
             }

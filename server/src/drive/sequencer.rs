@@ -34,7 +34,8 @@ impl Sequencer {
     pub fn stamp(&mut self, body: EventBody) -> Event {
         let seq = self.next;
         self.next += 1;
-        let event = chain::seal(Event::new(seq, now_rfc3339(), body), &self.prev_hash);
+        let mut event = Event::new(seq, now_rfc3339(), body);
+        chain::seal_in_place(&mut event, &self.prev_hash);
         self.prev_hash.clone_from(&event.hash);
         event
     }

@@ -252,7 +252,7 @@ impl Engine {
             return Err(RuleError::NoDebate);
         };
         let mut seq = Sequencer::after(last);
-        let batch: Vec<_> = written.into_iter().map(|body| seq.stamp(body)).collect();
+        let mut batch: Vec<_> = written.into_iter().map(|body| seq.stamp(body)).collect();
         let mut journal = StoredJournal {
             id: id.to_owned(),
             store: self.store.clone(),
@@ -260,7 +260,7 @@ impl Engine {
             signer: self.signer.clone(),
             log: None,
         };
-        match journal.append(batch).await {
+        match journal.append(&mut batch).await {
             Ok(()) => Ok(seq),
             Err(e) if e.is_conflict() => Err(RuleError::Refused(RulingError::Conflict(format!(
                 "another judge's action on debate {id} was stored first; reload and try again"

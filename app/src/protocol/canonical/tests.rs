@@ -46,6 +46,11 @@ fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
             r#"{"inner":{"hash":"kept"},"seq":1}"#,
         ),
         (
+            json!({"ab": 1, "a": 2, "b": 3, "aa": 4}),
+            &[],
+            r#"{"a":2,"aa":4,"ab":1,"b":3}"#,
+        ),
+        (
             json!([{"b": 1, "a": 2}, {}, []]),
             &[],
             r#"[{"a":2,"b":1},{},[]]"#,
@@ -61,6 +66,20 @@ fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
     }
     let ints: std::collections::HashMap<u32, bool> = [(10, true), (9, false)].into();
     assert_eq!(canonical(&ints, &[]), r#"{"10":true,"9":false}"#);
+    // Members given out of order (a `Value` map is already sorted): prefixes first, bytes order.
+    let unsorted = Entries(vec![
+        ("漢", json!(1)),
+        ("b", json!(2)),
+        ("ab", json!(3)),
+        ("é", json!(4)),
+        ("a", json!(5)),
+        ("Z", json!(6)),
+        ("aa", json!(7)),
+    ]);
+    assert_eq!(
+        canonical(&unsorted, &[]),
+        r#"{"Z":6,"a":5,"aa":7,"ab":3,"b":2,"é":4,"漢":1}"#
+    );
     let repeated = Entries(vec![("a", json!(1)), ("b", json!(2)), ("a", json!(3))]);
     assert_eq!(canonical(&repeated, &[]), r#"{"a":3,"b":2}"#);
 }
