@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fan-out figures for `make bench` (issue 17): a release server on a scratch SQLite file, watched
 # by growing crowds through `consilium load` (exact logs, connect times, live latency, RSS).
-# Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 2000:500)
+# Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 1000:100 2000:500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=target/release/consilium
@@ -19,7 +19,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(1000:1 5000:1 2000:500)
+[ ${#runs[@]} -gt 0 ] || runs=(1000:1 5000:1 1000:100 2000:500)
 for run in "${runs[@]}"; do
   "$bin" load --addr "127.0.0.1:$port" --viewers "${run%%:*}" --debates "${run##*:}"
 done

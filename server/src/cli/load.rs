@@ -220,33 +220,44 @@ async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Resu
         } else {
             text.append(&mut raw);
         }
-        while let Some(i) = find(&text, b"\n\n") {
-            let block: Vec<u8> = text.drain(..i + 2).collect();
-            if on_event(&block, connected, seen)? {
+        // Every whole message in `text`, then what is left of it moved to its front once.
+        let mut start = 0;
+        while let Some(i) = find(&text[start..], b"\n\n") {
+            let block = &text[start..start + i + 2];
+            start += i + 2;
+            if on_event(block, connected, seen)? {
                 seen.ended = true;
                 return Ok(());
             }
         }
+        text.drain(..start);
         if read_more(&mut s, &mut raw).await? == 0 {
             return Ok(());
         }
     }
 }
 
-/// One SSE block; `true` at the log's last event.
+/// One SSE block; `true` at the log's last event. The client runs on the machine it measures,
+/// so it reads a message where it lies: no copy, no text conversion, one JSON parse.
 fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<bool, String> {
-    let text = String::from_utf8_lossy(block);
-    let mut data = String::new();
-    for line in text.lines() {
-        if let Some(d) = line.strip_prefix("data:") {
-            data.push_str(d.trim_start());
+    let mut data: Option<&[u8]> = None;
+    let mut lines = 0;
+    for line in block.split(|&b| b == b'\n') {
+        if let Some(d) = line.strip_prefix(b"data:") {
+            data = Some(d.trim_ascii_start());
+            lines += 1;
         }
     }
-    if data.is_empty() {
+    let Some(data) = data else {
         return Ok(false);
+    };
+    // The server sends each event as one line of compact JSON.
+    if lines > 1 {
+        return Err("an event split over several data lines".into());
     }
     let received = unix_ms();
-    let e: Stamp = serde_json::from_str(&data).map_err(|err| format!("unreadable event: {err}"))?;
+    let e: Stamp =
+        serde_json::from_slice(data).map_err(|err| format!("unreadable event: {err}"))?;
     seen.seqs.push(e.seq);
     let stamped = app::protocol::time::days(&e.ts).map(|d| d * 86_400_000.0);
     // Stamped before the viewer connected: backlog, read from the store (not a live figure).
@@ -277,15 +288,26 @@ fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<(), String> {
     }
 }
 
+/// Reads what has arrived onto the end of `buf` (straight into its spare room).
 async fn read_more(s: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
-    let mut chunk = [0u8; 8192];
-    let n = s.read(&mut chunk).await.map_err(|e| format!("read: {e}"))?;
-    buf.extend_from_slice(&chunk[..n]);
-    Ok(n)
+    buf.reserve(8192);
+    s.read_buf(buf).await.map_err(|e| format!("read: {e}"))
 }
 
+/// Where `needle` (a few bytes) first occurs in `hay`: a scan for its first byte, then the rest
+/// compared in place (a `memcmp` per position was a tenth of the client's time at 5,000 viewers).
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = hay.get(from..)?.iter().position(|&b| b == first) {
+        let at = from + i;
+        let follows = hay.get(at + 1..at + 1 + rest.len())?;
+        if follows.iter().zip(rest).all(|(a, b)| a == b) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 fn unix_ms() -> f64 {
@@ -511,6 +533,36 @@ mod tests {
             [1.0, 2.0, 3.0],
             "stamped at or after 200, a failed viewer aside"
         );
+    }
+
+    #[test]
+    fn finds_a_few_bytes_anywhere() {
+        let cases: [(&[u8], &[u8], Option<usize>); 8] = [
+            (b"abc\n\nd", b"\n\n", Some(3)),
+            (b"\n\n", b"\n\n", Some(0)),
+            (b"a\nb\n\n", b"\n\n", Some(3)),
+            (b"a\nb\n", b"\n\n", None),
+            (b"x\r\n\r\nbody", b"\r\n\r\n", Some(1)),
+            (b"x\r\n\r", b"\r\n\r\n", None),
+            (b"", b"\n\n", None),
+            (b"abc", b"", None),
+        ];
+        for (hay, needle, want) in cases {
+            assert_eq!(find(hay, needle), want, "{hay:?} {needle:?}");
+        }
+    }
+
+    /// A message is one `data:` line of JSON; comments and keep-alives are no events.
+    #[test]
+    fn reads_a_message_in_place() {
+        let mut seen = Seen::default();
+        let ts = "2026-11-25T00:00:00.000Z";
+        let msg = format!("id: 7\ndata: {{\"seq\":7,\"ts\":\"{ts}\",\"type\":\"decision\"}}\n\n");
+        assert_eq!(on_event(msg.as_bytes(), 0.0, &mut seen), Ok(true));
+        assert_eq!(seen.seqs, [7]);
+        assert_eq!(on_event(b":\n\n", 0.0, &mut seen), Ok(false));
+        assert!(on_event(b"data: {\ndata: }\n\n", 0.0, &mut seen).is_err());
+        assert!(on_event(b"data: not json\n\n", 0.0, &mut seen).is_err());
     }
 
     #[test]
