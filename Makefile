@@ -42,11 +42,14 @@ test: site
 		$(CARGO_TEST) --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)
 	set -o pipefail; CONSILIUM_TEST_DB=$(PG_TEST_URL) CONSILIUM_TEST_PG=$(PG_TEST_URL) \
 		$(CARGO_TEST) --test integration -- $(addsuffix ::,$(PG_PASS)) 2>&1 | tee -a $(CARGO_TEST_LOG)
+	@# A model server this run starts is stopped after the browser tests; one already running is kept.
+	@mkdir -p target/llm; if scripts/llm.sh status >/dev/null 2>&1; then touch target/llm/.kept; else rm -f target/llm/.kept; fi
 	scripts/llm.sh start
 	set -o pipefail; CONSILIUM_TEST_LLM_URL=http://127.0.0.1:$${LLM_PORT:-8091}/v1 \
 		CONSILIUM_TEST_EMBED_URL=http://127.0.0.1:$${LLM_EMBED_PORT:-8092}/v1 \
 		$(CARGO_TEST) --test integration -- real_model:: --ignored --nocapture 2>&1 | tee -a $(CARGO_TEST_LOG)
 	cd end2end && npx playwright test
+	@[ -f target/llm/.kept ] || scripts/llm.sh stop
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 
 bench: site
