@@ -6,9 +6,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+mod wire;
 
 use super::CliError;
 
@@ -53,14 +51,6 @@ struct Seen {
     error: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Stamp {
-    seq: u64,
-    ts: String,
-    #[serde(rename = "type")]
-    kind: String,
-}
-
 pub async fn run(args: LoadArgs) -> Result<(), CliError> {
     let fail = |m: String| CliError::Bench(m);
     if args.debates == 0 || args.viewers == 0 {
@@ -87,7 +77,7 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         let id = ids[v % ids.len()].clone();
         let host = args.addr.clone();
         tasks.push(tokio::spawn(async move {
-            match tokio::time::timeout_at(deadline.into(), watch(addr, &host, &id)).await {
+            match tokio::time::timeout_at(deadline.into(), wire::watch(addr, &host, &id)).await {
                 Ok(seen) => seen,
                 Err(_) => Seen {
                     error: Some("timed out before the end of the log".into()),
@@ -170,144 +160,6 @@ async fn start(
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| CliError::Bench(format!("the server's answer has no id: {body}")))
-}
-
-/// One viewer: a raw HTTP/1.1 request for the live stream, read to the log's end.
-async fn watch(addr: SocketAddr, host: &str, id: &str) -> Seen {
-    let mut seen = Seen::default();
-    if let Err(e) = follow(addr, host, id, &mut seen).await {
-        seen.error = Some(e);
-    }
-    seen
-}
-
-async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Result<(), String> {
-    let t0 = Instant::now();
-    let mut s = TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("connect: {e}"))?;
-    let _ = s.set_nodelay(true);
-    let request = format!(
-        "GET /api/debates/{id}/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\
-         Accept-Encoding: identity\r\n\r\n"
-    );
-    s.write_all(request.as_bytes())
-        .await
-        .map_err(|e| format!("send: {e}"))?;
-    let mut buf = Vec::with_capacity(16 * 1024);
-    let head_end = loop {
-        if let Some(i) = find(&buf, b"\r\n\r\n") {
-            break i + 4;
-        }
-        if read_more(&mut s, &mut buf).await? == 0 {
-            return Err("the server closed before answering".into());
-        }
-    };
-    seen.connect_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    let connected = unix_ms();
-    seen.connected_at = connected;
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    if !head.starts_with("http/1.1 200") {
-        let line = head.lines().next().unwrap_or_default().to_owned();
-        return Err(format!("answered {line}"));
-    }
-    let chunked = head.contains("transfer-encoding: chunked");
-    let mut raw = buf.split_off(head_end);
-    let mut text = Vec::new();
-    loop {
-        if chunked {
-            dechunk(&mut raw, &mut text)?;
-        } else {
-            text.append(&mut raw);
-        }
-        // Every whole message in `text`, then what is left of it moved to its front once.
-        let mut start = 0;
-        while let Some(i) = find(&text[start..], b"\n\n") {
-            let block = &text[start..start + i + 2];
-            start += i + 2;
-            if on_event(block, connected, seen)? {
-                seen.ended = true;
-                return Ok(());
-            }
-        }
-        text.drain(..start);
-        if read_more(&mut s, &mut raw).await? == 0 {
-            return Ok(());
-        }
-    }
-}
-
-/// One SSE block; `true` at the log's last event. The client runs on the machine it measures,
-/// so it reads a message where it lies: no copy, no text conversion, one JSON parse.
-fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<bool, String> {
-    let mut data: Option<&[u8]> = None;
-    let mut lines = 0;
-    for line in block.split(|&b| b == b'\n') {
-        if let Some(d) = line.strip_prefix(b"data:") {
-            data = Some(d.trim_ascii_start());
-            lines += 1;
-        }
-    }
-    let Some(data) = data else {
-        return Ok(false);
-    };
-    // The server sends each event as one line of compact JSON.
-    if lines > 1 {
-        return Err("an event split over several data lines".into());
-    }
-    let received = unix_ms();
-    let e: Stamp =
-        serde_json::from_slice(data).map_err(|err| format!("unreadable event: {err}"))?;
-    seen.seqs.push(e.seq);
-    let stamped = app::protocol::time::days(&e.ts).map(|d| d * 86_400_000.0);
-    // Stamped before the viewer connected: backlog, read from the store (not a live figure).
-    if let Some(at) = stamped.filter(|at| *at >= connected - 1.0) {
-        seen.latencies_ms.push((at, (received - at).max(0.0)));
-    }
-    Ok(matches!(e.kind.as_str(), "decision" | "interrupted"))
-}
-
-/// Moves the whole chunks of `raw` (chunked transfer coding) into `out`.
-fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<(), String> {
-    loop {
-        let Some(line_end) = find(raw, b"\r\n") else {
-            return Ok(());
-        };
-        let size_text = String::from_utf8_lossy(&raw[..line_end]);
-        let size_text = size_text.split(';').next().unwrap_or_default().trim();
-        let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| format!("bad chunk size {size_text:?}"))?;
-        if raw.len() < line_end + 2 + size + 2 {
-            return Ok(());
-        }
-        out.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
-        raw.drain(..line_end + 2 + size + 2);
-        if size == 0 {
-            return Ok(());
-        }
-    }
-}
-
-/// Reads what has arrived onto the end of `buf` (straight into its spare room).
-async fn read_more(s: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
-    buf.reserve(8192);
-    s.read_buf(buf).await.map_err(|e| format!("read: {e}"))
-}
-
-/// Where `needle` (a few bytes) first occurs in `hay`: a scan for its first byte, then the rest
-/// compared in place (a `memcmp` per position was a tenth of the client's time at 5,000 viewers).
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, rest) = needle.split_first()?;
-    let mut from = 0;
-    while let Some(i) = hay.get(from..)?.iter().position(|&b| b == first) {
-        let at = from + i;
-        let follows = hay.get(at + 1..at + 1 + rest.len())?;
-        if follows.iter().zip(rest).all(|(a, b)| a == b) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
 }
 
 fn unix_ms() -> f64 {
@@ -489,87 +341,4 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Chunked transfer coding split anywhere: whole chunks come out, the rest waits.
-    #[test]
-    fn dechunks_across_reads() {
-        let wire = b"5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n";
-        for cut in 0..wire.len() {
-            let mut raw = wire[..cut].to_vec();
-            let mut out = Vec::new();
-            dechunk(&mut raw, &mut out).expect("valid");
-            raw.extend_from_slice(&wire[cut..]);
-            dechunk(&mut raw, &mut out).expect("valid");
-            assert_eq!(out, b"hello, world", "cut at {cut}");
-        }
-        let mut bad = b"zz\r\n".to_vec();
-        assert!(dechunk(&mut bad, &mut Vec::new()).is_err());
-    }
-
-    /// Issue 17: the "connected" figures leave out events stamped before the last viewer was in.
-    #[test]
-    fn connected_latencies_start_when_the_last_viewer_is_in() {
-        let viewer = |connected_at: f64, latencies_ms: Vec<(f64, f64)>| Seen {
-            connected_at,
-            latencies_ms,
-            ..Seen::default()
-        };
-        let failed = Seen {
-            connected_at: 900.0,
-            error: Some("refused".into()),
-            ..Seen::default()
-        };
-        let seen = [
-            viewer(100.0, vec![(150.0, 9.0), (250.0, 2.0)]),
-            viewer(200.0, vec![(250.0, 3.0), (300.0, 1.0)]),
-            failed,
-        ];
-        let (all, connected) = latencies(&seen);
-        assert_eq!(all, [1.0, 2.0, 3.0, 9.0]);
-        assert_eq!(
-            connected,
-            [1.0, 2.0, 3.0],
-            "stamped at or after 200, a failed viewer aside"
-        );
-    }
-
-    #[test]
-    fn finds_a_few_bytes_anywhere() {
-        let cases: [(&[u8], &[u8], Option<usize>); 8] = [
-            (b"abc\n\nd", b"\n\n", Some(3)),
-            (b"\n\n", b"\n\n", Some(0)),
-            (b"a\nb\n\n", b"\n\n", Some(3)),
-            (b"a\nb\n", b"\n\n", None),
-            (b"x\r\n\r\nbody", b"\r\n\r\n", Some(1)),
-            (b"x\r\n\r", b"\r\n\r\n", None),
-            (b"", b"\n\n", None),
-            (b"abc", b"", None),
-        ];
-        for (hay, needle, want) in cases {
-            assert_eq!(find(hay, needle), want, "{hay:?} {needle:?}");
-        }
-    }
-
-    /// A message is one `data:` line of JSON; comments and keep-alives are no events.
-    #[test]
-    fn reads_a_message_in_place() {
-        let mut seen = Seen::default();
-        let ts = "2026-11-25T00:00:00.000Z";
-        let msg = format!("id: 7\ndata: {{\"seq\":7,\"ts\":\"{ts}\",\"type\":\"decision\"}}\n\n");
-        assert_eq!(on_event(msg.as_bytes(), 0.0, &mut seen), Ok(true));
-        assert_eq!(seen.seqs, [7]);
-        assert_eq!(on_event(b":\n\n", 0.0, &mut seen), Ok(false));
-        assert!(on_event(b"data: {\ndata: }\n\n", 0.0, &mut seen).is_err());
-        assert!(on_event(b"data: not json\n\n", 0.0, &mut seen).is_err());
-    }
-
-    #[test]
-    fn percentiles_of_sorted_values() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 50.0), 51.0);
-        assert_eq!(percentile(&v, 99.0), 99.0);
-        assert_eq!(percentile(&[], 99.0), 0.0);
-    }
-}
+mod tests;
