@@ -285,12 +285,12 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
     for n in 0..=2 {
         while let Some(mut e) = d.poll_event() {
             if let EventBody::DebateStarted { backend, .. } = &mut e {
-                *backend = Some(BackendInfo {
+                *backend = Some(Box::new(BackendInfo {
                     kind: "openai".into(),
                     model: None,
                     token_budget: 1000,
                     service: None,
-                });
+                }));
             }
             bodies.push(e);
         }

@@ -292,11 +292,13 @@ mod tests {
             agents: AgentSpec::default_s4(),
             rounds: vec![],
             config: None,
-            backend: budget.map(|token_budget| BackendInfo {
-                kind: "openai".into(),
-                model: Some("m".into()),
-                token_budget,
-                service: None,
+            backend: budget.map(|token_budget| {
+                Box::new(BackendInfo {
+                    kind: "openai".into(),
+                    model: Some("m".into()),
+                    token_budget,
+                    service: None,
+                })
             }),
             context: None,
         };

@@ -132,25 +132,32 @@ const ANSWER_KEYS: &[&str] = &[
 /// is normalised first ([`super::normalise::for_scan`]).
 pub fn scan(text: &str) -> Vec<Finding> {
     let lower = super::normalise::for_scan(text);
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    // Sized once: a word takes at least two bytes of text with its separator (issue 17: the
+    // vector grew by doubling, several allocations for every reply of every debate).
+    let mut words: Vec<&str> = Vec::with_capacity(lower.len() / 2 + 1);
+    words.extend(
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty()),
+    );
     // One pass over the words: at each, only the patterns that can open with it are tried, and
-    // each pattern keeps its first match.
+    // each pattern keeps its first match. Most texts hold no opener: no table for them.
     let compiled = compiled();
-    let mut first: Vec<Option<(usize, usize)>> = vec![None; compiled.patterns.len()];
+    let mut first: Vec<Option<(usize, usize)>> = Vec::new();
     for (i, word) in words.iter().enumerate() {
         let Some(openers) = compiled.by_starter.get(word) else {
             continue;
         };
+        if first.is_empty() {
+            first.resize(compiled.patterns.len(), None);
+        }
         for &p in openers {
             if first[p].is_none() {
                 first[p] = match_at(&words, i, &compiled.patterns[p].slots);
             }
         }
     }
-    // In the patterns' order, one finding per name.
+    // In the patterns' order, one finding per name (no table: no pattern opened).
     let mut found: Vec<Finding> = Vec::new();
     for (pattern, m) in compiled.patterns.iter().zip(first) {
         let Some((start, end)) = m else { continue };

@@ -64,6 +64,8 @@ pub struct BackendInfo {
     pub service: Option<String>,
 }
 
+/// Every event is moved several times between a machine and the log (issue 17), so the large,
+/// rare payloads (a debate's parameters, WC's cards) are boxed: a move copies 240 bytes, not 504.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
@@ -76,15 +78,15 @@ pub enum EventBody {
         /// RR and WC parameters, so the decision can be recomputed from the log. Absent for S4,
         /// which keeps S4 logs written before it byte-identical.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        config: Option<Config>,
+        config: Option<Box<Config>>,
         /// AG-1/AG-2: who answers (a remote backend) and the token budget the runner enforces,
         /// so a judge can check a `budget_exhausted` claim. Absent for the builtin agents.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        backend: Option<BackendInfo>,
+        backend: Option<Box<BackendInfo>>,
         /// CR-1: the context the request carried (regime, sector, …), which the credibility
         /// snapshot was computed for. Absent when the request gave none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        context: Option<ContextTags>,
+        context: Option<Box<ContextTags>>,
     },
     /// CR-4: every agent's credibility when the debate started, and the panel's effective
     /// votes (CR-3). Logged so the credibility-weighted what-if recomputes the same later.
@@ -148,7 +150,7 @@ pub enum EventBody {
     /// RR-2: the consensus check after a round.
     ConsensusChecked(ConsensusCheck),
     /// WC-1/WC-2: a position card and its score.
-    CardSubmitted(CardSubmitted),
+    CardSubmitted(Box<CardSubmitted>),
     /// WC-3 rule 1.
     CardVerified(CardVerified),
     /// WC-3: the gates for one position.
@@ -164,7 +166,7 @@ pub enum EventBody {
     /// WC-5/WC-6: the weighted consensus scores.
     PanelScored(PanelScored),
     /// WC-6: the hybrid of the top two.
-    HybridSynthesized(HybridSynthesized),
+    HybridSynthesized(Box<HybridSynthesized>),
     /// ES-1: a typed message between the pipeline's agents.
     Message {
         round: u8,
@@ -394,4 +396,25 @@ pub enum Config {
     Escalation(EsParams),
     /// RC: the parameters and every observation (RC-1).
     Reconcile(RcConfig),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, EventBody};
+
+    /// Issue 17: a variant that makes every event larger makes every debate slower (each event
+    /// is moved from its machine's queue to the log several times); box a large payload instead.
+    #[test]
+    fn events_stay_small_to_move() {
+        assert!(
+            std::mem::size_of::<EventBody>() <= 240,
+            "EventBody is {} bytes",
+            std::mem::size_of::<EventBody>()
+        );
+        assert!(
+            std::mem::size_of::<Event>() <= 320,
+            "Event is {} bytes",
+            std::mem::size_of::<Event>()
+        );
+    }
 }

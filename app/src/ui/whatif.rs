@@ -41,9 +41,11 @@ pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
                 .iter()
                 .find_map(|e| match &e.body {
                     EventBody::DebateStarted {
-                        config: Some(Config::Collapse(p)),
-                        ..
-                    } => Some(p.clone()),
+                        config: Some(c), ..
+                    } => match &**c {
+                        Config::Collapse(p) => Some(p.clone()),
+                        _ => None,
+                    },
                     _ => None,
                 })
                 .unwrap_or_default();

@@ -51,7 +51,7 @@ impl BaselineFold {
         match body {
             EventBody::DebateStarted { agents, config, .. } => {
                 self.agents.clone_from(agents);
-                match config {
+                match config.as_deref() {
                     Some(Config::RoundRobin(p)) => self.rr = Some(p.clone()),
                     Some(Config::Escalation(p)) => self.es_company = Some(p.company),
                     _ => {}

@@ -14,7 +14,7 @@ fn started(agents: Vec<AgentSpec>, config: Option<Config>) -> EventBody {
         seed: 1,
         agents,
         rounds: vec![],
-        config,
+        config: config.map(Box::new),
         backend: None,
         context: None,
     }
@@ -220,7 +220,7 @@ fn card(agent: &str) -> PositionCard {
 }
 
 fn submitted(position: &str, revision: u32, total: f64) -> EventBody {
-    EventBody::CardSubmitted(CardSubmitted {
+    EventBody::CardSubmitted(Box::new(CardSubmitted {
         round: 1,
         position: position.into(),
         revision,
@@ -236,7 +236,7 @@ fn submitted(position: &str, revision: u32, total: f64) -> EventBody {
             terms: [0.0; 6],
             total,
         },
-    })
+    }))
 }
 
 /// QL-1, collapse: the best initial card by S; an escalation changes the outcome.

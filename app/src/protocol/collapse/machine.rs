@@ -120,7 +120,7 @@ impl WcDebate {
                     expected: n,
                 },
             ],
-            config: Some(Config::Collapse(params)),
+            config: Some(Box::new(Config::Collapse(params))),
             backend: None,
             context: None,
         });
@@ -137,7 +137,7 @@ impl WcDebate {
             for card in user_cards {
                 let id = card.agent.clone();
                 let e = d.tally.submit(1, &id, card, CardSource::User);
-                d.events.push_back(EventBody::CardSubmitted(e));
+                d.events.push_back(EventBody::CardSubmitted(Box::new(e)));
             }
             d.advance();
         }
@@ -259,7 +259,7 @@ impl Machine for WcDebate {
                 self.requests.take(id)?;
                 let source = CardSource::Agent;
                 let e = self.tally.submit(self.round, a, card, source);
-                self.events.push_back(EventBody::CardSubmitted(e));
+                self.events.push_back(EventBody::CardSubmitted(Box::new(e)));
             }
             (Pending::Verify(pos), AgentReply::Verification(v)) => {
                 self.requests.take(id)?;

@@ -77,7 +77,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
             format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
         };
         if let EventBody::DebateStarted { config, .. } = &e.body {
-            let Some(Config::Collapse(p)) = config else {
+            let Some(Config::Collapse(p)) = config.as_deref() else {
                 return Err("the log does not record collapse parameters".into());
             };
             t = Some(Tally::new(p.clone()));
@@ -87,7 +87,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
         match &e.body {
             EventBody::CardSubmitted(c) => {
                 let again = t.submit(c.round, &c.position, c.card.clone(), c.source);
-                if &again != c {
+                if again != **c {
                     return Err(differs("card score (or revision number)"));
                 }
             }

@@ -190,12 +190,12 @@ impl WcDebate {
                 let seats = self.tally.params.panel.len() as u32;
                 self.next_round("Hybrid Re-score", seats);
                 self.events
-                    .push_back(EventBody::HybridSynthesized(HybridSynthesized {
+                    .push_back(EventBody::HybridSynthesized(Box::new(HybridSynthesized {
                         round: self.round,
                         from: vec![a, b],
                         card,
                         score,
-                    }));
+                    })));
                 self.ask_panel(true);
             }
         }

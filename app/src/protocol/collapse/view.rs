@@ -134,7 +134,7 @@ impl WcState {
                 None
             }
             EventBody::HybridSynthesized(h) => {
-                self.hybrid = Some(h.clone());
+                self.hybrid = Some((**h).clone());
                 None
             }
             _ => None,

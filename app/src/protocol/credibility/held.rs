@@ -41,7 +41,7 @@ pub fn predictions(events: &[Event]) -> Vec<Held> {
                 agents: a, context, ..
             } => {
                 agents.clone_from(a);
-                tags = context.clone().unwrap_or_default();
+                tags = context.as_deref().cloned().unwrap_or_default();
                 None
             }
             EventBody::Vote { vote, .. } => Some((

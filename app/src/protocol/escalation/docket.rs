@@ -99,7 +99,7 @@ pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
     if protocol != "escalation" {
         return Docketed::default();
     }
-    let params = match config {
+    let params = match config.as_deref() {
         Some(Config::Escalation(p)) => *p,
         _ => EsParams::default(),
     };

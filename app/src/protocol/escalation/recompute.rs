@@ -37,7 +37,7 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
             } => {
                 agents.clone_from(a);
                 estimates = vec![Vec::new(); a.len()];
-                if let Some(Config::Escalation(p)) = config {
+                if let Some(Config::Escalation(p)) = config.as_deref() {
                     params = *p;
                 }
             }

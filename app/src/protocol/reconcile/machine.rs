@@ -90,7 +90,7 @@ impl RcDebate {
                     expected: 0,
                 },
             ],
-            config: Some(Config::Reconcile(debate.config.clone())),
+            config: Some(Box::new(Config::Reconcile(debate.config.clone()))),
             backend: None,
             context: None,
         });

@@ -49,7 +49,7 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
                 agents,
                 ..
             } => {
-                config = match c {
+                config = match c.as_deref() {
                     Some(Config::Reconcile(c)) => Some(c),
                     _ => return Err("the log does not record the observations".into()),
                 };

@@ -187,9 +187,9 @@ impl DebateView {
                 backend,
                 context,
             } => {
-                self.backend.clone_from(backend);
-                self.context.clone_from(context);
-                match config {
+                self.backend = backend.as_deref().cloned();
+                self.context = context.as_deref().cloned();
+                match config.as_deref() {
                     Some(Config::RoundRobin(p)) => self.rr.params = Some(p.clone()),
                     Some(Config::Collapse(p)) => self.wc.params = Some(p.clone()),
                     Some(Config::Escalation(p)) => self.es.params = Some(*p),

@@ -73,9 +73,9 @@ impl RrDebate {
                     expected: n as u32,
                 })
                 .collect(),
-            config: Some(crate::protocol::event::Config::RoundRobin(
+            config: Some(Box::new(crate::protocol::event::Config::RoundRobin(
                 debate.params.clone(),
-            )),
+            ))),
             backend: None,
             context: None,
         });

@@ -45,7 +45,7 @@ pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String>
                 agents.clone_from(a);
                 positions = vec![None; a.len()];
                 turns = vec![0; a.len()];
-                params = match config {
+                params = match config.as_deref() {
                     Some(Config::RoundRobin(p)) => Some(p.clone()),
                     _ => return Err("the log does not record round-robin parameters".into()),
                 };

@@ -34,12 +34,15 @@ impl RrWhatIfRules {
         events.iter().find_map(|e| match &e.body {
             EventBody::DebateStarted {
                 agents,
-                config: Some(Config::RoundRobin(p)),
+                config: Some(c),
                 ..
-            } => Some(RrWhatIfRules {
-                consensus_threshold: p.consensus_threshold,
-                weights: agents.iter().map(|a| (a.id.clone(), 1.0)).collect(),
-            }),
+            } => match &**c {
+                Config::RoundRobin(p) => Some(RrWhatIfRules {
+                    consensus_threshold: p.consensus_threshold,
+                    weights: agents.iter().map(|a| (a.id.clone(), 1.0)).collect(),
+                }),
+                _ => None,
+            },
             _ => None,
         })
     }

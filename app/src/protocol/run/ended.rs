@@ -33,7 +33,7 @@ impl DebateRun {
                 EventBody::DebateStarted {
                     backend, agents, ..
                 } => {
-                    run.backend.clone_from(backend);
+                    run.backend = backend.as_deref().cloned();
                     run.budget = backend.as_ref().map(|b| b.token_budget);
                     run.kinds = agents
                         .iter()

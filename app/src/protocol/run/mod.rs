@@ -135,8 +135,8 @@ impl DebateRun {
                     config,
                     ..
                 } => {
-                    backend.clone_from(&start.backend);
-                    context.clone_from(&start.context);
+                    *backend = start.backend.clone().map(Box::new);
+                    *context = start.context.clone().map(Box::new);
                     for a in agents.iter_mut() {
                         a.identity = Some(agent_identity(
                             start.backend.as_ref(),
@@ -151,7 +151,7 @@ impl DebateRun {
                     }
                     findings.push(("query".to_owned(), 0, defence::scan(query)));
                     // RC: every observation goes into a reconciler's prompt.
-                    if let Some(crate::protocol::Config::Reconcile(c)) = config {
+                    if let Some(crate::protocol::Config::Reconcile(c)) = config.as_deref() {
                         for o in &c.observations {
                             let source = format!("observation {}", o.id);
                             findings.push((source, 0, defence::scan(&o.content)));

@@ -42,7 +42,7 @@ impl EsDebate {
                 "this is a {protocol} debate: only escalation pipelines have a gate"
             ));
         }
-        let params = match config {
+        let params = match config.as_deref() {
             Some(Config::Escalation(p)) => *p,
             _ => EsParams::default(),
         };

@@ -95,7 +95,7 @@ impl EsDebate {
                     expected: *expected,
                 })
                 .collect(),
-            config: Some(Config::Escalation(params)),
+            config: Some(Box::new(Config::Escalation(params))),
             backend: None,
             context: None,
         });
