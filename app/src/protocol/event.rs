@@ -65,7 +65,8 @@ pub struct BackendInfo {
 }
 
 /// Every event is moved several times between a machine and the log (issue 17), so the large,
-/// rare payloads (a debate's parameters, WC's cards) are boxed: a move copies 240 bytes, not 504.
+/// rare payloads (a debate's parameters, WC's cards, ES's messages and rulings, RC's beliefs) are
+/// boxed: a move copies 176 bytes, not 504.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
@@ -171,13 +172,13 @@ pub enum EventBody {
     Message {
         round: u8,
         #[serde(flatten)]
-        message: Message,
+        message: Box<Message>,
     },
     /// ES-2: a disagreement on an assumption becomes a challenge at level 1.
     ChallengeRaised {
         at: u64,
         #[serde(flatten)]
-        challenge: EsChallenge,
+        challenge: Box<EsChallenge>,
     },
     /// ES-3…ES-6: a challenge climbed to `level`.
     Escalated(Escalated),
@@ -186,13 +187,13 @@ pub enum EventBody {
     /// ES-5/ES-7: a judge's ruling or gate review, naming the judge.
     JudgeRuling(JudgeRuling),
     /// ES-9: a challenge resolved for good.
-    ChallengeResolved(Resolved),
+    ChallengeResolved(Box<Resolved>),
     /// ES-6: the most cautious position applied provisionally; open for review at the gate.
-    ProvisionalDecision(Resolved),
+    ProvisionalDecision(Box<Resolved>),
     /// ES-8: the analyses computed from the pipeline's assumptions.
     Analysis(AnalysisRun),
     /// ES-8: a gate override's downstream impact and re-run plan, before the re-runs.
-    Impact(ImpactRun),
+    Impact(Box<ImpactRun>),
     /// ES-11: a judge's decision for a WC debate escalated to a human; its `decision` follows.
     HumanDecision(HumanDecision),
     /// RC-1: the embeddings the topics are formed from (one integer vector per observation).
@@ -201,7 +202,7 @@ pub enum EventBody {
     Topic(Topic),
     /// RC-3/RC-5: a topic's consolidated belief (or its question for a human), with the
     /// observations, weights and reasoning behind it.
-    Belief(Belief),
+    Belief(Box<Belief>),
     /// S4-8: a prompt-injection pattern in the query (`source` "query", round 0) or in an
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
@@ -407,12 +408,12 @@ mod tests {
     #[test]
     fn events_stay_small_to_move() {
         assert!(
-            std::mem::size_of::<EventBody>() <= 240,
+            std::mem::size_of::<EventBody>() <= 176,
             "EventBody is {} bytes",
             std::mem::size_of::<EventBody>()
         );
         assert!(
-            std::mem::size_of::<Event>() <= 320,
+            std::mem::size_of::<Event>() <= 256,
             "Event is {} bytes",
             std::mem::size_of::<Event>()
         );

@@ -74,8 +74,13 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             j.desk.sync(j.debate, &run.held());
         }
         let next = run.poll_request();
+        // A batch is appended at once: one reading of the clock for all its events (the
+        // journal left `batch` empty, so its last event is this batch's).
         while let Some(body) = run.poll_event() {
-            batch.push(seq.stamp(body));
+            let ts = batch
+                .last()
+                .map_or_else(now_rfc3339, |e: &app::protocol::Event| e.ts.clone());
+            batch.push(seq.stamp_at(body, ts));
         }
         if !batch.is_empty() {
             journal.append(&mut batch).await?;

@@ -32,9 +32,15 @@ impl Sequencer {
     /// Numbers, timestamps and hash-chains the next event (SV-1, SV-2): every event of every
     /// debate is sealed here and nowhere else.
     pub fn stamp(&mut self, body: EventBody) -> Event {
+        self.stamp_at(body, now_rfc3339())
+    }
+
+    /// [`Sequencer::stamp`] with the time already read: the events of one batch are appended
+    /// together, so they share one reading of the clock (issue 17).
+    pub fn stamp_at(&mut self, body: EventBody, ts: String) -> Event {
         let seq = self.next;
         self.next += 1;
-        let mut event = Event::new(seq, now_rfc3339(), body);
+        let mut event = Event::new(seq, ts, body);
         chain::seal_in_place(&mut event, &self.prev_hash);
         self.prev_hash.clone_from(&event.hash);
         event

@@ -47,7 +47,9 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                     estimates[i].push(estimate);
                 }
             }
-            EventBody::ChallengeRaised { at, challenge } => raised.push((*at, challenge.clone())),
+            EventBody::ChallengeRaised { at, challenge } => {
+                raised.push((*at, (**challenge).clone()))
+            }
             EventBody::JudgeRuling(j) => {
                 if matches!(j.action, JudgeAction::Redebate { .. }) {
                     resolutions.retain(|x| x.challenge != j.challenge);

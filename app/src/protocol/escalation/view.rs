@@ -98,7 +98,7 @@ impl EsState {
             EventBody::ChallengeRaised { at, challenge } => {
                 self.now = self.now.max(*at);
                 self.challenges.push(ChallengeView {
-                    challenge: challenge.clone(),
+                    challenge: (**challenge).clone(),
                     level: 1,
                     stage: level_stage(1).into(),
                     deadline: Some(challenge.escalation_timer),
@@ -173,7 +173,7 @@ impl EsState {
             }
             EventBody::Impact(i) => {
                 self.now = self.now.max(i.at);
-                self.impacts.push(i.clone());
+                self.impacts.push((**i).clone());
             }
             _ => {}
         }

@@ -196,7 +196,8 @@ impl RcDebate {
             by: by.to_owned(),
             unresolved,
         };
-        self.events.push_back(EventBody::Belief(belief.clone()));
+        self.events
+            .push_back(EventBody::Belief(Box::new(belief.clone())));
         self.beliefs[t] = Some(belief);
     }
 

@@ -76,7 +76,7 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
             }
             EventBody::Topic(t) => logged_topics.push((e.seq, t)),
             EventBody::BudgetExhausted { .. } => cut = true,
-            EventBody::Belief(b) => beliefs.push(b.clone()),
+            EventBody::Belief(b) => beliefs.push((**b).clone()),
             EventBody::Decision(Outcome::Reconcile(logged)) => {
                 let c = config.ok_or("decision before debate_started")?;
                 let credibility = from_snapshot(snapshot);

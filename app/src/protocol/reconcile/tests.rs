@@ -307,7 +307,7 @@ fn the_machine_reconciles_and_the_log_recomputes() {
     let beliefs: Vec<&super::Belief> = bodies
         .iter()
         .filter_map(|b| match b {
-            EventBody::Belief(b) => Some(b),
+            EventBody::Belief(b) => Some(&**b),
             _ => None,
         })
         .collect();

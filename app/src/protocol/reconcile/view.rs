@@ -65,7 +65,7 @@ impl RcState {
             }
             EventBody::Topic(t) => self.topics.push(t.clone()),
             EventBody::Belief(b) => {
-                self.beliefs.push(b.clone());
+                self.beliefs.push((**b).clone());
                 let (tone, label) = if b.needs_clarification {
                     (Tone::Failure, "NEEDS CLARIFICATION")
                 } else if b.conflicts {

@@ -153,12 +153,12 @@ impl EsDebate {
             let report = impact(&GRAPH, &company, &before.assumptions, &key, value)
                 .map_err(RulingError::Invalid)?;
             batches.clone_from(&report.plan.batches);
-            self.events.push_back(EventBody::Impact(ImpactRun {
+            self.events.push_back(EventBody::Impact(Box::new(ImpactRun {
                 challenge: id,
                 judge: judge.to_owned(),
                 at: now,
                 report,
-            }));
+            })));
         }
         // Every batch of re-runs is logged with the values it produced; with none required,
         // one run records the reviewed assumptions and the values that merely updated.

@@ -34,7 +34,7 @@ impl EsDebate {
         let priority = assumption(key).map_or("low", |a| message_priority(a.priority));
         self.events.push_back(EventBody::Message {
             round: self.round,
-            message: Message {
+            message: Box::new(Message {
                 from: from.to_owned(),
                 to: to.map(str::to_owned),
                 kind,
@@ -42,7 +42,7 @@ impl EsDebate {
                 content,
                 at: self.now,
                 requires_response: kind == MessageKind::Challenge,
-            },
+            }),
         });
     }
 

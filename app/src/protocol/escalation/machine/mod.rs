@@ -177,9 +177,9 @@ impl EsDebate {
                     self.resolutions.push(resolution.clone());
                     let body = Resolved { at, resolution };
                     self.events.push_back(if body.resolution.provisional {
-                        EventBody::ProvisionalDecision(body)
+                        EventBody::ProvisionalDecision(Box::new(body))
                     } else {
-                        EventBody::ChallengeResolved(body)
+                        EventBody::ChallengeResolved(Box::new(body))
                     });
                 }
                 Step::Redebate { .. } => {}
@@ -234,7 +234,7 @@ impl EsDebate {
         for c in raised {
             self.events.push_back(EventBody::ChallengeRaised {
                 at: self.now,
-                challenge: c.clone(),
+                challenge: Box::new(c.clone()),
             });
             self.ladders.push(Ladder::new(c, self.now));
             self.asked.push(None);
