@@ -20,7 +20,7 @@ CARGO_TEST := cargo test --workspace --exclude frontend
 help:
 	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
 	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), a real small model (SmolLM2 via llama.cpp), Playwright"
-	@echo "make bench  what each page fetches, orchestration overhead per agent turn (in memory, SQLite), then live fan-out (consilium load)"
+	@echo "make bench  what each page fetches, orchestration overhead per agent turn (in memory, SQLite), live fan-out (consilium load), then the README's figures to compare"
 
 setup:
 	scripts/setup.sh
@@ -57,6 +57,8 @@ bench: site
 	cargo run --release -p server -- bench
 	cargo run --release -p server -- bench reconcile
 	scripts/bench-load.sh
+	@echo "== this machine: $$(nproc) cores =="
+	python3 scripts/readme-figures.py README.md
 
 fmt:
 	cargo fmt --all

@@ -21,8 +21,8 @@ rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
-cargo build -p wasm-split --release --quiet
-target/release/wasm-split "$wasm_out" "$site/pkg.tmp" consilium >/dev/null
+cargo build -p wasm-split --profile tool --quiet
+target/tool/wasm-split "$wasm_out" "$site/pkg.tmp" consilium >/dev/null
 wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
   --out-name consilium "$site/pkg.tmp/consilium_split.wasm"
 rm "$site/pkg.tmp/consilium_split.wasm"

@@ -51,8 +51,14 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     let mut answered = Vec::new();
     // One batch's buffer for every step: the journal empties it and leaves its capacity.
     let mut batch = Vec::new();
+    // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
+    // that same moment, so it is not read again (issue 17: a turn read the clock five times).
+    let mut answered_at: Option<(u64, String)> = None;
     loop {
-        let elapsed = ms(began.elapsed().saturating_sub(paced));
+        let (elapsed, mut stamp) = match answered_at.take() {
+            Some((elapsed, now)) => (elapsed, Some(now)),
+            None => (ms(began.elapsed().saturating_sub(paced)), None),
+        };
         run.advance(elapsed);
         if let Some(j) = judging.as_mut() {
             while let Ok(r) = j.rulings.try_recv() {
@@ -77,9 +83,12 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         // A batch is appended at once: one reading of the clock for all its events (the
         // journal left `batch` empty, so its last event is this batch's).
         while let Some(body) = run.poll_event() {
-            let ts = batch
-                .last()
-                .map_or_else(now_rfc3339, |e: &app::protocol::Event| e.ts.clone());
+            let ts = match stamp.take() {
+                Some(now) => now,
+                None => batch
+                    .last()
+                    .map_or_else(now_rfc3339, |e: &app::protocol::Event| e.ts.clone()),
+            };
             batch.push(seq.stamp_at(body, ts));
         }
         if !batch.is_empty() {
@@ -140,8 +149,17 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             ),
         };
         let now = now_rfc3339();
-        run.advance(ms(began.elapsed().saturating_sub(paced)));
-        run.handle(&req, Answered { reply, usage, now });
+        let elapsed = ms(began.elapsed().saturating_sub(paced));
+        run.advance(elapsed);
+        run.handle(
+            &req,
+            Answered {
+                reply,
+                usage,
+                now: now.clone(),
+            },
+        );
+        answered_at = Some((elapsed, now));
     }
 }
 

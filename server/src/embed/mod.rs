@@ -212,6 +212,17 @@ mod tests {
         }
     }
 
+    /// Issue 17: rows handed back to the page cache are read again, unchanged.
+    #[test]
+    fn rows_released_after_start_read_back_the_same() {
+        let embedder = shared().expect("the embedder table (scripts/setup.sh)");
+        let text = "How much ibuprofen can I take for a bad headache?";
+        let before = embedder.embed(text);
+        assert!(before.iter().any(|x| *x != 0.0), "known tokens embed");
+        embedder.release_rows();
+        assert_eq!(embedder.embed(text), before);
+    }
+
     #[test]
     fn a_table_that_is_not_one_is_refused_by_name() {
         let err =
