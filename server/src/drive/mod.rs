@@ -55,7 +55,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     // that same moment, so it is not read again (issue 17: a turn read the clock five times).
     let mut answered_at: Option<(u64, String)> = None;
     loop {
-        let (elapsed, mut stamp) = match answered_at.take() {
+        let (elapsed, stamp) = match answered_at.take() {
             Some((elapsed, now)) => (elapsed, Some(now)),
             None => (ms(began.elapsed().saturating_sub(paced)), None),
         };
@@ -80,17 +80,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             j.desk.sync(j.debate, &run.held());
         }
         let next = run.poll_request();
-        // A batch is appended at once: one reading of the clock for all its events (the
-        // journal left `batch` empty, so its last event is this batch's).
-        while let Some(body) = run.poll_event() {
-            let ts = match stamp.take() {
-                Some(now) => now,
-                None => batch
-                    .last()
-                    .map_or_else(now_rfc3339, |e: &app::protocol::Event| e.ts.clone()),
-            };
-            batch.push(seq.stamp_at(body, ts));
-        }
+        stamp_batch(run, seq, &mut batch, stamp);
         if !batch.is_empty() {
             journal.append(&mut batch).await?;
         }
@@ -151,15 +141,32 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         let now = now_rfc3339();
         let elapsed = ms(began.elapsed().saturating_sub(paced));
         run.advance(elapsed);
-        run.handle(
-            &req,
-            Answered {
-                reply,
-                usage,
-                now: now.clone(),
-            },
-        );
+        let answer = Answered {
+            reply,
+            usage,
+            now: now.clone(),
+        };
+        run.handle(&req, answer);
         answered_at = Some((elapsed, now));
+    }
+}
+
+/// Numbers and seals everything the machine has written since the last batch into `batch`
+/// (which the journal left empty). A batch is appended at once, so its events share one
+/// reading of the clock: `now` when the answer that caused them came, else read here.
+fn stamp_batch(
+    run: &mut DebateRun,
+    seq: &mut Sequencer,
+    batch: &mut Vec<app::protocol::Event>,
+    mut now: Option<String>,
+) {
+    while let Some(body) = run.poll_event() {
+        let ts = match (now.take(), batch.last()) {
+            (Some(now), _) => now,
+            (None, Some(last)) => last.ts.clone(),
+            (None, None) => now_rfc3339(),
+        };
+        batch.push(seq.stamp_at(body, ts));
     }
 }
 
