@@ -50,23 +50,20 @@ fn hash_bytes(prev_hash: &str, canonical: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(prev_hash.as_bytes());
     h.update(canonical);
-    hex(&h.finalize())
+    hex(&h.finalize().into())
 }
 
-/// Lower-case hex of a digest, written into a buffer first (a `char` pushed at a time was a
-/// tenth of sealing an event).
-fn hex(digest: &[u8]) -> String {
+/// Lower-case hex of a SHA-256 digest, written into a buffer first (a `char` pushed at a time
+/// was a tenth of sealing an event).
+fn hex(digest: &[u8; 32]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut buffer = [0u8; 64];
     for (pair, b) in buffer.chunks_exact_mut(2).zip(digest) {
         pair[0] = DIGITS[usize::from(b >> 4)];
         pair[1] = DIGITS[usize::from(b & 15)];
     }
-    let len = (digest.len() * 2).min(buffer.len());
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buffer[..len])
-        .unwrap_or_default()
-        .to_owned()
+    // Only ASCII hex digits were written.
+    std::str::from_utf8(&buffer).unwrap_or_default().to_owned()
 }
 
 /// Sets `prev_hash` and `hash` on an event that follows `prev_hash`. The one place hashes are made.

@@ -161,11 +161,10 @@ fn stamp_batch(
     mut now: Option<String>,
 ) {
     while let Some(body) = run.poll_event() {
-        let ts = match (now.take(), batch.last()) {
-            (Some(now), _) => now,
-            (None, Some(last)) => last.ts.clone(),
-            (None, None) => now_rfc3339(),
-        };
+        let ts = now
+            .take()
+            .or_else(|| batch.last().map(|e| e.ts.clone()))
+            .unwrap_or_else(now_rfc3339);
         batch.push(seq.stamp_at(body, ts));
     }
 }

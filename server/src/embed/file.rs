@@ -10,10 +10,9 @@ use std::path::Path;
 
 use memmap2::{Advice, Mmap};
 
-/// A table's bytes: the file mapped, or bytes already in memory (tests).
+/// A table's bytes: the file mapped, or bytes already in memory (an empty file, tests).
 pub enum TableFile {
     Mapped(Mmap),
-    #[cfg_attr(not(test), allow(dead_code))]
     Bytes(Vec<u8>),
 }
 
@@ -25,7 +24,7 @@ impl TableFile {
             // An empty file cannot be mapped; the parser names it as truncated.
             return Ok(TableFile::Bytes(Vec::new()));
         }
-        // SAFETY: the mapping is read-only and private. `scripts/setup.sh` replaces the table
+        // SAFETY: the mapping is read-only. `scripts/setup.sh` replaces the table
         // by renaming a new file over it, never by rewriting it in place, so the mapped inode's
         // bytes do not change under us while the server runs.
         let map = unsafe { Mmap::map(&file)? };
@@ -34,19 +33,16 @@ impl TableFile {
         let _ = map.advise(Advice::Random);
         Ok(TableFile::Mapped(map))
     }
-}
 
-impl TableFile {
     /// Takes the file's pages out of this process's resident set; they stay in the kernel's
     /// page cache, and a later read maps them back (a minor fault, no disk read while cached).
     /// Used once the exemplars are embedded at start, so an idle server holds none of the rows.
     #[allow(unsafe_code)] // madvise(MADV_DONTNEED); see SAFETY
     pub fn release(&self) {
         if let TableFile::Mapped(map) = self {
-            // SAFETY: DONTNEED on a read-only mapping of a file that is never modified (see
-            // `open`) loses nothing: the next read of a released page sees the file's same
-            // bytes. No reference into the mapping is held across this call by its callers
-            // beyond `&self`, and the bytes behind such references do not change.
+            // SAFETY: on a file mapping DONTNEED only drops this process's page-table entries;
+            // the next read faults the page back in from the file, which is never modified (see
+            // `open`), so every slice into the mapping keeps seeing the same bytes.
             let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
         }
     }
