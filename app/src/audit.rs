@@ -27,7 +27,7 @@ pub struct Entry {
     pub seq: u64,
     pub ts: String,
     pub kind: String,
-    pub round: Option<u8>,
+    pub round: Option<u16>,
     pub summary: String,
     pub hash: String,
 }

@@ -181,7 +181,7 @@ pub enum RequestError {
         "unknown protocol '{0}': expected one of: s4, round_robin, collapse, escalation, reconcile"
     )]
     UnknownProtocol(String),
-    /// A bad `config` key or value, e.g. "config.max_rounds: must be 1–20, got 0".
+    /// A bad `config` key or value, e.g. "config.max_rounds: must be a whole number from 1 to 1000, got 0".
     #[error("{0}")]
     BadConfig(String),
     /// A bad position card, naming the field: "cards[1].risks[0].residual_risk: …".

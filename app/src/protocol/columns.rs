@@ -20,7 +20,7 @@ pub enum Tone {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Card {
     pub seq: u64,
-    pub round: u8,
+    pub round: u16,
     /// The column (agent id) the card belongs to.
     pub agent: String,
     pub tone: Tone,
@@ -36,7 +36,7 @@ pub struct Card {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundView {
-    pub round: u8,
+    pub round: u16,
     pub name: String,
     pub expected: u32,
     pub received: u32,
@@ -48,7 +48,7 @@ impl Card {
     /// A card without an S4 decision or numbers: a stance, a verification, a critique.
     pub fn labelled(
         seq: u64,
-        round: u8,
+        round: u16,
         agent: &str,
         tone: Tone,
         title: String,
@@ -72,7 +72,7 @@ impl Card {
 
 impl RoundView {
     /// A round announced but not yet started.
-    pub fn planned(round: u8, name: String, expected: u32) -> RoundView {
+    pub fn planned(round: u16, name: String, expected: u32) -> RoundView {
         RoundView {
             round,
             name,

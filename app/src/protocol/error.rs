@@ -13,7 +13,7 @@ pub enum ProtocolError {
     #[error("no outstanding request with id {0}")]
     UnknownRequest(u32),
     #[error("round {round} expects a different reply, got a {got}")]
-    WrongReply { round: u8, got: &'static str },
+    WrongReply { round: u16, got: &'static str },
     #[error("{field}: {problem}")]
     BadParameter {
         field: &'static str,

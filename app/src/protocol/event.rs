@@ -93,23 +93,23 @@ pub enum EventBody {
     /// votes (CR-3). Logged so the credibility-weighted what-if recomputes the same later.
     Credibility(CredibilitySnapshot),
     RoundStarted {
-        round: u8,
+        round: u16,
         name: String,
         /// How many agent messages this round will hold.
         expected: u32,
     },
     /// An agent has been asked and is working on its reply.
-    Thinking { agent: String, round: u8 },
+    Thinking { agent: String, round: u16 },
     /// Round 1: an agent's independent analysis (S4-2).
     Position {
         agent: String,
-        round: u8,
+        round: u16,
         #[serde(flatten)]
         position: Position,
     },
     /// Round 2: one of the N·(N−1) cross-challenges (S4-3).
     Challenge {
-        round: u8,
+        round: u16,
         from: String,
         to: String,
         text: String,
@@ -119,21 +119,21 @@ pub enum EventBody {
     /// Round 3: an agent's answer to the challenges aimed at it (S4-4).
     Revision {
         agent: String,
-        round: u8,
+        round: u16,
         before: Position,
         after: Position,
         changed: bool,
     },
     /// Round 4: the locked vote (S4-5).
     Vote {
-        round: u8,
+        round: u16,
         #[serde(flatten)]
         vote: Vote,
     },
     /// An agent failed or answered something unusable; what the protocol did instead (S4-8).
     AgentFailed {
         agent: String,
-        round: u8,
+        round: u16,
         error: String,
         substitute: String,
     },
@@ -142,7 +142,7 @@ pub enum EventBody {
     /// RR-1: one agent's turn.
     Turn {
         agent: String,
-        round: u8,
+        round: u16,
         /// The agent's 1-based turn number.
         turn: u32,
         #[serde(flatten)]
@@ -170,7 +170,7 @@ pub enum EventBody {
     HybridSynthesized(Box<HybridSynthesized>),
     /// ES-1: a typed message between the pipeline's agents.
     Message {
-        round: u8,
+        round: u16,
         #[serde(flatten)]
         message: Box<Message>,
     },
@@ -207,7 +207,7 @@ pub enum EventBody {
     /// agent's reply (`source` the agent). Recorded and shown; the debate goes on.
     InjectionDetected {
         source: String,
-        round: u8,
+        round: u16,
         pattern: String,
         excerpt: String,
     },
@@ -215,7 +215,7 @@ pub enum EventBody {
     /// carries `clamped_to`.
     ConfidenceClamped {
         agent: String,
-        round: u8,
+        round: u16,
         claimed: u8,
         clamped_to: u8,
     },
@@ -223,7 +223,7 @@ pub enum EventBody {
     AgentCall(AgentCall),
     /// The debate's token budget ran out before the next call; the decision that follows is
     /// made from the positions that exist, the most cautious way.
-    BudgetExhausted { round: u8, used: u64, budget: u64 },
+    BudgetExhausted { round: u16, used: u64, budget: u64 },
     /// ES-12: the budget is spent and judges are configured: the debate waits for a judge to
     /// grant more tokens or close it, instead of stopping at once.
     BudgetPaused { used: u64, budget: u64 },
@@ -298,7 +298,7 @@ impl EventBody {
     }
 
     /// The round an event belongs to; `None` for debate-level events.
-    pub fn round(&self) -> Option<u8> {
+    pub fn round(&self) -> Option<u16> {
         match self {
             EventBody::RoundStarted { round, .. }
             | EventBody::Thinking { round, .. }
@@ -363,7 +363,7 @@ impl EventBody {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundInfo {
-    pub round: u8,
+    pub round: u16,
     pub name: String,
     pub expected: u32,
 }
@@ -372,7 +372,7 @@ pub struct RoundInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentCall {
     pub agent: String,
-    pub round: u8,
+    pub round: u16,
     /// `openai` or `http`.
     pub backend: String,
     /// 1 when the first try answered.

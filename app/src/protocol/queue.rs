@@ -34,7 +34,7 @@ impl<P> RequestQueue<P> {
     }
 
     /// Queues `task` for `agent` (in `role`) in `round`; returns the request's id.
-    pub fn push(&mut self, agent: &str, role: Role, round: u8, task: Task, pending: P) -> u32 {
+    pub fn push(&mut self, agent: &str, role: Role, round: u16, task: Task, pending: P) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         self.waiting.push_back((

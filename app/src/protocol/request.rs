@@ -21,7 +21,7 @@ pub struct AgentRequest {
     pub id: u32,
     pub agent: String,
     pub role: Role,
-    pub round: u8,
+    pub round: u16,
     pub task: Task,
 }
 

@@ -194,7 +194,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
 }
 
 #[component]
-fn RoundSection(state: RwSignal<DebateView>, round: u8) -> impl IntoView {
+fn RoundSection(state: RwSignal<DebateView>, round: u16) -> impl IntoView {
     let info = move || {
         state.with(|v| {
             v.rounds

@@ -154,7 +154,7 @@ fn ql_1_round_robin_baseline_is_the_first_turn_consensus() {
     let agents = crate::protocol::round_robin::default_agents();
     let turn = |agent: &str, n: u32, stance| EventBody::Turn {
         agent: agent.into(),
-        round: n as u8,
+        round: n as u16,
         turn: n,
         position: RrPosition {
             stance,

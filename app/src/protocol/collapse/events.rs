@@ -39,7 +39,7 @@ pub enum CardSource {
 /// A card entered the debate (round 1) or was revised in a reflexion round.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CardSubmitted {
-    pub round: u8,
+    pub round: u16,
     /// The position id: the author agent's id (or the user card's `agent`).
     pub position: String,
     /// 0 for the first version, n after the n-th reflexion.
@@ -52,7 +52,7 @@ pub struct CardSubmitted {
 /// WC-3 rule 1: the verifier's review of one position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardVerified {
-    pub round: u8,
+    pub round: u16,
     pub agent: String,
     pub position: String,
     pub approve: bool,
@@ -87,7 +87,7 @@ pub struct GateCheck {
 /// WC-3: the gates, in order, for one position. Gates after the first non-pass are still shown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GatesChecked {
-    pub round: u8,
+    pub round: u16,
     pub position: String,
     pub checks: Vec<GateCheck>,
     pub verdict: GateVerdict,
@@ -114,7 +114,7 @@ pub enum Step {
 /// WC-4: the ranking by S among the positions that passed the gates, and what happens next.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Converged {
-    pub round: u8,
+    pub round: u16,
     pub ranking: Vec<Ranked>,
     pub step: Step,
     pub reason: String,
@@ -123,7 +123,7 @@ pub struct Converged {
 /// The skeptic's critique of the leading position before a reflexion (WC-4, WC-7).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Critiqued {
-    pub round: u8,
+    pub round: u16,
     pub agent: String,
     pub position: String,
     pub score: f64,
@@ -133,7 +133,7 @@ pub struct Critiqued {
 /// WC-7: why a reflexion loop runs and what the authors must answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReflexionStarted {
-    pub round: u8,
+    pub round: u16,
     /// 1-based.
     pub attempt: u32,
     pub triggers: Vec<String>,
@@ -143,7 +143,7 @@ pub struct ReflexionStarted {
 /// WC-5: one panel member's evaluation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PanelEvaluated {
-    pub round: u8,
+    pub round: u16,
     pub agent: String,
     pub role: Role,
     pub weight: f64,
@@ -154,7 +154,7 @@ pub struct PanelEvaluated {
 /// WC-5/WC-6: `C(p)` for every position, and the WC-6 rule that applies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PanelScored {
-    pub round: u8,
+    pub round: u16,
     /// Highest first.
     pub consensus: Vec<Ranked>,
     pub rule: String,
@@ -163,7 +163,7 @@ pub struct PanelScored {
 /// WC-6: a hybrid of the top two, re-scored by the panel; it must not add a critical risk.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridSynthesized {
-    pub round: u8,
+    pub round: u16,
     pub from: Vec<String>,
     pub card: PositionCard,
     pub score: ScoreBreakdown,
@@ -234,7 +234,7 @@ pub struct WcOutcome {
 }
 
 /// Why a collapse debate cut short by its token budget goes to a human.
-pub fn budget_reason(round: u8) -> String {
+pub fn budget_reason(round: u16) -> String {
     format!(
         "The token budget ran out in round {round}, before the positions could be settled: a \
          human decides."

@@ -65,7 +65,7 @@ pub struct WcDebate {
     pub(super) authors: Vec<String>,
     pub(super) tally: Tally,
     pub(super) phase: Phase,
-    pub(super) round: u8,
+    pub(super) round: u16,
     pub(super) requests: RequestQueue<Pending>,
     pub(super) critique: Option<(f64, Vec<String>)>,
     pub(super) events: VecDeque<EventBody>,

@@ -48,7 +48,7 @@ impl Tally {
     /// A new card or revision; its verification and gates start over.
     pub fn submit(
         &mut self,
-        round: u8,
+        round: u16,
         id: &str,
         card: PositionCard,
         source: CardSource,
@@ -92,7 +92,7 @@ impl Tally {
     }
 
     /// WC-3 for every position, in order.
-    pub fn gate_all(&mut self, round: u8) -> Vec<GatesChecked> {
+    pub fn gate_all(&mut self, round: u16) -> Vec<GatesChecked> {
         let params = self.params.clone();
         self.held
             .iter_mut()
@@ -110,7 +110,7 @@ impl Tally {
     }
 
     /// WC-4.
-    pub fn converge(&mut self, round: u8) -> Converged {
+    pub fn converge(&mut self, round: u16) -> Converged {
         let standings: Vec<Standing> = self
             .held
             .iter()
@@ -173,7 +173,7 @@ impl Tally {
     }
 
     /// WC-5/WC-6 over the first panel.
-    pub fn score_panel(&mut self, round: u8) -> (PanelScored, PanelVerdict) {
+    pub fn score_panel(&mut self, round: u16) -> (PanelScored, PanelVerdict) {
         let evals: Vec<(f64, &PanelEvaluation)> = self.panel.iter().map(|(w, e)| (*w, e)).collect();
         let c = rules::consensus(&evals, &self.candidates);
         let (verdict, rule) = rules::panel_verdict(&c, &self.safest(), &self.params);
@@ -203,7 +203,7 @@ impl Tally {
 
     /// The hybrid's re-score: its C, and whether it is accepted (no new critical risk, C not
     /// below the escalation bar).
-    pub fn score_hybrid(&self, round: u8) -> (PanelScored, bool) {
+    pub fn score_hybrid(&self, round: u16) -> (PanelScored, bool) {
         let evals: Vec<(f64, &PanelEvaluation)> =
             self.hybrid_panel.iter().map(|(w, e)| (*w, e)).collect();
         let c = rules::consensus(&evals, &["hybrid".to_owned()]);

@@ -26,7 +26,7 @@ pub struct DebateView {
     pub seed: u64,
     pub agents: Vec<AgentSpec>,
     pub rounds: Vec<RoundView>,
-    pub current_round: u8,
+    pub current_round: u16,
     /// Agents asked and not yet answered.
     pub thinking: Vec<String>,
     pub challenges: u32,
@@ -55,7 +55,7 @@ pub struct DebateView {
     /// S4-8: injection patterns found and confidences clamped, in log order.
     pub flags: Vec<Flag>,
     /// The token budget ran out: in which round, and the tokens used against the budget.
-    pub budget_exhausted: Option<(u8, u64, u64)>,
+    pub budget_exhausted: Option<(u16, u64, u64)>,
     /// ES-12: waiting for a judge to grant tokens or close it: tokens used, budget in force.
     #[serde(default)]
     pub budget_paused: Option<(u64, u64)>,
@@ -77,7 +77,7 @@ pub struct DebateView {
     /// The last `agent_failed` (seq, agent, round, error): the substitute card that follows
     /// points to it instead of repeating the error.
     #[serde(default)]
-    last_failure: Option<(u64, String, u8, String)>,
+    last_failure: Option<(u64, String, u16, String)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +102,7 @@ pub struct Flag {
     pub seq: u64,
     /// `query` or the agent's id.
     pub source: String,
-    pub round: u8,
+    pub round: u16,
     /// `injection` or `overconfidence`.
     pub kind: String,
     pub detail: String,
@@ -364,7 +364,7 @@ impl DebateView {
         true
     }
 
-    fn round_mut(&mut self, round: u8) -> Option<&mut RoundView> {
+    fn round_mut(&mut self, round: u16) -> Option<&mut RoundView> {
         self.rounds.iter_mut().find(|r| r.round == round)
     }
 

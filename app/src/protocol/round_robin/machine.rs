@@ -19,7 +19,7 @@ pub struct RrDebate {
     agents: Vec<AgentSpec>,
     params: RrParams,
     triggered: bool,
-    round: u8,
+    round: u16,
     /// Who still speaks this round, in order.
     speakers: VecDeque<usize>,
     /// Strict turn-taking: at most one request is out at a time; each remembers its speaker.

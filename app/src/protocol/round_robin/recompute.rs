@@ -17,7 +17,7 @@ pub fn recompute(events: &[crate::protocol::Event]) -> Result<RrOutcome, String>
     let mut total_turns = 0u32;
     let mut triggered = None;
     let mut last: Option<ConsensusCheck> = None;
-    let mut rounds = 0u8;
+    let mut rounds = 0u16;
     let mut cut = false;
     for e in events {
         match &e.body {

@@ -79,7 +79,7 @@ pub fn trigger(query: &str) -> TriggerCheck {
 
 /// RR-2/RR-3: tallies the latest stances and decides whether the debate goes on.
 pub fn check_consensus(
-    round: u8,
+    round: u16,
     agents: &[AgentSpec],
     positions: &[Option<RrPosition>],
     turns: &[u32],
@@ -176,7 +176,7 @@ pub fn check_consensus(
 /// HOLDs: no agreed reason to act.
 pub fn outcome(
     last: &ConsensusCheck,
-    total_rounds: u8,
+    total_rounds: u16,
     total_turns: u32,
     agent_participation: BTreeMap<String, u32>,
 ) -> RrOutcome {
@@ -238,7 +238,7 @@ struct RrParamsIn {
 }
 
 /// Reads `config` for `round_robin`, each key checked by name:
-/// "config.max_rounds: must be a whole number from 1 to 20, got 0".
+/// "config.max_rounds: must be a whole number from 1 to 1000, got 0".
 pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
     let Object(c) = read::<Object<RrParamsIn>>(v, "config")?;
     let mut p = RrParams::default();
@@ -249,7 +249,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
         p.min_turns_per_agent = n;
     }
     if let Some(Whole(n)) = c.max_rounds {
-        p.max_rounds = u8::try_from(n).map_err(|e| format!("config.max_rounds: {e}"))?;
+        p.max_rounds = u16::try_from(n).map_err(|e| format!("config.max_rounds: {e}"))?;
     }
     // RR-2's bounds across keys: min_turns_per_agent ≤ max_rounds, a threshold above 0.
     p.validate().map_err(|e| format!("config.{e}"))?;
@@ -257,7 +257,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RrParams, String> {
 }
 
 /// The heading of round `round` in the live view and the log.
-pub fn round_name(round: u8, extra_turns: bool) -> String {
+pub fn round_name(round: u16, extra_turns: bool) -> String {
     match (round, extra_turns) {
         (1, _) => "Initial Round".into(),
         (r, true) => format!("Round {r}: Extra Turns"),
@@ -278,11 +278,11 @@ mod tests {
             (json!("x"), "config: must be an object, got a string"),
             (
                 json!({"max_rounds": 0}),
-                "config.max_rounds: must be a whole number from 1 to 20, got 0",
+                "config.max_rounds: must be a whole number from 1 to 1000, got 0",
             ),
             (
                 json!({"max_rounds": "5"}),
-                r#"config.max_rounds: must be a whole number from 1 to 20, got "5""#,
+                r#"config.max_rounds: must be a whole number from 1 to 1000, got "5""#,
             ),
             (
                 json!({"consensus_threshold": 1.5}),

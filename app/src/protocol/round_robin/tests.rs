@@ -370,7 +370,7 @@ fn parameters_are_validated() {
         (0.75, 0, 5, "min_turns_per_agent"),
         (0.75, 6, 5, "min_turns_per_agent"),
         (0.75, 2, 0, "max_rounds"),
-        (0.75, 2, 21, "max_rounds"),
+        (0.75, 2, 1_001, "max_rounds"),
     ];
     for (t, min, max, field) in bad {
         let p = RrParams {

@@ -65,7 +65,7 @@ pub struct RrParams {
     /// Share of agents that must hold the same stance, in (0, 1]; 0.75 by default.
     pub consensus_threshold: f64,
     pub min_turns_per_agent: u32,
-    pub max_rounds: u8,
+    pub max_rounds: u16,
 }
 
 impl Default for RrParams {
@@ -78,8 +78,10 @@ impl Default for RrParams {
     }
 }
 
-/// Bounds that keep a debate finite and meaningful.
-pub const MAX_ROUNDS: u8 = 20;
+/// Bounds that keep a debate finite and meaningful. A contested debate runs to its round limit,
+/// and its cost is bounded by the token budget (AG-2); 1,000 rounds of 8 agents is a log of
+/// about 18,000 events, which the audit view still renders (issue 17 item 6).
+pub const MAX_ROUNDS: u16 = 1_000;
 pub const MAX_AGENTS: usize = 8;
 
 impl RrParams {
@@ -134,7 +136,7 @@ pub struct RrOutcome {
     /// Leading stance count / agents × 100, one decimal.
     pub agreement_percentage: f64,
     pub stance_counts: StanceCounts,
-    pub total_rounds: u8,
+    pub total_rounds: u16,
     pub total_turns: u32,
     /// Turns per agent.
     pub agent_participation: BTreeMap<String, u32>,
@@ -197,7 +199,7 @@ impl StanceCounts {
 /// RR-2: the check run after every round; logged as a `consensus_checked` event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConsensusCheck {
-    pub round: u8,
+    pub round: u16,
     pub stance_counts: StanceCounts,
     pub leading: Stance,
     /// Leading count / all agents × 100, one decimal. Agents without a position count against.

@@ -70,7 +70,7 @@ impl S4Debate {
             query: query.to_owned(),
             seed,
             agents: debate.agents.clone(),
-            rounds: (1..=4u8)
+            rounds: (1..=4u16)
                 .map(|r| RoundInfo {
                     round: r,
                     name: ROUND_NAMES[usize::from(r - 1)].into(),
@@ -95,7 +95,7 @@ impl S4Debate {
         self.outcome.as_ref()
     }
 
-    fn push_failed(&mut self, agent: &str, round: u8, error: &str, substitute: &str) {
+    fn push_failed(&mut self, agent: &str, round: u16, error: &str, substitute: &str) {
         self.events.push_back(EventBody::AgentFailed {
             agent: agent.to_owned(),
             round,
@@ -104,7 +104,7 @@ impl S4Debate {
         });
     }
 
-    fn round(&self) -> u8 {
+    fn round(&self) -> u16 {
         match self.phase {
             Phase::Analysis => 1,
             Phase::Challenge => 2,
@@ -125,12 +125,12 @@ impl S4Debate {
         Ok(if nth < from { nth } else { nth + 1 })
     }
 
-    fn enqueue(&mut self, agent: usize, round: u8, task: Task) {
+    fn enqueue(&mut self, agent: usize, round: u16, task: Task) {
         let spec = &self.agents[agent];
         self.requests.push(&spec.id, spec.role, round, task, agent);
     }
 
-    fn start_round(&mut self, round: u8) {
+    fn start_round(&mut self, round: u16) {
         self.events.push_back(EventBody::RoundStarted {
             round,
             name: ROUND_NAMES[usize::from(round - 1)].into(),
@@ -239,7 +239,7 @@ impl S4Debate {
     }
 
     /// Locks the votes and decides; `cut_in` is the round the budget ran out in (0: it did not).
-    fn lock_votes(&mut self, cut_in: u8) {
+    fn lock_votes(&mut self, cut_in: u16) {
         self.phase = Phase::Done;
         self.start_round(4);
         let mut votes = Vec::with_capacity(self.agents.len());

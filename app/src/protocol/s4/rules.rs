@@ -79,7 +79,7 @@ pub fn aggregate(votes: &[Vote], changed_minds: Vec<String>) -> S4Outcome {
 /// cautious way: the most cautious verdict any vote holds (a `VETO` counts as `REFUSE`), and never
 /// better than `WARN`, since the debate did not run to its end. Counts and metadata as in
 /// [`aggregate`].
-pub fn cut_short(votes: &[Vote], changed_minds: Vec<String>, round: u8) -> S4Outcome {
+pub fn cut_short(votes: &[Vote], changed_minds: Vec<String>, round: u16) -> S4Outcome {
     let mut out = aggregate(votes, changed_minds);
     let most_cautious = votes
         .iter()
@@ -98,7 +98,7 @@ pub fn cut_short(votes: &[Vote], changed_minds: Vec<String>, round: u8) -> S4Out
 }
 
 /// Messages each round holds for `n` agents: N analyses, N·(N−1) challenges, N revisions, N votes.
-pub fn expected_messages(n: usize, round: u8) -> u32 {
+pub fn expected_messages(n: usize, round: u16) -> u32 {
     let n = n as u32;
     if round == 2 {
         n * n.saturating_sub(1)

@@ -351,7 +351,7 @@ fn agents(n: usize) -> Vec<AgentSpec> {
 fn rounds_and_challenge_count_for_n_agents_s4_1_s4_3() {
     for n in 2..=MAX_AGENTS {
         let (reqs, events) = run(agents(n), scripted);
-        let per_round = |r: u8| reqs.iter().filter(|q| q.round == r).count();
+        let per_round = |r: u16| reqs.iter().filter(|q| q.round == r).count();
         assert_eq!(per_round(1), n, "S4-2 N={n}");
         assert_eq!(per_round(2), n * (n - 1), "S4-3 N={n}");
         assert_eq!(per_round(3), n, "S4-4 N={n}");

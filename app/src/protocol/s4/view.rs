@@ -85,7 +85,7 @@ impl S4State {
     }
 
     /// `agent_failed` (S4-8): the failure and its substitute, on the agent's journey.
-    pub fn failed(&mut self, agent: &str, round: u8, error: &str, substitute: &str) {
+    pub fn failed(&mut self, agent: &str, round: u16, error: &str, substitute: &str) {
         if let Some(j) = self.journey(agent) {
             j.failures
                 .push(format!("round {round}: {error} — {substitute}"));

@@ -171,7 +171,7 @@ pub(crate) fn run_debate(
 pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64, query: &str, agent: &str, round: u8, salt: &str) -> Rng {
+    fn new(seed: u64, query: &str, agent: &str, round: u16, salt: &str) -> Rng {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         let mut eat = |bytes: &[u8]| {
             for b in bytes {
@@ -180,10 +180,13 @@ impl Rng {
             }
         };
         eat(&seed.to_le_bytes());
+        // A round below 256 is one byte, as when rounds were bytes, so its stream is unchanged.
+        let round = round.to_le_bytes();
+        let round = if round[1] == 0 { &round[..1] } else { &round[..] };
         for part in [
             query.as_bytes(),
             agent.as_bytes(),
-            &[round],
+            round,
             salt.as_bytes(),
         ] {
             eat(&[0xff]);

@@ -30,10 +30,10 @@ use crate::protocol::queue::RequestQueue;
 use crate::protocol::request::{AgentReply, AgentRequest, Task};
 use crate::protocol::types::AgentSpec;
 
-const FINDINGS: u8 = 1;
-const LADDER: u8 = 2;
+const FINDINGS: u16 = 1;
+const LADDER: u16 = 2;
 /// After the ladder: no more agent calls; the analyses run and the decision is logged.
-const ANALYSIS: u8 = 3;
+const ANALYSIS: u16 = 3;
 
 /// What an outstanding request was for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub struct EsDebate {
     /// Pipeline seconds when this run began: 0, or where a pipeline sent back to its agents at
     /// the gate picks up (ES-7); the runner's clock counts from here.
     since: u64,
-    round: u8,
+    round: u16,
     /// One request at a time; each remembers what it asked.
     requests: RequestQueue<Asked>,
     to_estimate: VecDeque<usize>,

@@ -13,11 +13,11 @@ use super::{r2, unit, Rng};
 
 /// Builtin agents have no clock (they are deterministic): the runner stamps an empty timestamp
 /// with the time the card arrives.
-pub(super) fn timestamp(_round: u8) -> String {
+pub(super) fn timestamp(_round: u16) -> String {
     String::new()
 }
 
-pub(super) fn write(agent: &str, round: u8, s: &Situation, rng: &mut Rng) -> PositionCard {
+pub(super) fn write(agent: &str, round: u16, s: &Situation, rng: &mut Rng) -> PositionCard {
     let st = style(agent);
     let kn = numbers(st);
     let stakes = s.stakes();

@@ -17,7 +17,7 @@ const REVISED: &str = "Revised";
 #[allow(clippy::too_many_lines)] // the revision per trigger, as text
 pub(super) fn revise(
     agent: &str,
-    round: u8,
+    round: u16,
     card: &PositionCard,
     concerns: &[String],
     triggers: &[String],

@@ -43,7 +43,7 @@ const QUERIES: &[&str] = &[
     "Refactor the payment module and wipe the old tables",
 ];
 
-fn req(agent: &str, role: Role, round: u8, task: Task) -> AgentRequest {
+fn req(agent: &str, role: Role, round: u16, task: Task) -> AgentRequest {
     AgentRequest {
         id: 0,
         agent: agent.into(),
@@ -357,7 +357,7 @@ fn panel_consensus_spreads_and_near_twins_tie() {
     }
 }
 
-fn revise(seed: u64, author: &str, query: &str, card: &PositionCard, round: u8) -> PositionCard {
+fn revise(seed: u64, author: &str, query: &str, card: &PositionCard, round: u16) -> PositionCard {
     let b = BuiltinAgents::new(seed);
     let AgentReply::Critique(cr) = b.reply(&req(
         "skeptic",

@@ -221,7 +221,7 @@ pub(crate) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {
             )
         })
         .collect();
-    let round = (*turn).min(255) as u8;
+    let round = u16::try_from(*turn).unwrap_or(u16::MAX);
     let mut rng = Rng::new(seed, query, &req.agent, round, &salt);
     let position = match own {
         Some(own) if *turn > 1 => respond(req, &reading, own, peers, &words, &mut rng),

@@ -38,7 +38,7 @@ fn survey() {
         for seed in 0..24 {
             let (_, o) = run(q, seed);
             line.push(match o.ending {
-                RrEnding::Consensus => char::from(b'0' + o.total_rounds),
+                RrEnding::Consensus => char::from_digit(u32::from(o.total_rounds), 10).unwrap_or('+'),
                 RrEnding::MaxRounds => 'M',
                 RrEnding::NoDebate => 'N',
                 RrEnding::BudgetExhausted => 'B',

@@ -350,7 +350,7 @@ fn revisions_change_minds_and_name_the_persuader_s4_4() {
     }
 }
 
-fn req(role: Role, agent: &str, round: u8, task: Task) -> AgentRequest {
+fn req(role: Role, agent: &str, round: u16, task: Task) -> AgentRequest {
     AgentRequest {
         id: 0,
         agent: agent.into(),
