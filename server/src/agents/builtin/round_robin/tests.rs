@@ -235,3 +235,31 @@ fn odd_input_never_panics() {
     };
     assert!(!p.reasoning.is_empty());
 }
+
+/// Issue 17 item 6: a contested query among eight analysts runs to a high round limit, and the
+/// log it writes is the long one the audit view must render (the Playwright spec `long-log`
+/// runs this same debate through the server).
+#[test]
+fn a_contested_debate_runs_to_a_high_round_limit_rr_3() {
+    use app::protocol::Role;
+    let roles = [Role::Valuation, Role::Sentiment, Role::Fundamental];
+    let agents: Vec<_> = (0..8)
+        .map(|i| app::protocol::types::AgentSpec::new(format!("analyst-{}", i + 1), roles[i % 3]))
+        .collect();
+    let params = RrParams {
+        max_rounds: 300,
+        ..RrParams::default()
+    };
+    let d = RrDebate::new(CONTESTED[0], agents, params, 7).expect("valid debate");
+    let (events, outcome) =
+        match crate::agents::builtin::run_debate(app::protocol::Debate::RoundRobin(d), 7) {
+            (events, app::protocol::Outcome::RoundRobin(o)) => (events, o),
+            (_, other) => panic!("not an RR outcome: {other:?}"),
+        };
+    assert_eq!(
+        (outcome.ending, outcome.total_rounds, outcome.total_turns),
+        (RrEnding::MaxRounds, 300, 2_400)
+    );
+    // Per round: its start, a thought and a turn per agent, the consensus check.
+    assert!(events.len() > 5_000, "{} events", events.len());
+}
