@@ -267,12 +267,25 @@ fn ChallengeMatrix(audit: Audit) -> impl IntoView {
     }
 }
 
+/// Rows per page of a long log's timeline (issue 17 item 6): a log of up to this many events is
+/// one table, as before; a longer one is paged rather than thousands of rows at once.
+const PAGE: usize = 500;
+
 #[component]
 fn Timeline(audit: Audit, tampered_at: Signal<Option<u64>>) -> impl IntoView {
-    let rows = audit
-        .timeline
-        .into_iter()
-        .map(|e| {
+    let total = audit.timeline.len();
+    let entries = StoredValue::new(audit.timeline);
+    let page = RwSignal::new(0usize);
+    // A broken chain opens the page of the event where it broke.
+    Effect::new(move |_| {
+        let Some(seq) = tampered_at.get() else { return };
+        if let Some(i) = entries.with_value(|es| es.iter().position(|e| e.seq == seq)) {
+            page.set(i / PAGE);
+        }
+    });
+    let rows = move || {
+        let shown = super::fold::page(total, PAGE, page.get());
+        entries.with_value(|es| es[shown].iter().cloned().map(|e| {
             let time = e.ts.get(11..23).unwrap_or(&e.ts).to_owned();
             let short = e.hash.get(..10).unwrap_or(&e.hash).to_owned();
             let seq = e.seq;
@@ -285,12 +298,34 @@ fn Timeline(audit: Audit, tampered_at: Signal<Option<u64>>) -> impl IntoView {
                     <td class="hash" title=e.hash.clone()><code>{short}</code></td>
                 </tr>
             }
-        })
-        .collect_view();
+        }).collect_view())
+    };
     view! {
+        {(total > PAGE).then(|| view! { <Pager total page/> })}
         <table class="timeline" data-testid="timeline">
             <thead><tr><th>"#"</th><th>"Time (UTC)"</th><th>"Event"</th><th>"What happened"</th><th>"Hash"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
+        {(total > PAGE).then(|| view! { <Pager total page/> })}
+    }
+}
+
+/// "Events 501–1,000 of 5,043" with the first, previous, next and last pages.
+#[component]
+fn Pager(total: usize, page: RwSignal<usize>) -> impl IntoView {
+    let last = super::fold::pages(total, PAGE) - 1;
+    let shown = move || {
+        let r = super::fold::page(total, PAGE, page.get());
+        format!("Events {}–{} of {total}", r.start + 1, r.end)
+    };
+    let go = move |to: usize| move |_| page.set(to.min(last));
+    view! {
+        <nav class="pager" data-testid="timeline-pager" aria-label="Timeline pages">
+            <button type="button" disabled=move || { page.get() == 0 } on:click=go(0)>"« First"</button>
+            <button type="button" disabled=move || { page.get() == 0 } on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"‹ Earlier"</button>
+            <span class="pager-range" data-testid="timeline-range">{shown}</span>
+            <button type="button" disabled=move || { page.get() >= last } on:click=move |_| page.update(|p| *p = (*p + 1).min(last))>"Later ›"</button>
+            <button type="button" disabled=move || { page.get() >= last } on:click=go(last)>"Last »"</button>
+        </nav>
     }
 }

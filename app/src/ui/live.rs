@@ -103,7 +103,23 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
             }
         })
     };
-    let rounds = move || state.with(|v| v.rounds.iter().map(|r| r.round).collect::<Vec<_>>());
+    // Issue 17 item 6: a long debate's board holds its last rounds so far (and the next one),
+    // not a section for each of up to 1,000 planned rounds, unless the viewer asks for all.
+    let all_rounds = RwSignal::new(false);
+    let reached = move || {
+        state.with(|v| {
+            let started = v.rounds.iter().filter(|r| r.started).count();
+            if v.rounds.len() <= KEEP_ROUNDS {
+                v.rounds.len()
+            } else {
+                (started + 1).min(v.rounds.len())
+            }
+        })
+    };
+    let rounds = move || {
+        let shown = super::fold::tail(reached(), KEEP_ROUNDS, all_rounds.get());
+        state.with(|v| v.rounds[shown].iter().map(|r| r.round).collect::<Vec<_>>())
+    };
     let query = detail.query.clone();
     let link_id = StoredValue::new(detail.id.clone());
     let id_for_link = move || link_id.get_value();
@@ -186,12 +202,17 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
                         .collect_view()
                 }}
             </div>
+            {move || view! { <super::fold::FoldNote total=reached() keep=KEEP_ROUNDS all=all_rounds what="rounds"/> }}
             <For each=rounds key=|r| *r let:round>
                 <RoundSection state round/>
             </For>
         </section>
     }
 }
+
+/// The most rounds the board shows before it folds the earlier ones (a debate within the old
+/// 20-round limit shows every round, planned ones included).
+const KEEP_ROUNDS: usize = 20;
 
 #[component]
 fn RoundSection(state: RwSignal<DebateView>, round: u16) -> impl IntoView {

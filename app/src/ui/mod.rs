@@ -11,6 +11,7 @@ mod data;
 mod desk;
 mod escalation;
 mod eval;
+mod fold;
 mod home;
 mod human;
 mod judge;

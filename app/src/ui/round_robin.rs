@@ -69,26 +69,46 @@ fn StanceBars(counts: [u32; 3], threshold: Option<f64>) -> impl IntoView {
     view! { <div class="vote-chart">{bars}</div> }
 }
 
+/// The most consensus meters and turns shown before the rest are folded (a debate within the
+/// old 20-round limit shows them all).
+const KEEP_ROUNDS: usize = 20;
+const KEEP_TURNS: usize = 60;
+
 /// RR-5, RR-2, RR-3 at a glance, above the agents' columns.
 #[component]
 pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
     let trigger = move || state.with(|v| v.rr.trigger.clone());
-    let checks = move || state.with(|v| v.rr.checks.clone());
+    // Issue 17 item 6: a long debate shows its last rounds and turns unless asked for all.
+    let all_rounds = RwSignal::new(false);
+    let all_turns = RwSignal::new(false);
+    let checks = move || {
+        state.with(|v| {
+            let shown = super::fold::tail(v.rr.checks.len(), KEEP_ROUNDS, all_rounds.get());
+            v.rr.checks[shown].to_vec()
+        })
+    };
+    let check_count = move || state.with(|v| v.rr.checks.len());
     let min_turns =
         move || state.with(|v| v.rr.params.as_ref().map_or(2, |p| p.min_turns_per_agent));
-    let timeline = move || {
+    // Every turn in order, counted; only the shown ones are copied out of the state.
+    let timeline = Memo::new(move |_| {
         state.with(|v| {
-            let mut turns: Vec<Card> = v
+            let mut turns: Vec<&Card> = v
                 .rounds
                 .iter()
                 .flat_map(|r| r.cards.iter())
                 .filter(|c| c.label.is_some() && c.title.starts_with("Turn"))
-                .cloned()
                 .collect();
             turns.sort_by_key(|c| c.seq);
-            turns
+            let shown = super::fold::tail(turns.len(), KEEP_TURNS, all_turns.get());
+            let total = turns.len();
+            (
+                total,
+                turns[shown].iter().map(|&c| c.clone()).collect::<Vec<_>>(),
+            )
         })
-    };
+    });
+    let turn_count = move || timeline.with(|t| t.0);
     view! {
         <section class="panel rr-panel">
             {move || trigger().map(|t| view! {
@@ -100,6 +120,7 @@ pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
             <div class="rr-grid">
                 <div>
                     <h3>"Consensus meter per round"</h3>
+                    {move || view! { <super::fold::FoldNote total=check_count() keep=KEEP_ROUNDS all=all_rounds what="rounds"/> }}
                     <ol class="meters" data-testid="consensus-meter">
                         {move || checks().into_iter().map(|c| view! { <Meter check=c/> }).collect_view()}
                     </ol>
@@ -131,8 +152,9 @@ pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
                 </div>
             </div>
             <h3>"Turn timeline"</h3>
+            {move || view! { <super::fold::FoldNote total=turn_count() keep=KEEP_TURNS all=all_turns what="turns"/> }}
             <ol class="turn-timeline" data-testid="turn-timeline">
-                {move || timeline().into_iter().map(|c| {
+                {move || timeline.get().1.into_iter().map(|c| {
                     let label = c.label.clone().unwrap_or_default();
                     let class = format!("turn d-{}", label.to_lowercase());
                     view! {

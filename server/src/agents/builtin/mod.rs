@@ -182,13 +182,12 @@ impl Rng {
         eat(&seed.to_le_bytes());
         // A round below 256 is one byte, as when rounds were bytes, so its stream is unchanged.
         let round = round.to_le_bytes();
-        let round = if round[1] == 0 { &round[..1] } else { &round[..] };
-        for part in [
-            query.as_bytes(),
-            agent.as_bytes(),
-            round,
-            salt.as_bytes(),
-        ] {
+        let round = if round[1] == 0 {
+            &round[..1]
+        } else {
+            &round[..]
+        };
+        for part in [query.as_bytes(), agent.as_bytes(), round, salt.as_bytes()] {
             eat(&[0xff]);
             eat(part);
         }
