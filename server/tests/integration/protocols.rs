@@ -181,6 +181,10 @@ async fn bad_parameters_are_refused_by_name() {
             "config.max_rounds",
         ),
         (
+            json!({"query": q, "protocol": "round_robin", "config": {"max_rounds": 1001}}),
+            "config.max_rounds: must be a whole number from 1 to 1000, got 1001",
+        ),
+        (
             json!({"query": q, "protocol": "round_robin", "config": {"consensus_threshold": 1.5}}),
             "config.consensus_threshold",
         ),
