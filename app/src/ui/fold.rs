@@ -6,6 +6,10 @@ use std::ops::Range;
 
 use leptos::prelude::*;
 
+/// The most rounds a long debate's lists show before they fold the earlier ones (the live board,
+/// the RR consensus meters): a debate within the old 20-round limit shows every round.
+pub const KEEP_ROUNDS: usize = 20;
+
 /// The items of a list of `total` that are shown: all of them when the list is no longer than
 /// `keep` or the reader asked for all, else the last `keep`.
 pub fn tail(total: usize, keep: usize, all: bool) -> Range<usize> {

@@ -6,6 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::data::get_debate;
+use super::fold::KEEP_ROUNDS;
 use super::widgets::{CardView, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
 use crate::protocol::DebateStatus;
@@ -209,10 +210,6 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         </section>
     }
 }
-
-/// The most rounds the board shows before it folds the earlier ones (a debate within the old
-/// 20-round limit shows every round, planned ones included).
-const KEEP_ROUNDS: usize = 20;
 
 #[component]
 fn RoundSection(state: RwSignal<DebateView>, round: u16) -> impl IntoView {

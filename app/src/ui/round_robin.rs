@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::fold::KEEP_ROUNDS;
+
 use crate::protocol::reducer::Card;
 use crate::protocol::round_robin::{ConsensusCheck, RrOutcome, Stance};
 use crate::protocol::types::display_name;
@@ -69,9 +71,7 @@ fn StanceBars(counts: [u32; 3], threshold: Option<f64>) -> impl IntoView {
     view! { <div class="vote-chart">{bars}</div> }
 }
 
-/// The most consensus meters and turns shown before the rest are folded (a debate within the
-/// old 20-round limit shows them all).
-const KEEP_ROUNDS: usize = 20;
+/// The most turns the turn timeline shows before it folds the earlier ones (20 rounds of three).
 const KEEP_TURNS: usize = 60;
 
 /// RR-5, RR-2, RR-3 at a glance, above the agents' columns.
