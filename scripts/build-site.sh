@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.js,
-# pkg/consilium_bg.wasm, the chunk loader, the chunks and their manifest), the stylesheet
+# Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.H.js,
+# pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — and
+# their manifest), the stylesheet
 # (pkg/consilium.css), the offline audit viewer (viewer.html, self-contained) and the public assets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,8 @@ wasm-opt "${opt_flags[@]}" -o "$site/pkg.tmp/viewer/viewer_bg.wasm" "$site/pkg.t
 python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp/viewer/viewer_bg.wasm" \
   style/main.css "$site/viewer.html"
 rm -rf "$site/pkg.tmp/viewer"
+# One content hash in every name of the split bundle, so the server can mark them immutable.
+python3 scripts/hash-bundle.py "$site/pkg.tmp"
 # Precompressed beside each file, served as the browser accepts (brotli from scripts/setup.sh).
 for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css; do
   gzip -9 -n -k -f "$f"

@@ -16,7 +16,9 @@ def kib(names, ext=".br"):
 
 def main():
     loader = [f for f in os.listdir(pkg) if re.fullmatch(r"__wasm_split\..*\.js", f)]
-    first = ["consilium.js", "consilium_bg.wasm", "consilium.css"] + loader
+    # The main module and its glue: consilium.H.js / consilium.H.wasm (scripts/hash-bundle.py).
+    main_files = [f for f in os.listdir(pkg) if re.fullmatch(r"consilium(\.[0-9a-f]+\.js|\.[0-9a-f]+\.wasm|\.js|_bg\.wasm)", f)]
+    first = main_files + ["consilium.css"] + loader
     with open(os.path.join(pkg, "__wasm_split_manifest.json")) as f:
         manifest = json.load(f)
     pages = [("home (/)", [])]

@@ -14,7 +14,7 @@ use tower_governor::governor::GovernorConfigBuilder;
 use tower_governor::GovernorLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
-use tower_http::set_header::{SetResponseHeader, SetResponseHeaderLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::access::client::ClientKey;
 use crate::access::guard::{self, HostPolicy};
@@ -134,20 +134,50 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// The browser bundle (`pkg/`): each file sent as the `.br` or `.gz` written beside it at build
-/// time when the browser accepts that encoding. Its names carry no content hash (Leptos's
-/// hydration script asks for `consilium.js`), so browsers keep it and revalidate on each visit:
-/// `no-cache` with `Last-Modified`, answered 304 while it has not changed.
-fn assets(
-    leptos: &LeptosOptions,
-) -> SetResponseHeader<SetResponseHeader<ServeDir, HeaderValue>, HeaderValue> {
+/// time when the browser accepts that encoding. A file whose name carries the bundle's hash
+/// (`pkg/hash.txt`, from `scripts/hash-bundle.py`) never changes under that name: browsers keep it
+/// for a year without asking again (`immutable`). The rest (the stylesheet, the manifest, a bundle
+/// built without hashes) is kept and revalidated on each visit: `no-cache` with `Last-Modified`,
+/// answered 304 while it has not changed.
+fn assets(leptos: &LeptosOptions) -> Router {
     use axum::http::header::{ACCEPT_ENCODING, CACHE_CONTROL, VARY};
     let dir = std::path::Path::new(leptos.site_root.as_ref()).join(leptos.site_pkg_dir.as_ref());
+    let hash: Option<Arc<str>> =
+        bundle_hash(&dir.join("hash.txt")).map(|h| format!(".{h}.").into());
     let files = ServeDir::new(dir).precompressed_br().precompressed_gzip();
-    let cache =
-        SetResponseHeaderLayer::if_not_present(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Caches keep one copy per encoding.
     let vary = SetResponseHeaderLayer::appending(VARY, HeaderValue::from(ACCEPT_ENCODING));
-    vary.layer(cache.layer(files))
+    let cache = move |request: axum::extract::Request, next: axum::middleware::Next| {
+        let hashed = hash.as_deref().is_some_and(|h| {
+            let name = request.uri().path().rsplit('/').next().unwrap_or_default();
+            name.contains(h)
+        });
+        async move {
+            let mut response = next.run(request).await;
+            let policy = if hashed && response.status().is_success() {
+                "public, max-age=31536000, immutable"
+            } else {
+                "no-cache"
+            };
+            response
+                .headers_mut()
+                .insert(CACHE_CONTROL, HeaderValue::from_static(policy));
+            response
+        }
+    };
+    Router::new()
+        .fallback_service(vary.layer(files))
+        .layer(from_fn(cache))
+}
+
+/// The bundle's hash from `hash.txt` (its `js:` line), if the site was built with one.
+fn bundle_hash(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(key, _)| key.trim() == "js")
+        .map(|(_, h)| h.trim().to_owned())
+        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Pages carry a Content-Security-Policy with this response's nonce, the one Leptos puts on its

@@ -345,16 +345,25 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     }
     let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
     let site_root = site_dir.to_string_lossy().into_owned();
-    if !site_dir.join("pkg").join("consilium.js").exists() {
+    // Issue 17: a built bundle's file names carry its hash, recorded in pkg/hash.txt
+    // (scripts/hash-bundle.py); Leptos's hydration script then asks for those names.
+    let hash_file = site_dir.join("pkg").join("hash.txt");
+    let hashed = hash_file.exists();
+    if !hashed && !site_dir.join("pkg").join("consilium.js").exists() {
         tracing::warn!(
             "no browser bundle at {site_root}/pkg: pages will render but not update live; build it with `make build`"
         );
     }
+    // Leptos reads the hash file from the executable's folder joined with this path: an absolute
+    // path stands alone, so any binary (release, debug, tests) finds the site's.
+    let hash_file = std::path::absolute(&hash_file).unwrap_or(hash_file);
     let leptos = LeptosOptions::builder()
         .output_name("consilium")
         .site_root(site_root)
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
+        .hash_files(hashed)
+        .hash_file(std::sync::Arc::<str>::from(hash_file.to_string_lossy()))
         .build();
     let router = router(AppState {
         engine: engine.clone(),

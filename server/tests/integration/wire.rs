@@ -4,6 +4,55 @@
 use crate::common::*;
 use serde_json::json;
 
+/// Issue 17: a bundle built with hashed names (`scripts/hash-bundle.py`: `pkg/hash.txt`) is asked
+/// for under those names by the page, and a file carrying the hash is kept by browsers for good;
+/// what does not carry it (the stylesheet, a name that is not there) is revalidated as before.
+#[tokio::test]
+async fn hashed_bundle_names_are_asked_for_and_kept_for_good() {
+    let site = tempfile::tempdir().expect("site");
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).expect("pkg");
+    let h = "0123456789abcdef";
+    std::fs::write(
+        pkg.join("hash.txt"),
+        format!("js: {h}\nwasm: {h}\nsplit: {h}\n"),
+    )
+    .expect("hash");
+    std::fs::write(pkg.join(format!("consilium.{h}.js")), b"export default 1;").expect("js");
+    std::fs::write(pkg.join(format!("consilium.{h}.wasm")), b"\0asm").expect("wasm");
+    std::fs::write(pkg.join(format!("chunk_3.{h}.wasm")), b"\0asm chunk").expect("chunk");
+    std::fs::write(pkg.join("consilium.css"), b"body {}").expect("css");
+    let (_dir, db) = temp_db();
+    let root = site.path().to_str().expect("utf-8 path");
+    let app = InProcess::start(&db, &["--site-root", root]).await;
+
+    let page = app.get("/").await;
+    assert_eq!(page.status, 200);
+    let html = String::from_utf8_lossy(&page.body).into_owned();
+    for name in [
+        format!("/pkg/consilium.{h}.js"),
+        format!("/pkg/consilium.{h}.wasm"),
+    ] {
+        assert!(html.contains(&name), "the page asks for {name}: {html}");
+    }
+    assert!(!html.contains("/pkg/consilium_bg.wasm"), "{html}");
+
+    let immutable = "public, max-age=31536000, immutable";
+    let table = [
+        (format!("/pkg/consilium.{h}.wasm"), 200, immutable),
+        (format!("/pkg/consilium.{h}.js"), 200, immutable),
+        (format!("/pkg/chunk_3.{h}.wasm"), 200, immutable),
+        ("/pkg/consilium.css".to_owned(), 200, "no-cache"),
+        (format!("/pkg/chunk_4.{h}.wasm"), 404, "no-cache"),
+    ];
+    for (path, status, cache) in table {
+        let a = app.get(&path).await;
+        assert_eq!(a.status, status, "{path}");
+        let header = a.headers.get("cache-control").and_then(|v| v.to_str().ok());
+        assert_eq!(header, Some(cache), "{path}");
+    }
+}
+
 /// Issue 17: the browser bundle is sent as the `.br` or `.gz` written beside it at build time,
 /// whichever the browser accepts (the file itself otherwise), with `no-cache` and a
 /// `Last-Modified` that answers 304 while it has not changed; JSON is compressed on the fly;
