@@ -7,8 +7,11 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // Waits for the shown page's chunk (a lazy route) before hydrating it.
-    leptos::mount::hydrate_lazy(app::App);
+    // The shown page's code (a lazy route's chunks) first, then synchronous hydration.
+    wasm_bindgen_futures::spawn_local(async {
+        app::ui::load_shown_page().await;
+        leptos::mount::hydrate_body(app::App);
+    });
 }
 
 #[cfg(feature = "single-module")]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use leptos::prelude::*;
-use leptos_meta::Link;
+use leptos_meta::{Link, Meta};
 
 /// Split point name → the chunk files (without `.wasm`) it needs, in load order.
 #[derive(Clone, Default)]
@@ -53,6 +53,8 @@ fn split_prefix(route: &str) -> String {
 /// Registers in the page's `<head>` a preload of every chunk the lazy route `route` (its type's
 /// name) needs.
 pub(crate) fn preload(route: &str) {
+    // Named in the page, so the browser loads this route's code before hydrating (`load_shown_page`).
+    let _ = view! { <Meta name=super::PAGE_META content=route.to_owned()/> }.to_html();
     let Some(manifest) = use_context::<Manifest>() else {
         return;
     };

@@ -68,12 +68,44 @@ macro_rules! lazy_page {
     };
 }
 
-lazy_page!(LiveRoute, live::LivePage);
-lazy_page!(AuditRoute, audit::AuditPage);
-lazy_page!(DeskRoute, desk::DeskPage);
-lazy_page!(AgentsRoute, agents::AgentsPage);
-lazy_page!(AgentRoute, agents::AgentPage);
-lazy_page!(EvalRoute, eval::EvalPage);
+/// The lazy pages, and `load_shown_page`: the browser loads the code of the page the server
+/// rendered before it hydrates (see `frontend`), so the page hydrates synchronously.
+macro_rules! lazy_pages {
+    ($($route:ident => $page:path),* $(,)?) => {
+        $(lazy_page!($route, $page);)*
+
+        /// Loads the chunks of the lazy page this server-rendered document shows, as named in its
+        /// `<head>` (`chunks::preload`); nothing for a page that is not lazy. Hydration is
+        /// synchronous (the vendored tachys drops `AnyView`'s async hydration, a copy of every
+        /// view tree's hydration code), so a lazy page's code must be here before it starts.
+        #[cfg(feature = "hydrate")]
+        pub async fn load_shown_page() {
+            let shown = leptos::prelude::document()
+                .query_selector(&format!("meta[name={PAGE_META}]"))
+                .ok()
+                .flatten()
+                .and_then(|meta| meta.get_attribute("content"));
+            match shown.as_deref() {
+                $(Some(stringify!($route)) => <$route as leptos_router::LazyRoute>::preload().await,)*
+                Some(other) => leptos::logging::warn!("unknown page in <head>: {other}"),
+                None => {}
+            }
+        }
+    };
+}
+
+/// The `<meta name>` by which a server-rendered page names its lazy route.
+#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
+const PAGE_META: &str = "consilium-page";
+
+lazy_pages! {
+    LiveRoute => live::LivePage,
+    AuditRoute => audit::AuditPage,
+    DeskRoute => desk::DeskPage,
+    AgentsRoute => agents::AgentsPage,
+    AgentRoute => agents::AgentPage,
+    EvalRoute => eval::EvalPage,
+}
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]

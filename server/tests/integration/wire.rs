@@ -53,6 +53,39 @@ async fn hashed_bundle_names_are_asked_for_and_kept_for_good() {
     }
 }
 
+/// Issue 17: the browser hydrates synchronously (vendor/tachys/PATCH.md), so it must load a lazy
+/// page's code first: every server-rendered page names the lazy route it shows in its `<head>`,
+/// and a page that is not lazy names none.
+#[tokio::test]
+async fn a_page_names_the_lazy_route_the_browser_must_load_before_hydrating() {
+    let (_dir, db) = temp_db();
+    let app = InProcess::start(&db, &[]).await;
+    let id = app
+        .debate(&json!({"query": "Is the bridge safe to reopen?", "seed": 3}))
+        .await;
+    let table = [
+        ("/".to_owned(), None),
+        ("/judge/sign-in".to_owned(), None),
+        ("/no/such/page".to_owned(), None),
+        (format!("/debates/{id}"), Some("LiveRoute")),
+        (format!("/debates/{id}/audit"), Some("AuditRoute")),
+        ("/debates/no-such-debate".to_owned(), Some("LiveRoute")),
+        ("/agents".to_owned(), Some("AgentsRoute")),
+        ("/eval".to_owned(), Some("EvalRoute")),
+    ];
+    for (path, route) in table {
+        let html = app.get(&path).await.text();
+        let named: Vec<&str> = html
+            .match_indices(r#"<meta name="consilium-page" content=""#)
+            .map(|(at, m)| {
+                let rest = &html[at + m.len()..];
+                &rest[..rest.find('"').unwrap_or(0)]
+            })
+            .collect();
+        assert_eq!(named, route.into_iter().collect::<Vec<_>>(), "{path}");
+    }
+}
+
 /// Issue 17: the browser bundle is sent as the `.br` or `.gz` written beside it at build time,
 /// whichever the browser accepts (the file itself otherwise), with `no-cache` and a
 /// `Last-Modified` that answers 304 while it has not changed; JSON is compressed on the fly;
