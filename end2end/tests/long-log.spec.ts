@@ -67,12 +67,12 @@ test('a 5,000-event log renders its audit view and verifies in the browser', asy
   await expect(page.getByTestId('decision')).toHaveAttribute('data-ending', 'round limit');
 
   // The timeline is paged: 200 rows at a time, every event reachable.
-  await expect(page.getByRole('heading', { name: `Timeline · ${EVENTS} events` })).toBeVisible();
+  await expect(page.getByRole('heading', { name: `Timeline · ${EVENTS.toLocaleString('en-US')} events` })).toBeVisible();
   const rows = page.locator('[data-testid="timeline"] tbody tr');
   await expect(rows).toHaveCount(200);
   await expect(rows.first()).toHaveAttribute('data-seq', '1');
   const pager = page.getByTestId('timeline-pager').first();
-  await expect(pager.getByTestId('timeline-range')).toHaveText(`Events 1–200 of ${EVENTS}`);
+  await expect(pager.getByTestId('timeline-range')).toHaveText(`Events 1–200 of ${EVENTS.toLocaleString('en-US')}`);
   await pager.getByRole('button', { name: 'Later ›' }).click();
   await expect(rows.first()).toHaveAttribute('data-seq', '201');
   await pager.getByRole('button', { name: 'Last »' }).click();

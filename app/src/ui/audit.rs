@@ -117,7 +117,7 @@ pub fn AuditBody(export: Export) -> impl IntoView {
             }.into_any(),
         }}
         <section class="panel">
-            <h2>{format!("Timeline · {} events", audit.timeline.len())}</h2>
+            <h2>{format!("Timeline · {} events", super::costs::thousands(audit.timeline.len() as u64))}</h2>
             <Timeline audit tampered_at/>
         </section>
     }
@@ -317,7 +317,8 @@ fn Pager(total: usize, page: RwSignal<usize>) -> impl IntoView {
     let last = super::fold::pages(total, PAGE) - 1;
     let shown = move || {
         let r = super::fold::page(total, PAGE, page.get());
-        format!("Events {}–{} of {total}", r.start + 1, r.end)
+        let n = |i: usize| super::costs::thousands(i as u64);
+        format!("Events {}–{} of {}", n(r.start + 1), n(r.end), n(total))
     };
     let go = move |to: usize| move |_| page.set(to.min(last));
     view! {

@@ -44,6 +44,11 @@ pub fn FoldNote(
     what: &'static str,
 ) -> impl IntoView {
     (total > keep).then(|| {
+        let (total, keep) = (
+            super::costs::thousands(total as u64),
+            super::costs::thousands(keep as u64),
+        );
+        let (button_total, button_keep) = (total.clone(), keep.clone());
         view! {
             <p class="fold-note muted" data-testid="fold-note">
                 {move || if all.get() {
@@ -52,7 +57,7 @@ pub fn FoldNote(
                     format!("Showing the last {keep} of {total} {what}. ")
                 }}
                 <button type="button" class="link-button" on:click=move |_| all.update(|a| *a = !*a)>
-                    {move || if all.get() { format!("Show only the last {keep}") } else { format!("Show all {total}") }}
+                    {move || if all.get() { format!("Show only the last {button_keep}") } else { format!("Show all {button_total}") }}
                 </button>
             </p>
         }
