@@ -16,14 +16,15 @@ opt_flags=(-Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-s
 rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 
 # 1. The served site: one module per page (issue 17). tools/wasm-split cuts the module at its
-#    lazy routes (app/src/ui/mod.rs) into a main module (the home page and what every page shares)
-#    and chunks fetched when a page is first shown, and writes the manifest from which the
-#    server-rendered page preloads the chunks of the page it shows.
+#    lazy routes (app/src/ui/mod.rs) into a main module (what every page shares) and chunks
+#    fetched when a page is first shown, and writes the manifest from which the server-rendered
+#    page preloads the chunks of the page it shows. The home page's shared code stays in the main
+#    module (--with-main, vendor/wasm_split_cli_support/PATCH.md): it is one file, not 26 chunks.
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
 cargo build -p wasm-split --profile tool --quiet
-target/tool/wasm-split "$wasm_out" "$site/pkg.tmp" consilium >/dev/null
+target/tool/wasm-split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
 wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
   --out-name consilium "$site/pkg.tmp/consilium_split.wasm"
 rm "$site/pkg.tmp/consilium_split.wasm"

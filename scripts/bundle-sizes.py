@@ -21,11 +21,12 @@ def main():
     first = main_files + ["consilium.css"] + loader
     with open(os.path.join(pkg, "__wasm_split_manifest.json")) as f:
         manifest = json.load(f)
-    pages = [("home (/)", [])]
+    pages = []
     for split, chunks in sorted(manifest.items()):
         m = re.fullmatch(r"__(\w+?)_route_view_\d+", split)
         name = m.group(1) if m else split
-        pages.append((name, [c + ".wasm" for c in chunks]))
+        pages.append(("home (/)" if name == "home" else name, [c + ".wasm" for c in chunks]))
+    pages.sort(key=lambda page: page[0] != "home (/)")
     every = [f for f in os.listdir(pkg) if f.endswith((".wasm", ".js", ".css"))]
     print(f"bundle: {len(every)} files, {kib(every, '') :,.0f} KiB raw, {kib(every, '.gz'):,.0f} KiB gzip, "
           f"{kib(every):,.0f} KiB brotli in all")

@@ -99,6 +99,7 @@ macro_rules! lazy_pages {
 const PAGE_META: &str = "consilium-page";
 
 lazy_pages! {
+    HomeRoute => home::HomePage,
     LiveRoute => live::LivePage,
     AuditRoute => audit::AuditPage,
     DeskRoute => desk::DeskPage,
@@ -150,7 +151,7 @@ pub fn App() -> impl IntoView {
                 </header>
                 <main>
                     <Routes fallback=|| view! { <NotFound/> }>
-                        <Route path=path!("/") view=home::HomePage/>
+                        <Route path=path!("/") view={Lazy::<HomeRoute>::new()} ssr=SsrMode::Async/>
                         // Async: the page waits for the log so an unknown id can answer 404.
                         <Route path=path!("/debates/:id") view={Lazy::<LiveRoute>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/debates/:id/audit") view={Lazy::<AuditRoute>::new()} ssr=SsrMode::Async/>

@@ -64,7 +64,7 @@ async fn a_page_names_the_lazy_route_the_browser_must_load_before_hydrating() {
         .debate(&json!({"query": "Is the bridge safe to reopen?", "seed": 3}))
         .await;
     let table = [
-        ("/".to_owned(), None),
+        ("/".to_owned(), Some("HomeRoute")),
         ("/judge/sign-in".to_owned(), None),
         ("/no/such/page".to_owned(), None),
         (format!("/debates/{id}"), Some("LiveRoute")),

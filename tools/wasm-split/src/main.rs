@@ -6,6 +6,11 @@
 //! chunk, the loader `__wasm_split.______________________.js` the main module imports, and
 //! `__wasm_split_manifest.json` (which chunks each lazy point needs), from which the server-rendered
 //! page preloads the chunks of the page it shows. It prints the chunk files it wrote, one per line.
+//!
+//! `--with-main PREFIX` (repeatable): a split whose name starts with PREFIX keeps only the code it
+//! alone reaches; what it shares with other splits goes into the main module, not into chunks
+//! (for the home page: one file instead of a chunk for every set of pages it shares code with).
+//! The option is Consilium's patch of `wasm_split_cli_support` (vendor/wasm_split_cli_support).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,10 +26,24 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [input, out_dir, name] = args.as_slice() else {
-        return Err("usage: wasm-split INPUT.wasm OUT_DIR NAME".into());
+    let usage = "usage: wasm-split INPUT.wasm OUT_DIR NAME [--with-main PREFIX]...";
+    let mut positional = Vec::new();
+    let mut with_main = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--with-main" {
+            let prefix = args.next();
+            with_main.push(prefix.ok_or_else(|| format!("--with-main needs a prefix; {usage}"))?);
+        } else if arg.starts_with("--") {
+            return Err(format!("unknown option {arg}; {usage}"));
+        } else {
+            positional.push(arg);
+        }
+    }
+    let [input, out_dir, name] = positional.as_slice() else {
+        return Err(usage.into());
     };
+    let with_main: Vec<&str> = with_main.iter().map(String::as_str).collect();
     let wasm = std::fs::read(input).map_err(|e| format!("cannot read {input}: {e}"))?;
     let out_dir = PathBuf::from(out_dir);
     let main_out = out_dir.join(format!("{name}_split.wasm"));
@@ -35,6 +54,7 @@ fn run() -> Result<(), String> {
         opts.main_out_path = &main_out;
         opts.main_module = &main_module;
         opts.link_name = "./__wasm_split.______________________.js";
+        opts.with_main = &with_main;
         opts
     })
     .map_err(|e| format!("cannot split {input}: {e}"))?;
