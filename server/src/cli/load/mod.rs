@@ -78,24 +78,35 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         let host = args.addr.clone();
         tasks.push(tokio::spawn(async move {
             match tokio::time::timeout_at(deadline.into(), wire::watch(addr, &host, &id)).await {
-                Ok(seen) => seen,
-                Err(_) => Seen {
-                    error: Some("timed out before the end of the log".into()),
-                    ..Seen::default()
-                },
+                Ok(watched) => watched,
+                Err(_) => (
+                    Seen {
+                        error: Some("timed out before the end of the log".into()),
+                        ..Seen::default()
+                    },
+                    None,
+                ),
             }
         }));
     }
     let mut seen = Vec::with_capacity(tasks.len());
+    // Each viewer's connection, open until the whole crowd is done (see `wire::watch`).
+    let mut kept = Vec::with_capacity(tasks.len());
     let mut rss_peak = None;
     for t in tasks {
-        seen.push(t.await.unwrap_or_else(|e| Seen {
-            error: Some(format!("viewer task failed: {e}")),
-            ..Seen::default()
-        }));
+        let (s, conn) = t.await.unwrap_or_else(|e| {
+            let failed = Seen {
+                error: Some(format!("viewer task failed: {e}")),
+                ..Seen::default()
+            };
+            (failed, None)
+        });
+        seen.push(s);
+        kept.extend(conn);
         rss_peak = rss_peak.max(pid.and_then(rss_kib));
     }
     let elapsed = began.elapsed();
+    drop(kept);
     // Each debate's whole log, as stored: what every viewer of it must have received.
     let mut lengths = Vec::with_capacity(ids.len());
     for id in &ids {

@@ -8,9 +8,10 @@ fn dechunks_across_reads() {
     for cut in 0..wire.len() {
         let mut raw = wire[..cut].to_vec();
         let mut out = Vec::new();
-        dechunk(&mut raw, &mut out).expect("valid");
+        // The response is over only once its last, empty chunk is whole.
+        assert!(!dechunk(&mut raw, &mut out).expect("valid"), "cut at {cut}");
         raw.extend_from_slice(&wire[cut..]);
-        dechunk(&mut raw, &mut out).expect("valid");
+        assert!(dechunk(&mut raw, &mut out).expect("valid"), "cut at {cut}");
         assert_eq!(out, b"hello, world", "cut at {cut}");
     }
     let mut bad = b"zz\r\n".to_vec();
@@ -80,4 +81,62 @@ fn percentiles_of_sorted_values() {
     assert_eq!(percentile(&v, 50.0), 51.0);
     assert_eq!(percentile(&v, 99.0), 99.0);
     assert_eq!(percentile(&[], 99.0), 0.0);
+}
+
+/// A canned server: answers one request on a loopback port with `response`, then keeps the
+/// connection open for a while (as hyper does between requests).
+async fn canned(response: Vec<u8>) -> SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.expect("accept");
+        let mut request = [0; 1024];
+        let _ = s.read(&mut request).await;
+        s.write_all(&response).await.expect("answer");
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    });
+    addr
+}
+
+/// A 200 live stream of events `(seq, type)` in chunked coding, ended by the last chunk.
+fn stream_of(events: &[(u64, &str)]) -> Vec<u8> {
+    let mut out = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+    for (seq, kind) in events {
+        let msg =
+            format!("id: {seq}\ndata: {{\"seq\":{seq},\"ts\":\"x\",\"type\":\"{kind}\"}}\n\n");
+        out.extend_from_slice(format!("{:x}\r\n{msg}\r\n", msg.len()).as_bytes());
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+/// SV-3 as a viewer sees it: the log to its last event, then the end of the response, with the
+/// connection kept open for the next request (issue 17: the crowd closes together at the end).
+#[tokio::test]
+async fn a_viewer_reads_the_log_to_the_end_of_the_response() {
+    let refused = b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n".to_vec();
+    let cases = [
+        (stream_of(&[(1, "round_started"), (2, "decision")]), None),
+        (
+            stream_of(&[(1, "round_started"), (2, "decision"), (3, "decision")]),
+            Some("a message after the log's last event"),
+        ),
+        (
+            stream_of(&[(1, "round_started")]),
+            Some("the response ended before the log's last event"),
+        ),
+        (refused, Some("answered http/1.1 429 too many requests")),
+    ];
+    for (response, error) in cases {
+        let addr = canned(response).await;
+        let (seen, kept) = super::wire::watch(addr, "127.0.0.1", "d").await;
+        assert_eq!(seen.error.as_deref(), error);
+        assert_eq!(seen.ended && kept.is_some(), error.is_none());
+        if error.is_none() {
+            assert_eq!(seen.seqs, [1, 2]);
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! undone and its SSE messages read where they lie, each event's arrival timed.
 
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -18,16 +18,30 @@ struct Stamp {
     kind: String,
 }
 
-/// One viewer: a raw HTTP/1.1 request for the live stream, read to the log's end.
-pub(super) async fn watch(addr: SocketAddr, host: &str, id: &str) -> Seen {
+/// How long a stream may stay open after the log's last event before the response ends.
+const END_WAIT: Duration = Duration::from_secs(10);
+
+/// One viewer: a raw HTTP/1.1 request for the live stream, read to the log's end and to the end
+/// of the response. The connection is handed back open, as a browser keeps it for its next
+/// request (HTTP/1.1 keep-alive): the crowd closes together once every viewer is done, so one
+/// viewer's leaving is not timed as another's wait (issue 17).
+pub(super) async fn watch(addr: SocketAddr, host: &str, id: &str) -> (Seen, Option<TcpStream>) {
     let mut seen = Seen::default();
-    if let Err(e) = follow(addr, host, id, &mut seen).await {
-        seen.error = Some(e);
+    match follow(addr, host, id, &mut seen).await {
+        Ok(kept) => (seen, kept),
+        Err(e) => {
+            seen.error = Some(e);
+            (seen, None)
+        }
     }
-    seen
 }
 
-async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Result<(), String> {
+async fn follow(
+    addr: SocketAddr,
+    host: &str,
+    id: &str,
+    seen: &mut Seen,
+) -> Result<Option<TcpStream>, String> {
     let t0 = Instant::now();
     let mut s = TcpStream::connect(addr)
         .await
@@ -61,24 +75,41 @@ async fn follow(addr: SocketAddr, host: &str, id: &str, seen: &mut Seen) -> Resu
     let mut raw = buf.split_off(head_end);
     let mut text = Vec::new();
     loop {
-        if chunked {
-            dechunk(&mut raw, &mut text)?;
+        let body_ended = if chunked {
+            dechunk(&mut raw, &mut text)?
         } else {
             text.append(&mut raw);
-        }
+            false
+        };
         // Every whole message in `text`, then what is left of it moved to its front once.
         let mut start = 0;
         while let Some(i) = find(&text[start..], b"\n\n") {
             let block = &text[start..start + i + 2];
             start += i + 2;
-            if on_event(block, connected, seen)? {
-                seen.ended = true;
-                return Ok(());
+            if seen.ended {
+                return Err("a message after the log's last event".into());
             }
+            seen.ended = on_event(block, connected, seen)?;
         }
         text.drain(..start);
-        if read_more(&mut s, &mut raw).await? == 0 {
-            return Ok(());
+        if body_ended {
+            return if seen.ended {
+                Ok(Some(s))
+            } else {
+                Err("the response ended before the log's last event".into())
+            };
+        }
+        // SV-3: the stream ends after the terminal event.
+        let read = if seen.ended {
+            tokio::time::timeout(END_WAIT, read_more(&mut s, &mut raw))
+                .await
+                .map_err(|_| "the stream stayed open after the log's last event".to_owned())?
+        } else {
+            read_more(&mut s, &mut raw).await
+        };
+        if read? == 0 {
+            // A response without chunked coding ends when the server closes.
+            return Ok(None);
         }
     }
 }
@@ -113,23 +144,24 @@ pub(super) fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<
     Ok(matches!(e.kind.as_str(), "decision" | "interrupted"))
 }
 
-/// Moves the whole chunks of `raw` (chunked transfer coding) into `out`.
-pub(super) fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<(), String> {
+/// Moves the whole chunks of `raw` (chunked transfer coding) into `out`; `true` once the last
+/// (empty) chunk has come: the response is over.
+pub(super) fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, String> {
     loop {
         let Some(line_end) = find(raw, b"\r\n") else {
-            return Ok(());
+            return Ok(false);
         };
         let size_text = String::from_utf8_lossy(&raw[..line_end]);
         let size_text = size_text.split(';').next().unwrap_or_default().trim();
         let size = usize::from_str_radix(size_text, 16)
             .map_err(|_| format!("bad chunk size {size_text:?}"))?;
         if raw.len() < line_end + 2 + size + 2 {
-            return Ok(());
+            return Ok(false);
         }
         out.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
         raw.drain(..line_end + 2 + size + 2);
         if size == 0 {
-            return Ok(());
+            return Ok(true);
         }
     }
 }
