@@ -243,22 +243,17 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         "Consilium listening on http://{local} (database {})",
         crate::db::redact(&args.database_url)
     );
-    let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let server = crate::http::conn::serve(listener, app, closing.clone());
+    let stopping = async {
         shutdown_signal().await;
         tracing::info!("shutting down: closing live streams");
-        closing.send_replace(true);
-        let _ = stopping_tx.send(());
-    });
+        closing.begin();
+    };
     // Shutdown is bounded: connections that do not finish within the grace period are dropped.
     tokio::select! {
-        result = server => result.map_err(CliError::Serve),
+        () = server => Ok(()),
         () = async {
-            let _ = stopping.await;
+            stopping.await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;
         } => {
             tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");

@@ -31,11 +31,13 @@ use crate::live::hub::Hub;
 pub struct Engine {
     pub store: Store,
     pub hub: Arc<Hub>,
-    pub settings: Settings,
+    /// Shared: every request's handler clones the engine (issue 17: cloning the settings' paths
+    /// and configurations was a few microseconds of each of 5,000 viewers' connects).
+    pub settings: Arc<Settings>,
     /// The debates this process runs, each with the way to stop it (SV-7: a judge's stop).
     running: Arc<Mutex<HashMap<String, oneshot::Sender<String>>>>,
     /// Set when the server shuts down: live streams end so shutdown is not held up by them.
-    pub closing: Arc<tokio::sync::watch::Sender<bool>>,
+    pub closing: Arc<crate::live::closing::Closing>,
     /// Signs every log that ends (issue 19); `None` leaves logs unsigned.
     pub signer: Option<Arc<crate::signing::Signer>>,
     /// ES-5: the judges' places, shared by every debate this process runs.
@@ -60,10 +62,10 @@ impl Engine {
             desk: Arc::new(JudgeDesk::new(store.clone())),
             store,
             hub: Arc::new(Hub::default()),
-            settings,
+            settings: Arc::new(settings),
             running: Arc::default(),
             rulings: Arc::default(),
-            closing: Arc::new(tokio::sync::watch::channel(false).0),
+            closing: Arc::default(),
             signer: None,
         }
     }

@@ -1,7 +1,9 @@
 //! The HTTP contract's pieces: one error mapping, the extractors, the JSON handlers and the
-//! server side of the UI's server functions. [`crate::router`] puts them on paths.
+//! server side of the UI's server functions. [`crate::router`] puts them on paths; [`conn`] serves
+//! the connections.
 
 pub mod agents;
+pub mod conn;
 pub mod debates;
 pub mod error;
 pub mod extract;

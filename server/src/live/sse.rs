@@ -89,23 +89,27 @@ pub async fn handler(
         last: after,
         started: false,
         done: false,
+        pending: std::collections::VecDeque::new(),
     };
     // Polled by the response itself: no task and no channel per viewer between the hub and
-    // the socket (issue 17: with thousands of viewers, every hop was a wake-up per event).
-    let stream = futures::StreamExt::flatten(futures::stream::unfold(follow, |mut f| async move {
-        let batch = f.next().await?;
-        Some((futures::stream::iter(batch), f))
-    }));
-    let mut closing = engine.closing.subscribe();
+    // the socket (issue 17: with thousands of viewers, every hop was a wake-up per event), and
+    // nothing allocated per live event.
+    let stream = futures::stream::unfold(follow, |mut f| async move {
+        loop {
+            if let Some(out) = f.pending.pop_front() {
+                return Some((out, f));
+            }
+            if !f.fill().await {
+                return None;
+            }
+        }
+    });
     let stream = futures::StreamExt::map(stream, move |e| {
         let _held = &place;
         e
     });
     // Shutdown ends the stream (the client reconnects to whichever server is up next).
-    let stream = futures::StreamExt::take_until(stream, async move {
-        let _ = closing.wait_for(|c| *c).await;
-    });
-    Ok(sse_response(stream))
+    Ok(sse_response(stream, engine.closing.waiter()))
 }
 
 /// One viewer's place in a debate's log: the backlog after its cursor, then what is appended,
@@ -126,10 +130,14 @@ struct Follow {
     last: u64,
     started: bool,
     done: bool,
+    /// What is to be sent next, in order.
+    pending: std::collections::VecDeque<Out>,
 }
 
-/// What the store had for a stream without a live channel.
+/// What the live channel or the store had.
 enum Polled {
+    /// The live channel's next event.
+    One(Arc<Frame>),
     Frames(Vec<Arc<Frame>>),
     /// The debate is over and everything was sent.
     Over,
@@ -138,8 +146,8 @@ enum Polled {
 }
 
 impl Follow {
-    /// What to send next, in order; `None` once the stream is over.
-    async fn next(&mut self) -> Option<Vec<Out>> {
+    /// Queues what to send next, in order; `false` once the stream is over.
+    async fn fill(&mut self) -> bool {
         if !self.started {
             self.started = true;
             return self.backlog().await;
@@ -151,25 +159,31 @@ impl Follow {
                 self.poll_store().await
             };
             match polled {
-                Polled::Frames(fresh) => {
-                    let out = self.take(fresh);
-                    if !out.is_empty() {
-                        return Some(out);
+                Polled::One(frame) => {
+                    if self.take(std::iter::once(frame)) {
+                        return true;
                     }
                 }
-                Polled::Over => return None,
+                Polled::Frames(fresh) => {
+                    if self.take(fresh) {
+                        return true;
+                    }
+                }
+                Polled::Over => return false,
                 Polled::Failed(reason) => {
                     self.done = true;
-                    return Some(vec![Out::Failed(reason)]);
+                    self.pending.push_back(Out::Failed(reason));
+                    return true;
                 }
             }
         }
-        None
+        false
     }
 
     /// The log after the cursor: from the hub when what it has reaches back to the cursor, else
-    /// from the store first (the hub's copy then only fills in what came since).
-    async fn backlog(&mut self) -> Option<Vec<Out>> {
+    /// from the store first (the hub's copy then only fills in what came since). `false` when
+    /// the store could not be read.
+    async fn backlog(&mut self) -> bool {
         let so_far = std::mem::take(&mut self.so_far);
         let from_memory = so_far.first().is_some_and(|f| f.seq <= self.last + 1);
         let backlog = if from_memory {
@@ -179,21 +193,21 @@ impl Follow {
                 Ok(b) => frames(b),
                 Err(e) => {
                     tracing::error!(debate = %self.id, "reading the log failed: {e}");
-                    return None;
+                    return false;
                 }
             }
         };
-        let mut out = self.take(backlog);
-        out.extend(self.take(so_far));
+        self.take(backlog);
+        self.take(so_far);
         // A run whose log could not be stored (issue 19: a full disk): say so, then end, so the
         // page shows why instead of reconnecting forever.
         if !self.done {
             if let Some(reason) = self.hub.failure(&self.id) {
-                out.push(Out::Failed(reason));
+                self.pending.push_back(Out::Failed(reason));
                 self.done = true;
             }
         }
-        Some(out)
+        true
     }
 
     /// The next event from this process's live channel; the store when the channel fell behind
@@ -203,7 +217,7 @@ impl Follow {
             return Polled::Frames(Vec::new());
         };
         match rx.recv().await {
-            Ok(f) => Polled::Frames(vec![f]),
+            Ok(f) => Polled::One(f),
             Err(RecvError::Lagged(_)) => {
                 Polled::Frames(read(&self.store, &self.id, self.last).await)
             }
@@ -249,18 +263,19 @@ impl Follow {
         Polled::Frames(Vec::new())
     }
 
-    /// The frames after the cursor, in order; the cursor moves past them.
-    fn take(&mut self, frames: Vec<Arc<Frame>>) -> Vec<Out> {
-        let mut out = Vec::with_capacity(frames.len());
+    /// Queues the frames after the cursor, in order, and moves the cursor past them; `true`
+    /// when there was one.
+    fn take(&mut self, frames: impl IntoIterator<Item = Arc<Frame>>) -> bool {
+        let before = self.pending.len();
         for f in frames {
             if f.seq <= self.last {
                 continue;
             }
             self.last = f.seq;
             self.done = f.terminal;
-            out.push(Out::Event(f));
+            self.pending.push_back(Out::Event(f));
         }
-        out
+        self.pending.len() > before
     }
 }
 
@@ -346,13 +361,19 @@ impl Out {
     }
 }
 
-/// A `text/event-stream` response of `stream`'s messages, with a comment line whenever the
-/// stream has been quiet for [`KEEP_ALIVE`] (idle connections and proxies stay open). The
-/// messages go out as they were rendered: nothing is formatted per viewer (issue 17).
-pub fn sse_response(stream: impl Stream<Item = Out> + Send + 'static) -> EventStream {
+/// A `text/event-stream` response of `stream`'s messages, with a comment line once the stream
+/// has been quiet for [`KEEP_ALIVE`] (idle connections and proxies stay open), ending when
+/// `closing` begins. The messages go out as they were rendered: nothing is formatted per viewer
+/// (issue 17).
+pub fn sse_response(
+    stream: impl Stream<Item = Out> + Send + 'static,
+    closing: crate::live::closing::Waiter,
+) -> EventStream {
     let body = KeepAlive {
         inner: Box::pin(futures::StreamExt::map(stream, Out::bytes)),
-        quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        tick: Box::pin(tokio::time::sleep(KEEP_ALIVE / 2)),
+        sent: false,
+        closing,
     };
     (
         [
@@ -364,29 +385,44 @@ pub fn sse_response(stream: impl Stream<Item = Out> + Send + 'static) -> EventSt
         .into_response()
 }
 
-/// A stream of SSE messages with a keep-alive comment after each quiet [`KEEP_ALIVE`].
+/// A stream of SSE messages with a keep-alive comment whenever it was quiet for a whole
+/// [`KEEP_ALIVE`], which ends at shutdown. Its timer ticks every half [`KEEP_ALIVE`] and is not
+/// touched by the messages (issue 17: re-arming it for every message of every viewer was a
+/// timer-wheel update per delivery), so a comment follows 5–10 s of quiet.
 struct KeepAlive {
     inner: futures::stream::BoxStream<'static, Bytes>,
-    quiet: Pin<Box<tokio::time::Sleep>>,
+    tick: Pin<Box<tokio::time::Sleep>>,
+    /// Something went out since the last tick.
+    sent: bool,
+    closing: crate::live::closing::Waiter,
 }
 
 impl Stream for KeepAlive {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let next = match self.inner.as_mut().poll_next(cx) {
-            Poll::Ready(Some(message)) => message,
-            Poll::Ready(None) => return Poll::Ready(None),
-            Poll::Pending => {
-                if self.quiet.as_mut().poll(cx).is_pending() {
-                    return Poll::Pending;
-                }
-                Bytes::from_static(b":\n\n")
+        if self.closing.poll_begun(cx) {
+            return Poll::Ready(None);
+        }
+        match self.inner.as_mut().poll_next(cx) {
+            Poll::Ready(Some(message)) => {
+                self.sent = true;
+                return Poll::Ready(Some(Ok(message)));
             }
-        };
-        let again = tokio::time::Instant::now() + KEEP_ALIVE;
-        self.quiet.as_mut().reset(again);
-        Poll::Ready(Some(Ok(next)))
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {}
+        }
+        while self.tick.as_mut().poll(cx).is_ready() {
+            let quiet = !std::mem::replace(&mut self.sent, false);
+            let next = tokio::time::Instant::now() + KEEP_ALIVE / 2;
+            self.tick.as_mut().reset(next);
+            if quiet {
+                // The comment counts as sent: while idle, one every KEEP_ALIVE.
+                self.sent = true;
+                return Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n"))));
+            }
+        }
+        Poll::Pending
     }
 }
 

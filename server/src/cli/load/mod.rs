@@ -70,6 +70,20 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
     for i in 0..args.debates {
         ids.push(start(&client, &base, &args, i).await?);
     }
+    // The server's memory, every 25 ms while the crowd watches (once per viewer at its end was
+    // thousands of reads of `/proc` while the last events were still being delivered).
+    let (stop_sampling, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let sampler = tokio::spawn(async move {
+        let mut peak = None;
+        let mut tick = tokio::time::interval(Duration::from_millis(25));
+        loop {
+            peak = peak.max(pid.and_then(rss_kib));
+            tokio::select! {
+                _ = tick.tick() => {}
+                _ = &mut stopped => return peak,
+            }
+        }
+    });
     let began = Instant::now();
     let deadline = began + Duration::from_secs(args.timeout_s);
     let mut tasks = Vec::with_capacity(args.viewers);
@@ -92,7 +106,6 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
     let mut seen = Vec::with_capacity(tasks.len());
     // Each viewer's connection, open until the whole crowd is done (see `wire::watch`).
     let mut kept = Vec::with_capacity(tasks.len());
-    let mut rss_peak = None;
     for t in tasks {
         let (s, conn) = t.await.unwrap_or_else(|e| {
             let failed = Seen {
@@ -103,10 +116,11 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         });
         seen.push(s);
         kept.extend(conn);
-        rss_peak = rss_peak.max(pid.and_then(rss_kib));
     }
     let elapsed = began.elapsed();
     drop(kept);
+    let _ = stop_sampling.send(());
+    let rss_peak = sampler.await.unwrap_or(None);
     // Each debate's whole log, as stored: what every viewer of it must have received.
     let mut lengths = Vec::with_capacity(ids.len());
     for id in &ids {

@@ -1,4 +1,4 @@
-use super::wire::{dechunk, find, on_event};
+use super::wire::{dechunk, find, head, on_event};
 use super::*;
 
 /// Chunked transfer coding split anywhere: whole chunks come out, the rest waits.
@@ -73,6 +73,49 @@ fn reads_a_message_in_place() {
     assert_eq!(on_event(b":\n\n", 0.0, &mut seen), Ok(false));
     assert!(on_event(b"data: {\ndata: }\n\n", 0.0, &mut seen).is_err());
     assert!(on_event(b"data: not json\n\n", 0.0, &mut seen).is_err());
+}
+
+/// The three fields read in place when the event starts as the server writes it; anything else
+/// is left to serde (`None`), which reads the same fields in any order or refuses the event.
+#[test]
+fn reads_an_events_head_in_place_or_leaves_it_to_serde() {
+    let ts = "2026-11-25T00:00:00.000Z";
+    type Head<'a> = Option<(u64, &'a str, &'a str)>;
+    let cases: [(String, Head); 8] = [
+        (
+            format!(r#"{{"seq":12,"ts":"{ts}","type":"vote","agent":"a"}}"#),
+            Some((12, ts, "vote")),
+        ),
+        (
+            format!(r#"{{"seq":3,"ts":"{ts}","type":"decision"}}"#),
+            Some((3, ts, "decision")),
+        ),
+        // Another order, an escape, no digits, a cut-off event: serde's to read.
+        (format!(r#"{{"ts":"{ts}","seq":1,"type":"vote"}}"#), None),
+        (format!(r#"{{"seq":1,"ts":"{ts}","type":"vo\"te"}}"#), None),
+        (format!(r#"{{"seq":,"ts":"{ts}","type":"vote"}}"#), None),
+        (
+            format!(r#"{{"seq":1,"ts":"{ts}","type":"vote","x":1"#),
+            None,
+        ),
+        (format!(r#"{{"seq":1,"ts":"{ts}","type":"vote"x}}"#), None),
+        (
+            format!(r#"{{"seq":99999999999999999999,"ts":"{ts}","type":"vote"}}"#),
+            None,
+        ),
+    ];
+    for (data, want) in &cases {
+        assert_eq!(head(data.as_bytes()), *want, "{data}");
+    }
+    // Whichever reads it, an event counts the same.
+    let mut fast = Seen::default();
+    let mut slow = Seen::default();
+    let reordered = format!("data: {{\"type\":\"vote\",\"ts\":\"{ts}\",\"seq\":4}}\n\n");
+    let usual = format!("data: {{\"seq\":4,\"ts\":\"{ts}\",\"type\":\"vote\"}}\n\n");
+    assert_eq!(on_event(usual.as_bytes(), 0.0, &mut fast), Ok(false));
+    assert_eq!(on_event(reordered.as_bytes(), 0.0, &mut slow), Ok(false));
+    assert_eq!(fast.seqs, slow.seqs);
+    assert_eq!(fast.latencies_ms.len(), slow.latencies_ms.len());
 }
 
 #[test]
