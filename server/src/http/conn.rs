@@ -28,13 +28,7 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>) {
     loop {
         let accepted = tokio::select! {
             biased;
-            () = std::future::poll_fn(|cx| {
-                if stop.poll_begun(cx) {
-                    std::task::Poll::Ready(())
-                } else {
-                    std::task::Poll::Pending
-                }
-            }) => break,
+            () = stop.begun() => break,
             accepted = listener.accept() => accepted,
         };
         let (tcp, peer) = match accepted {

@@ -63,6 +63,18 @@ impl Waiter {
         }
         false
     }
+
+    /// Resolves once shutdown has begun (for a task that has nothing else to poll it with).
+    pub async fn begun(&mut self) {
+        std::future::poll_fn(|cx| {
+            if self.poll_begun(cx) {
+                std::task::Poll::Ready(())
+            } else {
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+    }
 }
 
 #[cfg(test)]

@@ -219,9 +219,22 @@ async fn consilium_load_reports_exact_logs_and_latency() {
     let addr = server.base.trim_start_matches("http://").to_owned();
     let (ok, out) = cli_on(
         &db,
-        &["load", "--addr", &addr, "--viewers", "60", "--debates", "3"],
+        &[
+            "load",
+            "--addr",
+            &addr,
+            "--viewers",
+            "60",
+            "--debates",
+            "3",
+            "--per-batch",
+        ],
     );
     assert!(ok, "{out}");
+    assert!(
+        out.contains("  batch at +"),
+        "--per-batch lists the batches: {out}"
+    );
     let last = out
         .lines()
         .rfind(|l| l.starts_with("load:"))
@@ -233,6 +246,13 @@ async fn consilium_load_reports_exact_logs_and_latency() {
         .and_then(|v| v.parse().ok())
         .expect("p99_ms=<number>");
     assert!(p99 >= 0.0, "{out}");
+    // An event is read after it arrived: the client's own queue only adds.
+    let read_p99: f64 = last
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("read_p99_ms="))
+        .and_then(|v| v.parse().ok())
+        .expect("read_p99_ms=<number>");
+    assert!(read_p99 >= p99, "{out}");
 
     // The defaults let one address hold 64 streams: the 65th viewer is refused, and said so.
     let strict = Server::start(&db, 20);

@@ -33,6 +33,24 @@ pub struct LoadArgs {
     /// How long to wait for every viewer to reach the end of its debate's log, in seconds.
     #[arg(long, default_value_t = 300)]
     pub timeout_s: u64,
+    /// Also print each batch of live events (those stamped in the same millisecond): how many
+    /// viewers were connected when it was stamped, and its latency percentiles.
+    #[arg(long)]
+    pub per_batch: bool,
+}
+
+/// One live event as a viewer got it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Delivery {
+    /// When the server stamped it (Unix ms).
+    stamped: f64,
+    /// From then until the viewer's socket received its last byte (the kernel's timestamp), ms.
+    arrived_ms: f64,
+    /// From then until this client's task read it, ms: the arrival plus the client's own queue.
+    read_ms: f64,
+    /// The kernel timestamped its arrival (else `arrived_ms` is `read_ms`: a socket's first
+    /// reads can come before the kernel has turned its timestamping on).
+    by_kernel: bool,
 }
 
 /// What one viewer saw.
@@ -43,9 +61,8 @@ struct Seen {
     /// When the response headers arrived (Unix ms).
     connected_at: f64,
     seqs: Vec<u64>,
-    /// For events stamped after the viewer was connected (live ones): when the event was
-    /// stamped (Unix ms), and how long it took from there to arrive (ms).
-    latencies_ms: Vec<(f64, f64)>,
+    /// The events stamped after the viewer was connected (live ones).
+    live: Vec<Delivery>,
     /// The stream reached the log's last event (a decision or an interruption).
     ended: bool,
     error: Option<String>,
@@ -202,14 +219,11 @@ fn percentile(v: &[f64], p: f64) -> f64 {
     v[rank.min(v.len() - 1)]
 }
 
-/// Every live delivery's latency, and those of the events stamped once the whole crowd was
-/// connected (the fan-out to every viewer without the connecting crowd's own work — each new
-/// viewer's request and backlog — in the way); both sorted.
-fn latencies(seen: &[Seen]) -> (Vec<f64>, Vec<f64>) {
-    let mut lat: Vec<f64> = seen
-        .iter()
-        .flat_map(|s| s.latencies_ms.iter().map(|&(_, ms)| ms))
-        .collect();
+/// Every live delivery's latency (as `pick` takes it from a delivery), and those of the events
+/// stamped once the whole crowd was connected (the fan-out to every viewer without the connecting
+/// crowd's own work — each new viewer's request and backlog — in the way); both sorted.
+fn latencies(seen: &[Seen], pick: fn(&Delivery) -> f64) -> (Vec<f64>, Vec<f64>) {
+    let mut lat: Vec<f64> = seen.iter().flat_map(|s| s.live.iter().map(pick)).collect();
     lat.sort_by(f64::total_cmp);
     let crowd_in = seen
         .iter()
@@ -218,12 +232,85 @@ fn latencies(seen: &[Seen]) -> (Vec<f64>, Vec<f64>) {
         .fold(0.0, f64::max);
     let mut steady: Vec<f64> = seen
         .iter()
-        .flat_map(|s| s.latencies_ms.iter())
-        .filter(|&&(at, _)| at >= crowd_in)
-        .map(|&(_, ms)| ms)
+        .flat_map(|s| s.live.iter())
+        .filter(|d| d.stamped >= crowd_in)
+        .map(pick)
         .collect();
     steady.sort_by(f64::total_cmp);
     (lat, steady)
+}
+
+/// `--per-batch`: the live deliveries grouped by the millisecond their event was stamped.
+fn print_batches(seen: &[Seen]) {
+    let mut batches: std::collections::BTreeMap<i64, (Vec<f64>, Vec<f64>)> = Default::default();
+    for d in seen.iter().flat_map(|s| s.live.iter()) {
+        let b = batches.entry(d.stamped as i64).or_default();
+        b.0.push(d.arrived_ms);
+        b.1.push(d.read_ms);
+    }
+    let first = batches.keys().next().copied().unwrap_or(0);
+    for (at, (mut arrived, mut read)) in batches {
+        arrived.sort_by(f64::total_cmp);
+        read.sort_by(f64::total_cmp);
+        let connected = seen
+            .iter()
+            .filter(|s| s.error.is_none() && s.connected_at <= at as f64)
+            .count();
+        println!(
+            "  batch at +{} ms: {} deliveries, {connected} viewers connected; arrived p50 {:.1} ms, p99 {:.1} ms; read p50 {:.1} ms, p99 {:.1} ms",
+            at - first,
+            arrived.len(),
+            percentile(&arrived, 50.0),
+            percentile(&arrived, 99.0),
+            percentile(&read, 50.0),
+            percentile(&read, 99.0),
+        );
+    }
+}
+
+/// Prints the live latencies, as arrived and as read (and `--per-batch`, each batch); the
+/// arrivals, those stamped once the crowd was in, and the reads, sorted.
+fn print_latencies(seen: &[Seen], per_batch: bool) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (lat, steady) = latencies(seen, |d| d.arrived_ms);
+    let (read, read_steady) = latencies(seen, |d| d.read_ms);
+    let line = |what: &str, v: &[f64]| {
+        println!(
+            "{what}: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            v.len(),
+            percentile(v, 50.0),
+            percentile(v, 99.0),
+            v.last().copied().unwrap_or(0.0)
+        );
+    };
+    let by_kernel = seen
+        .iter()
+        .flat_map(|s| s.live.iter())
+        .filter(|d| d.by_kernel)
+        .count();
+    line(
+        &format!(
+            "live events, stamped → arrived (the kernel's receive time on the viewer's socket, \
+             {by_kernel} of {}; the rest timed when read)",
+            lat.len()
+        ),
+        &lat,
+    );
+    line(
+        "  of which stamped once every viewer was connected",
+        &steady,
+    );
+    line(
+        "live events, stamped → read by this client (arrival + its own queue of viewers)",
+        &read,
+    );
+    line(
+        "  of which stamped once every viewer was connected",
+        &read_steady,
+    );
+    if per_batch {
+        print_batches(seen);
+    }
+    (lat, steady, read)
 }
 
 fn report(
@@ -251,7 +338,6 @@ fn report(
         .map(|s| s.connect_ms)
         .collect();
     connect.sort_by(f64::total_cmp);
-    let (lat, steady) = latencies(seen);
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     println!(
         "load: {} viewer(s) of {} debate(s) on {} ({cores} cores here), {:.1} s",
@@ -266,20 +352,7 @@ fn report(
         percentile(&connect, 99.0),
         connect.last().copied().unwrap_or(0.0)
     );
-    println!(
-        "live events, stamped → received: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        lat.len(),
-        percentile(&lat, 50.0),
-        percentile(&lat, 99.0),
-        lat.last().copied().unwrap_or(0.0)
-    );
-    println!(
-        "  of which stamped once every viewer was connected: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        steady.len(),
-        percentile(&steady, 50.0),
-        percentile(&steady, 99.0),
-        steady.last().copied().unwrap_or(0.0)
-    );
+    let (lat, steady, read) = print_latencies(seen, args.per_batch);
     let mib = |k: Option<u64>| {
         k.map_or_else(
             || "unknown".to_owned(),
@@ -307,7 +380,7 @@ fn report(
         );
     }
     println!(
-        "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} connected_p99_ms={:.1} rss_peak_mib={}",
+        "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} connected_p99_ms={:.1} read_p99_ms={:.1} rss_peak_mib={}",
         args.viewers,
         ids.len(),
         args.viewers,
@@ -315,6 +388,7 @@ fn report(
         percentile(&lat, 50.0),
         percentile(&lat, 99.0),
         percentile(&steady, 99.0),
+        percentile(&read, 99.0),
         rss_peak.map_or_else(|| "unknown".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0))
     );
 }

@@ -1,4 +1,4 @@
-use super::wire::{dechunk, find, head, on_event};
+use super::wire::{dechunk, find, head, on_event, read_more};
 use super::*;
 
 /// Chunked transfer coding split anywhere: whole chunks come out, the rest waits.
@@ -21,9 +21,17 @@ fn dechunks_across_reads() {
 /// Issue 17: the "connected" figures leave out events stamped before the last viewer was in.
 #[test]
 fn connected_latencies_start_when_the_last_viewer_is_in() {
-    let viewer = |connected_at: f64, latencies_ms: Vec<(f64, f64)>| Seen {
+    let viewer = |connected_at: f64, live: Vec<(f64, f64)>| Seen {
         connected_at,
-        latencies_ms,
+        live: live
+            .into_iter()
+            .map(|(stamped, ms)| Delivery {
+                stamped,
+                arrived_ms: ms,
+                read_ms: ms + 100.0,
+                by_kernel: true,
+            })
+            .collect(),
         ..Seen::default()
     };
     let failed = Seen {
@@ -36,13 +44,15 @@ fn connected_latencies_start_when_the_last_viewer_is_in() {
         viewer(200.0, vec![(250.0, 3.0), (300.0, 1.0)]),
         failed,
     ];
-    let (all, connected) = latencies(&seen);
+    let (all, connected) = latencies(&seen, |d| d.arrived_ms);
     assert_eq!(all, [1.0, 2.0, 3.0, 9.0]);
     assert_eq!(
         connected,
         [1.0, 2.0, 3.0],
         "stamped at or after 200, a failed viewer aside"
     );
+    let (read, _) = latencies(&seen, |d| d.read_ms);
+    assert_eq!(read, [101.0, 102.0, 103.0, 109.0]);
 }
 
 #[test]
@@ -68,11 +78,68 @@ fn reads_a_message_in_place() {
     let mut seen = Seen::default();
     let ts = "2026-11-25T00:00:00.000Z";
     let msg = format!("id: 7\ndata: {{\"seq\":7,\"ts\":\"{ts}\",\"type\":\"decision\"}}\n\n");
-    assert_eq!(on_event(msg.as_bytes(), 0.0, &mut seen), Ok(true));
+    assert_eq!(on_event(msg.as_bytes(), 0.0, None, &mut seen), Ok(true));
     assert_eq!(seen.seqs, [7]);
-    assert_eq!(on_event(b":\n\n", 0.0, &mut seen), Ok(false));
-    assert!(on_event(b"data: {\ndata: }\n\n", 0.0, &mut seen).is_err());
-    assert!(on_event(b"data: not json\n\n", 0.0, &mut seen).is_err());
+    assert_eq!(on_event(b":\n\n", 0.0, None, &mut seen), Ok(false));
+    assert!(on_event(b"data: {\ndata: }\n\n", 0.0, None, &mut seen).is_err());
+    assert!(on_event(b"data: not json\n\n", 0.0, None, &mut seen).is_err());
+    // A live event's arrival is the kernel's time, its read this client's (never before it).
+    let stamped = app::protocol::time::days(ts).expect("a timestamp") * 86_400_000.0;
+    let mut live = Seen::default();
+    let msg = format!("data: {{\"seq\":1,\"ts\":\"{ts}\",\"type\":\"vote\"}}\n\n");
+    assert_eq!(
+        on_event(msg.as_bytes(), 0.0, Some(stamped + 5.0), &mut live),
+        Ok(false)
+    );
+    let d = live.live[0];
+    assert_eq!((d.stamped, d.arrived_ms, d.by_kernel), (stamped, 5.0, true));
+    assert!(d.read_ms >= d.arrived_ms, "{d:?}");
+    // Without the kernel's time, the arrival is the read.
+    assert_eq!(on_event(msg.as_bytes(), 0.0, None, &mut live), Ok(false));
+    let d = live.live[1];
+    assert_eq!((d.arrived_ms, d.by_kernel), (d.read_ms, false));
+    // Stamped before the viewer connected: backlog, not timed.
+    let mut late = Seen::default();
+    let cursor = stamped + 10.0;
+    assert_eq!(
+        on_event(msg.as_bytes(), cursor, Some(cursor), &mut late),
+        Ok(false)
+    );
+    assert!(late.live.is_empty());
+}
+
+/// Issue 17: a read is timed by the kernel's receive timestamp of its bytes (over a real
+/// loopback connection), which falls between their sending and their reading. The kernel turns
+/// timestamping on shortly after it is first asked for (a deferred switch), so the first reads
+/// may come without one: the exchange is repeated until one has it.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_read_is_timed_when_its_bytes_arrived() {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let (client, server) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+    let (mut client, (mut server, _)) = (client.expect("connect"), server.expect("accept"));
+    super::wire::arrival_stamp(&client);
+    for _ in 0..50 {
+        let before = unix_ms();
+        server.write_all(b"hello").await.expect("write");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let mut buf = Vec::new();
+        let (n, arrived) = read_more(&mut client, &mut buf).await.expect("read");
+        let read = unix_ms();
+        assert_eq!((n, buf.as_slice()), (5, &b"hello"[..]));
+        if let Some(arrived) = arrived {
+            assert!(
+                arrived >= before - 1.0 && read - arrived >= 20.0,
+                "sent {before}, arrived {arrived}, read {read}"
+            );
+            return;
+        }
+    }
+    panic!("no read came with the kernel's receive timestamp");
 }
 
 /// The three fields read in place when the event starts as the server writes it; anything else
@@ -112,10 +179,16 @@ fn reads_an_events_head_in_place_or_leaves_it_to_serde() {
     let mut slow = Seen::default();
     let reordered = format!("data: {{\"type\":\"vote\",\"ts\":\"{ts}\",\"seq\":4}}\n\n");
     let usual = format!("data: {{\"seq\":4,\"ts\":\"{ts}\",\"type\":\"vote\"}}\n\n");
-    assert_eq!(on_event(usual.as_bytes(), 0.0, &mut fast), Ok(false));
-    assert_eq!(on_event(reordered.as_bytes(), 0.0, &mut slow), Ok(false));
+    assert_eq!(on_event(usual.as_bytes(), 0.0, None, &mut fast), Ok(false));
+    assert_eq!(
+        on_event(reordered.as_bytes(), 0.0, None, &mut slow),
+        Ok(false)
+    );
     assert_eq!(fast.seqs, slow.seqs);
-    assert_eq!(fast.latencies_ms.len(), slow.latencies_ms.len());
+    let timed = |s: &Seen| -> Vec<(f64, bool)> {
+        s.live.iter().map(|d| (d.stamped, d.by_kernel)).collect()
+    };
+    assert_eq!(timed(&fast), timed(&slow));
 }
 
 #[test]

@@ -5,10 +5,10 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::{unix_ms, Seen};
+use super::{unix_ms, Delivery, Seen};
 
 #[derive(Deserialize)]
 struct Stamp {
@@ -47,6 +47,7 @@ async fn follow(
         .await
         .map_err(|e| format!("connect: {e}"))?;
     let _ = s.set_nodelay(true);
+    arrival_stamp(&s);
     let request = format!(
         "GET /api/debates/{id}/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\
          Accept-Encoding: identity\r\n\r\n"
@@ -59,7 +60,7 @@ async fn follow(
         if let Some(i) = find(&buf, b"\r\n\r\n") {
             break i + 4;
         }
-        if read_more(&mut s, &mut buf).await? == 0 {
+        if read_more(&mut s, &mut buf).await?.0 == 0 {
             return Err("the server closed before answering".into());
         }
     };
@@ -74,6 +75,8 @@ async fn follow(
     let chunked = head.contains("transfer-encoding: chunked");
     let mut raw = buf.split_off(head_end);
     let mut text = Vec::new();
+    // When the kernel received the bytes read last, if it said.
+    let mut arrived = None;
     loop {
         let body_ended = if chunked {
             dechunk(&mut raw, &mut text)?
@@ -89,7 +92,7 @@ async fn follow(
             if seen.ended {
                 return Err("a message after the log's last event".into());
             }
-            seen.ended = on_event(block, connected, seen)?;
+            seen.ended = on_event(block, connected, arrived, seen)?;
         }
         text.drain(..start);
         if body_ended {
@@ -107,16 +110,24 @@ async fn follow(
         } else {
             read_more(&mut s, &mut raw).await
         };
-        if read? == 0 {
+        let (n, at) = read?;
+        if n == 0 {
             // A response without chunked coding ends when the server closes.
             return Ok(None);
         }
+        arrived = at;
     }
 }
 
-/// One SSE block; `true` at the log's last event. The client runs on the machine it measures,
-/// so it reads a message where it lies: no copy, no text conversion, one JSON parse.
-pub(super) fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<bool, String> {
+/// One SSE block, whose last bytes the kernel received at `arrived` (Unix ms, when it said);
+/// `true` at the log's last event. The client runs on the machine it measures, so it reads a
+/// message where it lies: no copy, no text conversion, one JSON parse.
+pub(super) fn on_event(
+    block: &[u8],
+    connected: f64,
+    arrived: Option<f64>,
+    seen: &mut Seen,
+) -> Result<bool, String> {
     let mut data: Option<&[u8]> = None;
     let mut lines = 0;
     for line in lines_of(block) {
@@ -146,7 +157,12 @@ pub(super) fn on_event(block: &[u8], connected: f64, seen: &mut Seen) -> Result<
     let stamped = app::protocol::time::days(ts).map(|d| d * 86_400_000.0);
     // Stamped before the viewer connected: backlog, read from the store (not a live figure).
     if let Some(at) = stamped.filter(|at| *at >= connected - 1.0) {
-        seen.latencies_ms.push((at, (received - at).max(0.0)));
+        seen.live.push(Delivery {
+            stamped: at,
+            arrived_ms: (arrived.map_or(received, |a| a.min(received)) - at).max(0.0),
+            read_ms: (received - at).max(0.0),
+            by_kernel: arrived.is_some(),
+        });
     }
     Ok(matches!(kind, "decision" | "interrupted"))
 }
@@ -217,25 +233,102 @@ pub(super) fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, Stri
     Ok(ended)
 }
 
-/// Reads what has arrived onto the end of `buf` (straight into its spare room).
-async fn read_more(s: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
-    buf.reserve(8192);
-    s.read_buf(buf).await.map_err(|e| format!("read: {e}"))
+/// Reads what has arrived onto the end of `buf`: how many bytes, and when the kernel received
+/// the last of them (Unix ms), if it said.
+pub(super) async fn read_more(
+    s: &mut TcpStream,
+    buf: &mut Vec<u8>,
+) -> Result<(usize, Option<f64>), String> {
+    arrival::read(s, buf)
+        .await
+        .map_err(|e| format!("read: {e}"))
 }
 
-/// Where `needle` (a few bytes) first occurs in `hay`: a vectorised scan for its first byte
-/// (`memchr`), then the rest compared in place (a `memcmp` per position was a tenth of the
-/// client's time at 5,000 viewers, a byte-by-byte scan a fifth of what remained).
-pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, rest) = needle.split_first()?;
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(first, hay.get(from..)?) {
-        let at = from + i;
-        let follows = hay.get(at + 1..at + 1 + rest.len())?;
-        if follows.iter().zip(rest).all(|(a, b)| a == b) {
-            return Some(at);
-        }
-        from = at + 1;
+/// Asks the kernel to timestamp what `s` receives (see [`arrival`]).
+pub(super) fn arrival_stamp(s: &TcpStream) {
+    arrival::stamp(s);
+}
+
+/// An event's arrival as a viewer's own machine would time it (issue 17): the kernel's receive
+/// timestamp of the bytes on the socket (`SO_TIMESTAMPNS`). The load client runs thousands of
+/// viewers in one process on the cores it measures; while a crowd connects, its tasks read an
+/// event that has long arrived only after the connecting work queued before them, and the time
+/// they read it (still reported) is the client's queue, not the server's latency.
+#[cfg(target_os = "linux")]
+mod arrival {
+    use std::io::{self, IoSliceMut};
+    use std::os::fd::AsRawFd;
+
+    use nix::sys::socket::{recvmsg, setsockopt, sockopt, ControlMessageOwned, MsgFlags};
+    use nix::sys::time::TimeSpec;
+    use tokio::io::Interest;
+    use tokio::net::TcpStream;
+
+    /// Asks the kernel to timestamp what this socket receives (best effort: without it, reads are
+    /// timed when they happen).
+    pub(super) fn stamp(s: &TcpStream) {
+        let _ = setsockopt(s, sockopt::ReceiveTimestampns, &true);
     }
-    None
+
+    /// Reads onto the end of `buf`; the byte count and the kernel's receive time of the last of
+    /// them, if it gave one.
+    pub(super) async fn read(s: &TcpStream, buf: &mut Vec<u8>) -> io::Result<(usize, Option<f64>)> {
+        let old = buf.len();
+        // recvmsg fills initialised bytes: a page at a time (an event batch is a few KiB).
+        buf.resize(old + 4096, 0);
+        let read = loop {
+            s.readable().await?;
+            let attempt = s.try_io(Interest::READABLE, || {
+                let mut iov = [IoSliceMut::new(&mut buf[old..])];
+                let mut control = nix::cmsg_space!(TimeSpec);
+                let msg = recvmsg::<()>(
+                    s.as_raw_fd(),
+                    &mut iov,
+                    Some(&mut control),
+                    MsgFlags::empty(),
+                )?;
+                let at = msg.cmsgs().ok().and_then(|mut c| {
+                    c.find_map(|m| match m {
+                        ControlMessageOwned::ScmTimestampns(t) => {
+                            Some(t.tv_sec() as f64 * 1000.0 + t.tv_nsec() as f64 / 1e6)
+                        }
+                        _ => None,
+                    })
+                });
+                Ok((msg.bytes, at))
+            });
+            match attempt {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                other => break other,
+            }
+        };
+        buf.truncate(old + read.as_ref().map_or(0, |(n, _)| *n));
+        read
+    }
+}
+
+/// Elsewhere reads are timed when they happen.
+#[cfg(not(target_os = "linux"))]
+mod arrival {
+    use tokio::io::AsyncReadExt;
+    use tokio::net::TcpStream;
+
+    pub(super) fn stamp(_: &TcpStream) {}
+
+    pub(super) async fn read(
+        s: &mut TcpStream,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<(usize, Option<f64>)> {
+        buf.reserve(8192);
+        Ok((s.read_buf(buf).await?, None))
+    }
+}
+
+/// Where `needle` first occurs in `hay` (`memchr`'s vectorised substring search: a `memcmp` per
+/// position was a tenth of the client's time at 5,000 viewers); `None` for an empty needle.
+pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    memchr::memmem::find(hay, needle)
 }
