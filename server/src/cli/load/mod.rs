@@ -40,7 +40,7 @@ pub struct LoadArgs {
 }
 
 /// One live event as a viewer got it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 struct Delivery {
     /// When the server stamped it (Unix ms).
     stamped: f64,
@@ -240,6 +240,15 @@ fn latencies(seen: &[Seen], pick: fn(&Delivery) -> f64) -> (Vec<f64>, Vec<f64>) 
     (lat, steady)
 }
 
+/// The median and 99th percentile of sorted latencies, as printed.
+fn spread(sorted: &[f64]) -> String {
+    format!(
+        "p50 {:.1} ms, p99 {:.1} ms",
+        percentile(sorted, 50.0),
+        percentile(sorted, 99.0)
+    )
+}
+
 /// `--per-batch`: the live deliveries grouped by the millisecond their event was stamped.
 fn print_batches(seen: &[Seen]) {
     let mut batches: std::collections::BTreeMap<i64, (Vec<f64>, Vec<f64>)> = Default::default();
@@ -257,13 +266,11 @@ fn print_batches(seen: &[Seen]) {
             .filter(|s| s.error.is_none() && s.connected_at <= at as f64)
             .count();
         println!(
-            "  batch at +{} ms: {} deliveries, {connected} viewers connected; arrived p50 {:.1} ms, p99 {:.1} ms; read p50 {:.1} ms, p99 {:.1} ms",
+            "  batch at +{} ms: {} deliveries, {connected} viewers connected; arrived {}; read {}",
             at - first,
             arrived.len(),
-            percentile(&arrived, 50.0),
-            percentile(&arrived, 99.0),
-            percentile(&read, 50.0),
-            percentile(&read, 99.0),
+            spread(&arrived),
+            spread(&read),
         );
     }
 }
@@ -275,13 +282,19 @@ fn print_latencies(seen: &[Seen], per_batch: bool) -> (Vec<f64>, Vec<f64>, Vec<f
     let (read, read_steady) = latencies(seen, |d| d.read_ms);
     let line = |what: &str, v: &[f64]| {
         println!(
-            "{what}: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            "{what}: {} deliveries, {}, max {:.1} ms",
             v.len(),
-            percentile(v, 50.0),
-            percentile(v, 99.0),
+            spread(v),
             v.last().copied().unwrap_or(0.0)
         );
     };
+    if lat.is_empty() {
+        println!(
+            "live events: none (every event was stamped before its viewer connected: the \
+             debates ended first, so there was no live latency to time)"
+        );
+        return (lat, steady, read);
+    }
     let by_kernel = seen
         .iter()
         .flat_map(|s| s.live.iter())

@@ -121,14 +121,14 @@ async fn a_read_is_timed_when_its_bytes_arrived() {
         .expect("bind");
     let addr = listener.local_addr().expect("address");
     let (client, server) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
-    let (mut client, (mut server, _)) = (client.expect("connect"), server.expect("accept"));
+    let (client, (mut server, _)) = (client.expect("connect"), server.expect("accept"));
     super::wire::arrival_stamp(&client);
     for _ in 0..50 {
         let before = unix_ms();
         server.write_all(b"hello").await.expect("write");
         tokio::time::sleep(Duration::from_millis(30)).await;
         let mut buf = Vec::new();
-        let (n, arrived) = read_more(&mut client, &mut buf).await.expect("read");
+        let (n, arrived) = read_more(&client, &mut buf).await.expect("read");
         let read = unix_ms();
         assert_eq!((n, buf.as_slice()), (5, &b"hello"[..]));
         if let Some(arrived) = arrived {

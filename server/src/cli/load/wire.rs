@@ -60,7 +60,7 @@ async fn follow(
         if let Some(i) = find(&buf, b"\r\n\r\n") {
             break i + 4;
         }
-        if read_more(&mut s, &mut buf).await?.0 == 0 {
+        if read_more(&s, &mut buf).await?.0 == 0 {
             return Err("the server closed before answering".into());
         }
     };
@@ -104,11 +104,11 @@ async fn follow(
         }
         // SV-3: the stream ends after the terminal event.
         let read = if seen.ended {
-            tokio::time::timeout(END_WAIT, read_more(&mut s, &mut raw))
+            tokio::time::timeout(END_WAIT, read_more(&s, &mut raw))
                 .await
                 .map_err(|_| "the stream stayed open after the log's last event".to_owned())?
         } else {
-            read_more(&mut s, &mut raw).await
+            read_more(&s, &mut raw).await
         };
         let (n, at) = read?;
         if n == 0 {
@@ -236,7 +236,7 @@ pub(super) fn dechunk(raw: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, Stri
 /// Reads what has arrived onto the end of `buf`: how many bytes, and when the kernel received
 /// the last of them (Unix ms), if it said.
 pub(super) async fn read_more(
-    s: &mut TcpStream,
+    s: &TcpStream,
     buf: &mut Vec<u8>,
 ) -> Result<(usize, Option<f64>), String> {
     arrival::read(s, buf)
@@ -256,6 +256,7 @@ pub(super) fn arrival_stamp(s: &TcpStream) {
 /// they read it (still reported) is the client's queue, not the server's latency.
 #[cfg(target_os = "linux")]
 mod arrival {
+    use std::cell::RefCell;
     use std::io::{self, IoSliceMut};
     use std::os::fd::AsRawFd;
 
@@ -263,6 +264,12 @@ mod arrival {
     use nix::sys::time::TimeSpec;
     use tokio::io::Interest;
     use tokio::net::TcpStream;
+
+    thread_local! {
+        /// The control-message buffer `recvmsg` fills with the timestamp: one per thread, used
+        /// only inside a read (never across an await), instead of one allocated per read.
+        static CONTROL: RefCell<Vec<u8>> = RefCell::new(nix::cmsg_space!(TimeSpec));
+    }
 
     /// Asks the kernel to timestamp what this socket receives (best effort: without it, reads are
     /// timed when they happen).
@@ -280,22 +287,19 @@ mod arrival {
             s.readable().await?;
             let attempt = s.try_io(Interest::READABLE, || {
                 let mut iov = [IoSliceMut::new(&mut buf[old..])];
-                let mut control = nix::cmsg_space!(TimeSpec);
-                let msg = recvmsg::<()>(
-                    s.as_raw_fd(),
-                    &mut iov,
-                    Some(&mut control),
-                    MsgFlags::empty(),
-                )?;
-                let at = msg.cmsgs().ok().and_then(|mut c| {
-                    c.find_map(|m| match m {
-                        ControlMessageOwned::ScmTimestampns(t) => {
-                            Some(t.tv_sec() as f64 * 1000.0 + t.tv_nsec() as f64 / 1e6)
-                        }
-                        _ => None,
-                    })
-                });
-                Ok((msg.bytes, at))
+                CONTROL.with_borrow_mut(|control| {
+                    let msg =
+                        recvmsg::<()>(s.as_raw_fd(), &mut iov, Some(control), MsgFlags::empty())?;
+                    let at = msg.cmsgs().ok().and_then(|mut c| {
+                        c.find_map(|m| match m {
+                            ControlMessageOwned::ScmTimestampns(t) => {
+                                Some(t.tv_sec() as f64 * 1000.0 + t.tv_nsec() as f64 / 1e6)
+                            }
+                            _ => None,
+                        })
+                    });
+                    Ok((msg.bytes, at))
+                })
             });
             match attempt {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -310,17 +314,21 @@ mod arrival {
 /// Elsewhere reads are timed when they happen.
 #[cfg(not(target_os = "linux"))]
 mod arrival {
-    use tokio::io::AsyncReadExt;
+    use std::io;
+
     use tokio::net::TcpStream;
 
     pub(super) fn stamp(_: &TcpStream) {}
 
-    pub(super) async fn read(
-        s: &mut TcpStream,
-        buf: &mut Vec<u8>,
-    ) -> std::io::Result<(usize, Option<f64>)> {
-        buf.reserve(8192);
-        Ok((s.read_buf(buf).await?, None))
+    pub(super) async fn read(s: &TcpStream, buf: &mut Vec<u8>) -> io::Result<(usize, Option<f64>)> {
+        buf.reserve(4096);
+        loop {
+            s.readable().await?;
+            match s.try_read_buf(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                other => return other.map(|n| (n, None)),
+            }
+        }
     }
 }
 
