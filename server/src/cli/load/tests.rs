@@ -122,7 +122,7 @@ async fn a_read_is_timed_when_its_bytes_arrived() {
     let addr = listener.local_addr().expect("address");
     let (client, server) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
     let (client, (mut server, _)) = (client.expect("connect"), server.expect("accept"));
-    super::wire::arrival_stamp(&client);
+    super::wire::arrival::stamp(&client);
     for _ in 0..50 {
         let before = unix_ms();
         server.write_all(b"hello").await.expect("write");

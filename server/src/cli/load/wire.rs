@@ -47,7 +47,7 @@ async fn follow(
         .await
         .map_err(|e| format!("connect: {e}"))?;
     let _ = s.set_nodelay(true);
-    arrival_stamp(&s);
+    arrival::stamp(&s);
     let request = format!(
         "GET /api/debates/{id}/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\
          Accept-Encoding: identity\r\n\r\n"
@@ -244,18 +244,13 @@ pub(super) async fn read_more(
         .map_err(|e| format!("read: {e}"))
 }
 
-/// Asks the kernel to timestamp what `s` receives (see [`arrival`]).
-pub(super) fn arrival_stamp(s: &TcpStream) {
-    arrival::stamp(s);
-}
-
 /// An event's arrival as a viewer's own machine would time it (issue 17): the kernel's receive
 /// timestamp of the bytes on the socket (`SO_TIMESTAMPNS`). The load client runs thousands of
 /// viewers in one process on the cores it measures; while a crowd connects, its tasks read an
 /// event that has long arrived only after the connecting work queued before them, and the time
 /// they read it (still reported) is the client's queue, not the server's latency.
 #[cfg(target_os = "linux")]
-mod arrival {
+pub(super) mod arrival {
     use std::cell::RefCell;
     use std::io::{self, IoSliceMut};
     use std::os::fd::AsRawFd;
@@ -273,7 +268,7 @@ mod arrival {
 
     /// Asks the kernel to timestamp what this socket receives (best effort: without it, reads are
     /// timed when they happen).
-    pub(super) fn stamp(s: &TcpStream) {
+    pub(in super::super) fn stamp(s: &TcpStream) {
         let _ = setsockopt(s, sockopt::ReceiveTimestampns, &true);
     }
 
@@ -313,12 +308,12 @@ mod arrival {
 
 /// Elsewhere reads are timed when they happen.
 #[cfg(not(target_os = "linux"))]
-mod arrival {
+pub(super) mod arrival {
     use std::io;
 
     use tokio::net::TcpStream;
 
-    pub(super) fn stamp(_: &TcpStream) {}
+    pub(in super::super) fn stamp(_: &TcpStream) {}
 
     pub(super) async fn read(s: &TcpStream, buf: &mut Vec<u8>) -> io::Result<(usize, Option<f64>)> {
         buf.reserve(4096);
