@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.H.js,
-# pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — and
-# their manifest), the stylesheet
+# pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — their
+# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the stylesheet
 # (pkg/consilium.css), the offline audit viewer (viewer.html, self-contained) and the public assets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,8 +53,11 @@ python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp
 rm -rf "$site/pkg.tmp/viewer"
 # One content hash in every name of the split bundle, so the server can mark them immutable.
 python3 scripts/hash-bundle.py "$site/pkg.tmp"
+# Each lazy page's chunks also in one file, the pack the server-rendered page preloads: one
+# request, and one compressed stream is smaller than its chunks compressed one by one.
+python3 scripts/pack-pages.py "$site/pkg.tmp"
 # Precompressed beside each file, served as the browser accepts (brotli from scripts/setup.sh).
-for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css; do
+for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css "$site"/pkg.tmp/*.bin; do
   gzip -9 -n -k -f "$f"
   brotli -q 11 -k -f "$f"
 done

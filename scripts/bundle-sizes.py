@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints what each page of the site fetches before it works, as sent (brotli), from the split
 bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS glue, the chunk
-loader and the stylesheet; a lazy route adds the chunks its manifest entry lists (issue 17)."""
+loader and the stylesheet; a lazy route adds its pack (all its chunks in one file,
+scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17)."""
 import json
 import os
 import re
@@ -19,17 +20,20 @@ def main():
     # The main module and its glue: consilium.H.js / consilium.H.wasm (scripts/hash-bundle.py).
     main_files = [f for f in os.listdir(pkg) if re.fullmatch(r"consilium(\.[0-9a-f]+\.js|\.[0-9a-f]+\.wasm|\.js|_bg\.wasm)", f)]
     first = main_files + ["consilium.css"] + loader
-    with open(os.path.join(pkg, "__wasm_split_manifest.json")) as f:
-        manifest = json.load(f)
+    with open(os.path.join(pkg, "pages.json")) as f:
+        manifest = json.load(f)["pages"]
     pages = []
-    for split, chunks in sorted(manifest.items()):
+    for split, page in sorted(manifest.items()):
         m = re.fullmatch(r"__(\w+?)_route_view_\d+", split)
         name = m.group(1) if m else split
-        pages.append(("home (/)" if name == "home" else name, [c + ".wasm" for c in chunks]))
+        files = [page["pack"] + ".bin"] if page["pack"] else [c + ".wasm" for c in page["chunks"]]
+        pages.append(("home (/)" if name == "home" else name, files))
     pages.sort(key=lambda page: page[0] != "home (/)")
     every = [f for f in os.listdir(pkg) if f.endswith((".wasm", ".js", ".css"))]
+    packed = [f for f in os.listdir(pkg) if f.endswith(".bin")]
     print(f"bundle: {len(every)} files, {kib(every, '') :,.0f} KiB raw, {kib(every, '.gz'):,.0f} KiB gzip, "
-          f"{kib(every):,.0f} KiB brotli in all")
+          f"{kib(every):,.0f} KiB brotli in all; and {len(packed)} packs of a page's chunks, "
+          f"{kib(packed):,.0f} KiB brotli")
     print("page: on the wire before it works (brotli; raw)")
     for name, chunks in pages:
         files = first + chunks

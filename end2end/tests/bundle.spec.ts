@@ -5,7 +5,8 @@ import { hydrated } from './pages';
 // Issue 17: the bundle is split per page. The home page fetches the main module and its own module
 // only (what it shares with other pages is in the main module: vendor/wasm_split_cli_support); a
 // page's own code (a module per lazy route, and chunks it shares) is fetched when the page is first
-// shown — server-rendered pages preload theirs, and a page reached by a link fetches them then.
+// shown — a server-rendered page preloads all of its chunks as one file (its pack), and a page
+// reached by a link fetches the chunks it does not have yet, one by one.
 
 function wasmFetched(page: Page): string[] {
   const seen: string[] = [];
@@ -59,21 +60,47 @@ test('the home page loads the main module and its own; the audit page fetches it
   expect(errors).toEqual([]);
 });
 
-test('a server-rendered page preloads its chunks and hydrates with them', async ({ page, request }) => {
+test('a server-rendered page preloads its chunks as one pack and hydrates with them', async ({ page, request }) => {
   const { id, log } = await finishedDebate(request, 'Is remote work better for junior engineers?', 12);
   const resp = await request.get(`/debates/${id}/audit`);
   const html = await resp.text();
+  // Besides the main module (Leptos's own preload): one file holding every chunk of the page
+  // (scripts/pack-pages.py), which the chunk loader finds by its id
+  // (vendor/wasm_split_cli_support/PATCH.md); no chunk preloaded on its own.
   const preloads = [...html.matchAll(/<link [^>]*>/g)]
     .map((m) => m[0])
     .filter((link) => link.includes('rel="preload"'))
-    .map((link) => /href="([^"]+)"/.exec(link)?.[1] ?? '');
-  expect(preloads.some((p) => p.includes('audit_route'))).toBe(true);
+    .filter((link) => !/href="\/pkg\/consilium\.[0-9a-f]{16}\.wasm"/.test(link));
+  expect(preloads).toHaveLength(1);
+  expect(preloads[0]).toContain('id="wasm-split-pack"');
+  // The chunk loader is fetched beside the main module's glue, not after it.
+  const modules = [...html.matchAll(/<link [^>]*>/g)]
+    .map((m) => m[0])
+    .filter((link) => link.includes('rel="modulepreload"'));
+  expect(modules.some((link) => /href="\/pkg\/__wasm_split\.[0-9a-f]{16}\.js"/.test(link))).toBe(true);
+  const pack = /href="([^"]+)"/.exec(preloads[0])?.[1] ?? '';
+  expect(pack).toMatch(/^\/pkg\/pack_audit\.[0-9a-f]{16}\.bin$/);
+  // Sent as the brotli written at build time, kept by the browser for good.
+  const packed = await request.get(pack, { headers: { 'Accept-Encoding': 'br' } });
+  expect(packed.status()).toBe(200);
+  expect(packed.headers()['content-encoding']).toBe('br');
+  expect(packed.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
 
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  const seen = wasmFetched(page);
+  const packs: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.endsWith('.bin')) packs.push(url.pathname);
+  });
   await page.goto(`/debates/${id}/audit`);
   await hydrated(page);
   await expect(page.getByTestId('verdict')).toHaveText(
     `verified: ${log.events.length} events, decision ${log.decision} recomputed`);
+  // The page's ~30 chunks came in the pack: the only module fetched alone is the main one, and
+  // the pack is fetched once (the loader's fetch takes the preloaded response).
+  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/)]);
+  expect(packs).toEqual([pack]);
   expect(errors).toEqual([]);
 });

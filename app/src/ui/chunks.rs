@@ -1,20 +1,42 @@
 //! The server side of the split bundle (issue 17): a server-rendered page asks the browser to
-//! fetch its chunks at once (`<link rel="preload">`), beside the main module, instead of after
-//! the main module has started. The chunks each lazy page needs are listed in the manifest
-//! `tools/wasm-split` writes (`pkg/__wasm_split_manifest.json`), keyed by the page's split point
-//! (`__<page>_view_<hash>`). Without a built site there is no manifest and nothing is preloaded.
+//! fetch its code at once (`<link rel="preload">`), beside the main module, instead of after the
+//! main module has started. `pkg/pages.json` (`scripts/pack-pages.py`, from the manifest
+//! `tools/wasm-split` writes) names the chunk loader and, for each lazy page's split point
+//! (`__<page>_view_<hash>`), the chunks it needs and the pack holding them all. A page with a
+//! pack preloads that one file, and the chunk loader takes its chunks from it (`<link
+//! id="wasm-split-pack">`); a page without one preloads its chunks. Leptos's own preloading of a
+//! page's chunks reads the splitter's manifest under its own name, which the build removes: it
+//! would fetch every chunk beside the pack. Without a built site nothing is preloaded.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use leptos::prelude::*;
 use leptos_meta::{Link, Meta};
+use serde::Deserialize;
 
-/// Split point name → the chunk files (without `.wasm`) it needs, in load order.
+/// `pkg/pages.json`.
+#[derive(Default, Deserialize)]
+struct Pages {
+    /// The chunk loader's file (`__wasm_split.<hash>.js`).
+    loader: String,
+    /// Split point name → its page's code.
+    pages: HashMap<String, Page>,
+}
+
+/// What a lazy page needs besides the main module.
+#[derive(Deserialize)]
+struct Page {
+    /// The chunk files (without `.wasm`) in load order.
+    chunks: Vec<String>,
+    /// The file holding them all (without `.bin`), for a page of more than one chunk.
+    pack: Option<String>,
+}
+
 #[derive(Clone, Default)]
 pub(crate) struct Manifest {
     pkg: String,
-    chunks: Arc<HashMap<String, Vec<String>>>,
+    pages: Arc<Pages>,
 }
 
 /// Read once per process (the site does not change under a running server), and provided to the
@@ -25,14 +47,14 @@ pub(crate) fn provide(options: &LeptosOptions) {
         let pkg = options.site_pkg_dir.to_string();
         let path = std::path::Path::new(options.site_root.as_ref())
             .join(&pkg)
-            .join("__wasm_split_manifest.json");
-        let chunks = std::fs::read_to_string(&path)
+            .join("pages.json");
+        let pages = std::fs::read_to_string(&path)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default();
         Manifest {
             pkg,
-            chunks: Arc::new(chunks),
+            pages: Arc::new(pages),
         }
     });
     provide_context(manifest.clone());
@@ -50,8 +72,8 @@ fn split_prefix(route: &str) -> String {
     snake + "_view_"
 }
 
-/// Registers in the page's `<head>` a preload of every chunk the lazy route `route` (its type's
-/// name) needs.
+/// Registers in the page's `<head>` a preload of the chunk loader and of every chunk the lazy
+/// route `route` (its type's name) needs: its pack if it has one, else each chunk.
 pub(crate) fn preload(route: &str) {
     // Named in the page, so the browser loads this route's code before hydrating (`load_shown_page`).
     let _ = view! { <Meta name=super::PAGE_META content=route.to_owned()/> }.to_html();
@@ -59,19 +81,36 @@ pub(crate) fn preload(route: &str) {
         return;
     };
     let prefix = split_prefix(route);
-    let nonce = leptos::nonce::use_nonce()
-        .map(|n| n.to_string())
-        .unwrap_or_default();
-    let chunks = manifest
-        .chunks
+    let Some(page) = manifest
+        .pages
+        .pages
         .iter()
-        .filter(|(split, _)| split.starts_with(&prefix))
-        .flat_map(|(_, chunks)| chunks);
-    for chunk in chunks {
-        // Rendering a leptos_meta tag registers it with the page's <head>.
+        .find_map(|(split, page)| split.starts_with(&prefix).then_some(page))
+    else {
+        return;
+    };
+    // `crossorigin` makes each a CORS request with same-origin credentials, as the module import
+    // and `fetch()` ask for, so they take the preloaded responses instead of fetching again.
+    // Rendering a leptos_meta tag registers it with the page's <head>.
+    let pkg = &manifest.pkg;
+    let loader = &manifest.pages.loader;
+    let _ = view! {
+        <Link rel="modulepreload" href=format!("/{pkg}/{loader}") crossorigin="anonymous"/>
+    }
+    .to_html();
+    if let Some(pack) = &page.pack {
+        // The chunk loader finds the pack by this id.
         let _ = view! {
-            <Link rel="preload" href=format!("/{}/{chunk}.wasm", manifest.pkg) as_="fetch"
-                type_="application/wasm" crossorigin=nonce.clone()/>
+            <Link id="wasm-split-pack" rel="preload" href=format!("/{pkg}/{pack}.bin") as_="fetch"
+                crossorigin="anonymous"/>
+        }
+        .to_html();
+        return;
+    }
+    for chunk in &page.chunks {
+        let _ = view! {
+            <Link rel="preload" href=format!("/{pkg}/{chunk}.wasm") as_="fetch"
+                type_="application/wasm" crossorigin="anonymous"/>
         }
         .to_html();
     }

@@ -105,7 +105,7 @@ function getSharedImports() {{
             // (for example due to attaching a has of its contents).
             crate::OutputTarget::Web(_) => format!(
                 r#"() => {{
-    const src = fetch(new URL({file_path}, import.meta.url));
+    const src = fetchChunk(new URL({file_path}, import.meta.url));
     src.catch(() => {{}});
     return async (imports) => {wrap}(WebAssembly.instantiateStreaming(src, imports));
 }}
