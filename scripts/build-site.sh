@@ -55,7 +55,7 @@ rm -rf "$site/pkg.tmp/viewer"
 python3 scripts/hash-bundle.py "$site/pkg.tmp"
 # Each lazy page's chunks also in one file, the pack the server-rendered page preloads: one
 # request, and one compressed stream is smaller than its chunks compressed one by one.
-python3 scripts/pack-pages.py "$site/pkg.tmp"
+python3 scripts/pack-pages.py "$site/pkg.tmp" --panels-on live,audit
 # Precompressed beside each file, served as the browser accepts (brotli from scripts/setup.sh).
 for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css "$site"/pkg.tmp/*.bin; do
   gzip -9 -n -k -f "$f"

@@ -2,7 +2,9 @@
 """Prints what each page of the site fetches before it works, as sent (brotli), from the split
 bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS glue, the chunk
 loader and the stylesheet; a lazy route adds its pack (all its chunks in one file,
-scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17)."""
+scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17). A page that
+shows a protocol's panel is printed once without one (an S4 debate's) and once with each panel
+(`live + es_panel`: an ES debate's live page), as the server preloads it."""
 import json
 import os
 import re
@@ -23,11 +25,14 @@ def main():
     with open(os.path.join(pkg, "pages.json")) as f:
         manifest = json.load(f)["pages"]
     pages = []
+    files = lambda code: [code["pack"] + ".bin"] if code["pack"] else [c + ".wasm" for c in code["chunks"]]
     for split, page in sorted(manifest.items()):
-        m = re.fullmatch(r"__(\w+?)_route_view_\d+", split)
-        name = m.group(1) if m else split
-        files = [page["pack"] + ".bin"] if page["pack"] else [c + ".wasm" for c in page["chunks"]]
-        pages.append(("home (/)" if name == "home" else name, files))
+        name = page["name"]
+        if name.endswith("_panel"):
+            continue  # loaded with a page (below), never alone first
+        pages.append(("home (/)" if name == "home" else name, files(page)))
+        for panel, code in sorted(page["panels"].items()):
+            pages.append((f"{name} + {panel}", files(code)))
     pages.sort(key=lambda page: page[0] != "home (/)")
     every = [f for f in os.listdir(pkg) if f.endswith((".wasm", ".js", ".css"))]
     packed = [f for f in os.listdir(pkg) if f.endswith(".bin")]
@@ -37,7 +42,7 @@ def main():
     print("page: on the wire before it works (brotli; raw)")
     for name, chunks in pages:
         files = first + chunks
-        print(f"  {name:<10} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
+        print(f"  {name:<20} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
 
 
 main()

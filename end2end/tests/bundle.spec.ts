@@ -42,21 +42,30 @@ test('the home page loads the main module and its own; the audit page fetches it
   for (const file of fetched) expect(cached[file]).toBe('public, max-age=31536000, immutable');
   expect(cached['/pkg/consilium.css']).toBe('no-cache');
 
-  // The debate list links to the live page: client-side navigation fetches its chunks, and the
-  // page works (it shows the finished debate's decision and links to the audit).
+  // The debate list links to the live page: client-side navigation fetches its code, all new to
+  // this page, as the live page's pack (named in pages.json, which the chunk loader reads once),
+  // not chunk by chunk, and the page works (it shows the decision and links to the audit).
   seen.length = 0;
+  const packs: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.endsWith('.bin') || url.pathname.endsWith('.json')) packs.push(url.pathname);
+  });
   await page.locator(`a[href="/debates/${id}"]`).first().click();
   await expect(page).toHaveURL(new RegExp(`/debates/${id}$`));
   await expect(page.getByTestId('audit-link')).toBeVisible();
-  expect(seen.length).toBeGreaterThan(0);
-  expect(seen).not.toContain(main[0]);
+  expect(packs).toEqual(['/pkg/pages.json', expect.stringMatching(/^\/pkg\/pack_live\.[0-9a-f]{16}\.bin$/)]);
+  expect(seen).toEqual([]);
 
-  // The audit page's own chunk arrives on the click, and it verifies the log in this browser.
-  seen.length = 0;
+  // The audit page shares much of its code with the live page: what it lacks arrives chunk by
+  // chunk on the click (its own module among them), and it verifies the log in this browser.
+  packs.length = 0;
   await page.getByTestId('audit-link').click();
   await expect(page.getByTestId('verdict')).toHaveText(
     `verified: ${log.events.length} events, decision ${log.decision} recomputed`);
   expect(seen.some((p) => p.includes('audit_route'))).toBe(true);
+  expect(seen).not.toContain(main[0]);
+  expect(packs).toEqual([]);
   expect(errors).toEqual([]);
 });
 
@@ -102,5 +111,50 @@ test('a server-rendered page preloads its chunks as one pack and hydrates with t
   // the pack is fetched once (the loader's fetch takes the preloaded response).
   expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/)]);
   expect(packs).toEqual([pack]);
+  expect(errors).toEqual([]);
+});
+
+test("a protocol's panel comes in its page's pack: an RR debate's live page, not an S4 one's", async ({ page, request }) => {
+  // app/src/ui/panels.rs: each protocol's panel is a split point of its own; the server preloads
+  // the page's chunks with the panel's as one pack, names the panel in the page, and the browser
+  // loads it before hydrating.
+  const created = await request.post('/api/debates', {
+    data: { query: 'Should I buy index funds after a rally?', protocol: 'round_robin', seed: 4, config: { max_rounds: 2 } },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = await created.json();
+  await expect
+    .poll(async () => (await (await request.get(`/api/debates/${id}`)).json()).status, { timeout: 30_000 })
+    .toBe('finished');
+  const packOf = async (path: string) => {
+    const html = await (await request.get(path)).text();
+    const packs = [...html.matchAll(/<link [^>]*id="wasm-split-pack"[^>]*>/g)].map((m) => m[0]);
+    expect(packs).toHaveLength(1);
+    const panel = /<meta name="consilium-panel" content="([^"]+)"/.exec(html)?.[1] ?? null;
+    return { pack: /href="([^"]+)"/.exec(packs[0])?.[1] ?? '', panel };
+  };
+  const rr = await packOf(`/debates/${id}`);
+  expect(rr.panel).toBe('rr_panel');
+  expect(rr.pack).toMatch(/^\/pkg\/pack_live-rr_panel\.[0-9a-f]{16}\.bin$/);
+  const audit = await packOf(`/debates/${id}/audit`);
+  expect(audit.pack).toMatch(/^\/pkg\/pack_audit-rr_panel\.[0-9a-f]{16}\.bin$/);
+  const s4 = await finishedDebate(request, 'Should a bakery open on Mondays?', 13);
+  const plain = await packOf(`/debates/${s4.id}`);
+  expect(plain.panel).toBeNull();
+  expect(plain.pack).toMatch(/^\/pkg\/pack_live\.[0-9a-f]{16}\.bin$/);
+  // The RR page's pack is larger than the S4 page's by the panel's code.
+  const size = async (path: string) => (await (await request.get(path, { headers: { 'Accept-Encoding': 'identity' } })).body()).length;
+  expect(await size(rr.pack)).toBeGreaterThan(await size(plain.pack));
+
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const seen = wasmFetched(page);
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  // The panel was server-rendered and hydrated from code already loaded: a panel still loading
+  // would not match the server's markup, and hydration would fail (a page error).
+  await expect(page.getByTestId('trigger')).toHaveAttribute('data-triggered', /^(true|false)$/);
+  await expect(page.getByTestId('turn-timeline')).toBeVisible();
+  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/)]);
   expect(errors).toEqual([]);
 });

@@ -93,15 +93,8 @@ pub fn AuditBody(export: Export) -> impl IntoView {
         <super::costs::DefenceFlags state=folded/>
         <super::costs::UsageTable state=folded/>
         <super::whatif::WhatIfPanel events=events.clone()/>
-        {match audit.view.protocol.as_str() {
-            "round_robin" => {
-                let state = RwSignal::new(audit.view.clone());
-                view! { <super::round_robin::RrPanel state/> }.into_any()
-            }
-            "collapse" => view! { <super::collapse::WcBoard state=folded/> }.into_any(),
-            "escalation" => view! { <super::escalation::EsPanel state=folded/> }.into_any(),
-            "reconcile" => view! { <super::reconcile::RcPanel state=folded/> }.into_any(),
-            _ => view! {
+        {super::panels::protocol_panel(&audit.view.protocol, folded, None)}
+        {super::panels::panel_of(&audit.view.protocol).is_none().then(|| view! {
                 <section class="panel">
                     <h2>"Before and after the challenges"</h2>
                     <p class="muted">"Each agent's independent position (round 1), what it did after being challenged (round 3) and its locked vote (round 4)."</p>
@@ -114,8 +107,7 @@ pub fn AuditBody(export: Export) -> impl IntoView {
                     <p class="muted">"Round 2: who challenged whom, arguing for which decision, and on what."</p>
                     <ChallengeMatrix audit=audit.clone()/>
                 </section>
-            }.into_any(),
-        }}
+            })}
         <section class="panel">
             <h2>{format!("Timeline · {} events", super::costs::thousands(audit.timeline.len() as u64))}</h2>
             <Timeline audit tampered_at/>

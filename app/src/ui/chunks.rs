@@ -6,9 +6,14 @@
 //! pack preloads that one file, and the chunk loader takes its chunks from it (`<link
 //! id="wasm-split-pack">`); a page without one preloads its chunks. Leptos's own preloading of a
 //! page's chunks reads the splitter's manifest under its own name, which the build removes: it
-//! would fetch every chunk beside the pack. Without a built site nothing is preloaded.
+//! would fetch every chunk beside the pack. A debate's live and audit pages also show a
+//! protocol's panel (`panels.rs`), whose code is a split point of its own: for those pages
+//! `pages.json` holds a pack per panel (the page's chunks with the panel's), and the page's
+//! pack link waits until the page knows which panel it shows (`preload_panel`). Without a built
+//! site nothing is preloaded.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use leptos::prelude::*;
@@ -31,7 +36,24 @@ struct Page {
     chunks: Vec<String>,
     /// The file holding them all (without `.bin`), for a page of more than one chunk.
     pack: Option<String>,
+    /// For a page that shows a protocol's panel (`panels.rs`), by the panel's function name: the
+    /// page's chunks with the panel's, and their pack. Such a page's pack link waits until the
+    /// page knows its panel (`preload_panel`).
+    #[serde(default)]
+    panels: HashMap<String, Code>,
 }
+
+/// The chunks of a page with one panel, and the pack holding them.
+#[derive(Deserialize)]
+struct Code {
+    chunks: Vec<String>,
+    pack: Option<String>,
+}
+
+/// The lazy page being rendered (its split point's prefix), for its panel's preload, and
+/// whether its code is preloaded yet (a page's view may be built more than once while rendered).
+#[derive(Clone)]
+struct Shown(String, Arc<AtomicBool>);
 
 #[derive(Clone, Default)]
 pub(crate) struct Manifest {
@@ -72,8 +94,9 @@ fn split_prefix(route: &str) -> String {
     snake + "_view_"
 }
 
-/// Registers in the page's `<head>` a preload of the chunk loader and of every chunk the lazy
-/// route `route` (its type's name) needs: its pack if it has one, else each chunk.
+/// Registers in the page's `<head>` the name of the lazy route `route` (its type's name), a
+/// preload of the chunk loader and of every chunk the route needs: its pack if it has one, else
+/// each chunk. A page with panels leaves its chunks to `preload_panel`, which knows which panel.
 pub(crate) fn preload(route: &str) {
     // Named in the page, so the browser loads this route's code before hydrating (`load_shown_page`).
     let _ = view! { <Meta name=super::PAGE_META content=route.to_owned()/> }.to_html();
@@ -81,14 +104,10 @@ pub(crate) fn preload(route: &str) {
         return;
     };
     let prefix = split_prefix(route);
-    let Some(page) = manifest
-        .pages
-        .pages
-        .iter()
-        .find_map(|(split, page)| split.starts_with(&prefix).then_some(page))
-    else {
+    let Some(page) = manifest.page(&prefix) else {
         return;
     };
+    provide_context(Shown(prefix, Arc::default()));
     // `crossorigin` makes each a CORS request with same-origin credentials, as the module import
     // and `fetch()` ask for, so they take the preloaded responses instead of fetching again.
     // Rendering a leptos_meta tag registers it with the page's <head>.
@@ -98,8 +117,41 @@ pub(crate) fn preload(route: &str) {
         <Link rel="modulepreload" href=format!("/{pkg}/{loader}") crossorigin="anonymous"/>
     }
     .to_html();
-    if let Some(pack) = &page.pack {
-        // The chunk loader finds the pack by this id.
+    if page.panels.is_empty() {
+        preload_code(pkg, page.pack.as_deref(), &page.chunks);
+    }
+}
+
+/// For a page that shows a protocol's panel (`panels.rs`; `None`: a debate whose protocol has
+/// none): names the panel in the page, so the browser loads its code before hydrating
+/// (`load_shown_panel`), and preloads the page's code with the panel's, as one pack.
+pub(crate) fn preload_panel(panel: Option<&str>) {
+    let shown = use_context::<Shown>();
+    if shown
+        .as_ref()
+        .is_some_and(|Shown(_, done)| done.swap(true, Ordering::Relaxed))
+    {
+        return;
+    }
+    if let Some(panel) = panel {
+        let _ = view! { <Meta name=super::panels::PANEL_META content=panel.to_owned()/> }.to_html();
+    }
+    let (Some(manifest), Some(Shown(prefix, _))) = (use_context::<Manifest>(), shown) else {
+        return;
+    };
+    let Some(page) = manifest.page(&prefix) else {
+        return;
+    };
+    let pkg = &manifest.pkg;
+    match panel.and_then(|p| page.panels.get(p)) {
+        Some(code) => preload_code(pkg, code.pack.as_deref(), &code.chunks),
+        None => preload_code(pkg, page.pack.as_deref(), &page.chunks),
+    }
+}
+
+/// A pack, found by the chunk loader by its id, or else each chunk.
+fn preload_code(pkg: &str, pack: Option<&str>, chunks: &[String]) {
+    if let Some(pack) = pack {
         let _ = view! {
             <Link id="wasm-split-pack" rel="preload" href=format!("/{pkg}/{pack}.bin") as_="fetch"
                 crossorigin="anonymous"/>
@@ -107,12 +159,22 @@ pub(crate) fn preload(route: &str) {
         .to_html();
         return;
     }
-    for chunk in &page.chunks {
+    for chunk in chunks {
         let _ = view! {
             <Link rel="preload" href=format!("/{pkg}/{chunk}.wasm") as_="fetch"
                 type_="application/wasm" crossorigin="anonymous"/>
         }
         .to_html();
+    }
+}
+
+impl Manifest {
+    /// The lazy page whose split point starts with `prefix`.
+    fn page(&self, prefix: &str) -> Option<&Page> {
+        self.pages
+            .pages
+            .iter()
+            .find_map(|(split, page)| split.starts_with(prefix).then_some(page))
     }
 }
 

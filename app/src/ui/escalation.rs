@@ -309,7 +309,7 @@ pub(crate) fn RuleForm(rule: Rule, challenge: ChallengeView) -> impl IntoView {
 #[component]
 pub fn EsPanel(
     #[prop(into)] state: Signal<DebateView>,
-    #[prop(optional)] id: Option<String>,
+    #[prop(optional_no_strip)] id: Option<String>,
 ) -> impl IntoView {
     let me = Resource::new(|| (), |_| super::data::who_am_i());
     let send = rule_action();

@@ -171,13 +171,7 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
         <super::costs::DefenceFlags state=state.into()/>
         <super::costs::UsageTable state=state.into()/>
 
-        {match detail.protocol.as_str() {
-            "round_robin" => view! { <super::round_robin::RrPanel state/> }.into_any(),
-            "collapse" => view! { <super::collapse::WcBoard state=state.into()/> }.into_any(),
-            "escalation" => view! { <super::escalation::EsPanel state id=detail.id.clone()/> }.into_any(),
-            "reconcile" => view! { <super::reconcile::RcPanel state/> }.into_any(),
-            _ => ().into_any(),
-        }}
+        {super::panels::protocol_panel(&detail.protocol, state.into(), Some(detail.id.clone()))}
         <section class="board" hidden=matches!(detail.protocol.as_str(), "collapse" | "reconcile") style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">
                 {move || {

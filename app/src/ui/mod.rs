@@ -17,6 +17,7 @@ mod human;
 mod judge;
 mod live;
 mod outcomes;
+mod panels;
 mod past;
 mod pause;
 mod per_agent;
@@ -75,7 +76,8 @@ macro_rules! lazy_pages {
         $(lazy_page!($route, $page);)*
 
         /// Loads the chunks of the lazy page this server-rendered document shows, as named in its
-        /// `<head>` (`chunks::preload`); nothing for a page that is not lazy. Hydration is
+        /// `<head>` (`chunks::preload`), and of the protocol's panel it shows (`panels.rs`);
+        /// nothing for a page that is not lazy. Hydration is
         /// synchronous (the vendored tachys drops `AnyView`'s async hydration, a copy of every
         /// view tree's hydration code), so a lazy page's code must be here before it starts.
         #[cfg(feature = "hydrate")]
@@ -90,6 +92,8 @@ macro_rules! lazy_pages {
                 Some(other) => leptos::logging::warn!("unknown page in <head>: {other}"),
                 None => {}
             }
+            #[cfg(not(feature = "single-module"))]
+            panels::load_shown_panel().await;
         }
     };
 }

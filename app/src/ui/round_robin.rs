@@ -76,7 +76,7 @@ const KEEP_TURNS: usize = 60;
 
 /// RR-5, RR-2, RR-3 at a glance, above the agents' columns.
 #[component]
-pub fn RrPanel(state: RwSignal<DebateView>) -> impl IntoView {
+pub fn RrPanel(state: Signal<DebateView>) -> impl IntoView {
     let trigger = move || state.with(|v| v.rr.trigger.clone());
     // Issue 17 item 6: a long debate shows its last rounds and turns unless asked for all.
     let all_rounds = RwSignal::new(false);

@@ -168,7 +168,7 @@ function getSharedImports() {{
             };
             self.write_export_const(
                 &loader_name,
-                &format_args!("wrapAsyncCb(makeLoad({fetch_opts}, [{deps}]))"),
+                &format_args!("wrapAsyncCb(makeLoad({fetch_opts}, [{deps}]), \"{split}\")"),
             )?;
             let prefetches = self.prefetch_map.entry(split.clone()).or_default();
             if !is_empty {

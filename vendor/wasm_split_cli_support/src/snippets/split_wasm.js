@@ -1,7 +1,8 @@
-function wrapAsyncCb(callee) {
+function wrapAsyncCb(callee, split) {
     return async (callbackIndex, callbackData) => {
         let success;
         try {
+            await packFor(split);
             await callee();
             success = true;
         } catch (e) {
@@ -41,8 +42,14 @@ function makeLoad(fetcher, deps) {
 // A page may name one file holding the chunks it needs first (a pack: for each chunk, its name's
 // length and name, then its length and bytes, lengths as 32-bit little-endian): one request and
 // one compressed stream instead of one per chunk. `<link id="wasm-split-pack" href="…">` names it;
-// a chunk it holds is taken from it, any other (or all, if the pack cannot be read) is fetched.
-let pack = undefined;
+// a chunk it holds is taken from it. A page reached later by a link takes its own pack, named in
+// `pages.json` beside this file, when most of its chunks are new to the page (a few more chunks
+// come one by one; the page shown first is not looked up). Any other chunk, or all if a pack
+// cannot be read, is fetched on its own.
+const packs = [];
+let linked = undefined, pages = undefined;
+// Chunks asked for (some may still be on their way), and chunks already handed to the loader.
+const requested = new Set(), taken = new Set();
 function unpack(buffer) {
     const view = new DataView(buffer), chunks = new Map(), names = new TextDecoder();
     let at = 0;
@@ -51,25 +58,56 @@ function unpack(buffer) {
         const name = names.decode(new Uint8Array(buffer, at + 4, nameLength));
         at += 4 + nameLength;
         const length = view.getUint32(at, true);
-        chunks.set(name, new Uint8Array(buffer, at + 4, length));
+        // A chunk already taken is not instantiated again: only what is new is kept.
+        if (!taken.has(name)) chunks.set(name, new Uint8Array(buffer, at + 4, length));
         at += 4 + length;
     }
     return chunks;
 }
-function fetchChunk(url) {
-    if (pack === undefined) {
+function addPack(href) {
+    const pack = fetch(href)
+        .then(r => r.ok ? r.arrayBuffer() : null)
+        .then(b => b === null ? null : unpack(b))
+        .catch(() => null);
+    packs.push(pack);
+    return pack;
+}
+function linkedPack() {
+    if (linked === undefined) {
         const link = typeof document === "undefined" ? null : document.getElementById("wasm-split-pack");
-        pack = link === null ? Promise.resolve(null) : fetch(link.href)
-            .then(r => r.ok ? r.arrayBuffer() : null)
-            .then(b => b === null ? null : unpack(b))
+        linked = link === null ? Promise.resolve(null) : addPack(link.href);
+    }
+    return linked;
+}
+let loads = 0;
+async function packFor(split) {
+    // The first page's code is what the page preloads (its link, or its one module): no lookup.
+    const initial = loads++ === 0;
+    const first = await linkedPack();
+    if (initial || (first !== null && [...first.keys()].some(name => name.startsWith(`split_${split}.`)))) return;
+    if (pages === undefined) {
+        pages = fetch(new URL("./pages.json", import.meta.url))
+            .then(r => r.ok ? r.json() : null)
             .catch(() => null);
     }
+    const page = (await pages)?.pages?.[split];
+    if (!page || !page.pack) return;
+    const fresh = page.chunks.filter(chunk => !requested.has(`${chunk}.wasm`)).length;
+    if (fresh * 2 > page.chunks.length) addPack(new URL(`./${page.pack}.bin`, import.meta.url));
+}
+function fetchChunk(url) {
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-    return pack.then(chunks => {
-        const bytes = chunks === null ? undefined : chunks.get(name);
-        // Each chunk is instantiated once; the pack's memory goes once every chunk is taken.
-        if (bytes !== undefined) chunks.delete(name);
-        return bytes === undefined ? fetch(url)
-            : new Response(bytes, { headers: { "Content-Type": "application/wasm" } });
+    requested.add(name);
+    linkedPack();
+    return Promise.all(packs).then(all => {
+        taken.add(name);
+        for (const chunks of all) {
+            const bytes = chunks === null ? undefined : chunks.get(name);
+            if (bytes === undefined) continue;
+            // Each chunk is instantiated once; a pack's memory goes once its chunks are taken.
+            chunks.delete(name);
+            return new Response(bytes, { headers: { "Content-Type": "application/wasm" } });
+        }
+        return fetch(url);
     });
 }
