@@ -14,7 +14,10 @@ reads: the chunk loader's file, and for each split point its chunks and its pack
 preload every chunk of a page one by one beside the pack.
 A page that shows a protocol's panel (`app/src/ui/panels.rs`, a split point `PANEL_panel_N`) gets,
 besides its own pack, one pack per panel holding its chunks and the panel's (`--panels-on
-live,audit`): the server preloads the one for the debate it renders. Each page's entry also carries
+live,audit`): the server preloads the one for the debate it renders. A panel's entry also names,
+under `after`, for each such page the pack of the chunks it adds to that page
+(`pack_PANEL-after-PAGE.H.bin`), which the chunk loader fetches when a click brings the panel to a
+page already loaded. Each page's entry also carries
 its name (`live`, `audit`, or the panel's function name), which scripts/bundle-sizes.py prints.
 Format: for each chunk, the length of its file name, the name (UTF-8), the length of its bytes,
 the bytes; lengths as 32-bit little-endian.
@@ -67,7 +70,7 @@ def main():
     missing = panels_on - {name_of(split) for split in manifest}
     if missing:
         sys.exit(f"pack-pages: no split point for page(s) {sorted(missing)} in {pkg}")
-    pages = {}
+    pages, after = {}, {}
     for split, chunks in sorted(manifest.items()):
         name = name_of(split)
         page = pages[split] = {"name": name, "chunks": chunks, "pack": None, "panels": {}}
@@ -82,6 +85,15 @@ def main():
             if pack:
                 write_pack(pkg, pack, both)
             page["panels"][panel] = {"chunks": both, "pack": pack}
+            # A click to a debate loads the page, then its panel: what the panel adds, as one file.
+            rest = [c for c in extra if c not in chunks]
+            delta = f"pack_{panel}-after-{name}.{h}" if len(rest) > 1 else None
+            if delta:
+                write_pack(pkg, delta, rest)
+            after.setdefault(panel, {})[split] = delta
+    for page in pages.values():
+        if page["name"] in after:
+            page["after"] = after[page["name"]]
     with open(os.path.join(pkg, "pages.json"), "w") as f:
         json.dump({"loader": loaders[0], "pages": pages}, f, indent=2, sort_keys=True)
         f.write("\n")

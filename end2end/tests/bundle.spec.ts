@@ -156,5 +156,25 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
   await expect(page.getByTestId('trigger')).toHaveAttribute('data-triggered', /^(true|false)$/);
   await expect(page.getByTestId('turn-timeline')).toBeVisible();
   expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/)]);
+
+  // From the home page, a click to the RR debate: the live page's pack, then what the panel adds
+  // to it as one more (pages.json `after`), no chunk alone.
+  await page.goto('/');
+  await hydrated(page);
+  await page.waitForLoadState('networkidle');
+  seen.length = 0;
+  const fetched: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.endsWith('.bin') || url.pathname.endsWith('.json')) fetched.push(url.pathname);
+  });
+  await page.locator(`a[href="/debates/${id}"]`).first().click();
+  await expect(page.getByTestId('turn-timeline')).toBeVisible();
+  expect(fetched).toEqual([
+    '/pkg/pages.json',
+    expect.stringMatching(/^\/pkg\/pack_live\.[0-9a-f]{16}\.bin$/),
+    expect.stringMatching(/^\/pkg\/pack_rr_panel-after-live\.[0-9a-f]{16}\.bin$/),
+  ]);
+  expect(seen).toEqual([]);
   expect(errors).toEqual([]);
 });

@@ -90,8 +90,19 @@ async function packFor(split) {
             .then(r => r.ok ? r.json() : null)
             .catch(() => null);
     }
-    const page = (await pages)?.pages?.[split];
-    if (!page || !page.pack) return;
+    const all = await pages;
+    const page = all?.pages?.[split];
+    if (!page) return;
+    // Code a page shows inside another (`after`: for each such page, the pack of what it adds
+    // to it), brought to that page already here: only what it adds, in one file.
+    for (const [shown, added] of Object.entries(page.after ?? {})) {
+        const base = all.pages[shown];
+        if (base && base.chunks.every(chunk => requested.has(`${chunk}.wasm`))) {
+            if (added) addPack(new URL(`./${added}.bin`, import.meta.url));
+            return;
+        }
+    }
+    if (!page.pack) return;
     const fresh = page.chunks.filter(chunk => !requested.has(`${chunk}.wasm`)).length;
     if (fresh * 2 > page.chunks.length) addPack(new URL(`./${page.pack}.bin`, import.meta.url));
 }
