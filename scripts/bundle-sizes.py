@@ -25,14 +25,14 @@ def main():
     with open(os.path.join(pkg, "pages.json")) as f:
         manifest = json.load(f)["pages"]
     pages = []
-    files = lambda code: [code["pack"] + ".bin"] if code["pack"] else [c + ".wasm" for c in code["chunks"]]
+    fetched = lambda code: [code["pack"] + ".bin"] if code["pack"] else [c + ".wasm" for c in code["chunks"]]
     for split, page in sorted(manifest.items()):
         name = page["name"]
         if name.endswith("_panel"):
             continue  # loaded with a page (below), never alone first
-        pages.append(("home (/)" if name == "home" else name, files(page)))
+        pages.append(("home (/)" if name == "home" else name, fetched(page)))
         for panel, code in sorted(page["panels"].items()):
-            pages.append((f"{name} + {panel}", files(code)))
+            pages.append((f"{name} + {panel}", fetched(code)))
     pages.sort(key=lambda page: page[0] != "home (/)")
     every = [f for f in os.listdir(pkg) if f.endswith((".wasm", ".js", ".css"))]
     packed = [f for f in os.listdir(pkg) if f.endswith(".bin")]

@@ -17,8 +17,8 @@ besides its own pack, one pack per panel holding its chunks and the panel's (`--
 live,audit`): the server preloads the one for the debate it renders. A panel's entry also names,
 under `after`, for each such page the pack of the chunks it adds to that page
 (`pack_PANEL-after-PAGE.H.bin`), which the chunk loader fetches when a click brings the panel to a
-page already loaded. Each page's entry also carries
-its name (`live`, `audit`, or the panel's function name), which scripts/bundle-sizes.py prints.
+page already loaded. Each page's entry also carries its name (`live`, `audit`, or the panel's
+function name), which scripts/bundle-sizes.py prints.
 Format: for each chunk, the length of its file name, the name (UTF-8), the length of its bytes,
 the bytes; lengths as 32-bit little-endian.
 Usage: scripts/pack-pages.py PKG [--panels-on PAGE,PAGE…]"""
@@ -80,13 +80,13 @@ def main():
         if name not in panels_on:
             continue
         for panel, extra in sorted(panels.items()):
-            both = chunks + [c for c in extra if c not in chunks]
+            rest = [c for c in extra if c not in chunks]
+            both = chunks + rest
             pack = f"pack_{name}-{panel}.{h}" if len(both) > 1 else None
             if pack:
                 write_pack(pkg, pack, both)
             page["panels"][panel] = {"chunks": both, "pack": pack}
             # A click to a debate loads the page, then its panel: what the panel adds, as one file.
-            rest = [c for c in extra if c not in chunks]
             delta = f"pack_{panel}-after-{name}.{h}" if len(rest) > 1 else None
             if delta:
                 write_pack(pkg, delta, rest)

@@ -8,14 +8,17 @@ import { hydrated } from './pages';
 // shown — a server-rendered page preloads all of its chunks as one file (its pack), and a page
 // reached by a link fetches the chunks it does not have yet, one by one.
 
-function wasmFetched(page: Page): string[] {
+// The bundle's files of the given kinds the page asks for from now on, in order.
+function pkgFetched(page: Page, ...endings: string[]): string[] {
   const seen: string[] = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
-    if (url.pathname.startsWith('/pkg/') && url.pathname.endsWith('.wasm')) seen.push(url.pathname);
+    if (url.pathname.startsWith('/pkg/') && endings.some((e) => url.pathname.endsWith(e))) seen.push(url.pathname);
   });
   return seen;
 }
+
+const wasmFetched = (page: Page) => pkgFetched(page, '.wasm');
 
 test('the home page loads the main module and its own; the audit page fetches its chunks when shown', async ({ page, request }) => {
   const errors: string[] = [];
@@ -46,11 +49,7 @@ test('the home page loads the main module and its own; the audit page fetches it
   // this page, as the live page's pack (named in pages.json, which the chunk loader reads once),
   // not chunk by chunk, and the page works (it shows the decision and links to the audit).
   seen.length = 0;
-  const packs: string[] = [];
-  page.on('request', (r) => {
-    const url = new URL(r.url());
-    if (url.pathname.endsWith('.bin') || url.pathname.endsWith('.json')) packs.push(url.pathname);
-  });
+  const packs = pkgFetched(page, '.bin', '.json');
   await page.locator(`a[href="/debates/${id}"]`).first().click();
   await expect(page).toHaveURL(new RegExp(`/debates/${id}$`));
   await expect(page.getByTestId('audit-link')).toBeVisible();
@@ -98,11 +97,7 @@ test('a server-rendered page preloads its chunks as one pack and hydrates with t
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const seen = wasmFetched(page);
-  const packs: string[] = [];
-  page.on('request', (r) => {
-    const url = new URL(r.url());
-    if (url.pathname.endsWith('.bin')) packs.push(url.pathname);
-  });
+  const packs = pkgFetched(page, '.bin');
   await page.goto(`/debates/${id}/audit`);
   await hydrated(page);
   await expect(page.getByTestId('verdict')).toHaveText(
@@ -163,11 +158,7 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
   await hydrated(page);
   await page.waitForLoadState('networkidle');
   seen.length = 0;
-  const fetched: string[] = [];
-  page.on('request', (r) => {
-    const url = new URL(r.url());
-    if (url.pathname.endsWith('.bin') || url.pathname.endsWith('.json')) fetched.push(url.pathname);
-  });
+  const fetched = pkgFetched(page, '.bin', '.json');
   await page.locator(`a[href="/debates/${id}"]`).first().click();
   await expect(page.getByTestId('turn-timeline')).toBeVisible();
   expect(fetched).toEqual([

@@ -82,12 +82,7 @@ macro_rules! lazy_pages {
         /// view tree's hydration code), so a lazy page's code must be here before it starts.
         #[cfg(feature = "hydrate")]
         pub async fn load_shown_page() {
-            let shown = leptos::prelude::document()
-                .query_selector(&format!("meta[name={PAGE_META}]"))
-                .ok()
-                .flatten()
-                .and_then(|meta| meta.get_attribute("content"));
-            match shown.as_deref() {
+            match shown_in_head(PAGE_META).as_deref() {
                 $(Some(stringify!($route)) => <$route as leptos_router::LazyRoute>::preload().await,)*
                 Some(other) => leptos::logging::warn!("unknown page in <head>: {other}"),
                 None => {}
@@ -96,6 +91,16 @@ macro_rules! lazy_pages {
             panels::load_shown_panel().await;
         }
     };
+}
+
+/// What this server-rendered document's `<meta name=NAME>` says (its lazy route, its panel).
+#[cfg(feature = "hydrate")]
+fn shown_in_head(name: &str) -> Option<String> {
+    leptos::prelude::document()
+        .query_selector(&format!("meta[name={name}]"))
+        .ok()
+        .flatten()
+        .and_then(|meta| meta.get_attribute("content"))
 }
 
 /// The `<meta name>` by which a server-rendered page names its lazy route.

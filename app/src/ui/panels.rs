@@ -95,12 +95,7 @@ pub(crate) fn protocol_panel(
 /// still loading would not match the server's markup).
 #[cfg(all(feature = "hydrate", not(feature = "single-module")))]
 pub async fn load_shown_panel() {
-    let shown = leptos::prelude::document()
-        .query_selector(&format!("meta[name={PANEL_META}]"))
-        .ok()
-        .flatten()
-        .and_then(|meta| meta.get_attribute("content"));
-    match shown.as_deref() {
+    match super::shown_in_head(PANEL_META).as_deref() {
         Some("rr_panel") => __preload_rr_panel().await,
         Some("wc_panel") => __preload_wc_panel().await,
         Some("es_panel") => __preload_es_panel().await,
