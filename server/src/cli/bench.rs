@@ -37,6 +37,10 @@ pub struct BenchArgs {
     /// `full`: SQLite fsyncs every commit (power-loss safe); `normal`: crash safe (the default).
     #[arg(long, value_enum, default_value_t = crate::db::Durability::Normal)]
     pub durability: crate::db::Durability,
+    /// How many times the in-memory and the one-at-a-time durable runs are repeated: the best
+    /// run is the code's cost, the median shows how much the machine's load moved it.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
     #[command(subcommand)]
     pub suite: Option<Suite>,
 }
@@ -118,7 +122,13 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
 
     run_memory(500, |_| Instant0).await?; // warm-up
                                           // 1. Orchestration in memory, agents answering instantly.
-    let (orchestration, events) = run_memory(debates, |_| Instant0).await?;
+    let mut orchestration = Vec::new();
+    let mut events = 0;
+    for _ in 0..args.repeat {
+        let (wall, n) = run_memory(debates, |_| Instant0).await?;
+        orchestration.push(wall);
+        events = n;
+    }
     // 2. End to end in memory with the builtin agents, heuristics included.
     let (end_to_end, _) = run_memory(debates, |i| BuiltinAgents::new(u64::from(i))).await?;
     // 3. Durable: the real store, every event committed before it is published.
@@ -132,33 +142,41 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         .unwrap_or_else(|| format!("sqlite:{}/bench.db", dir.display()));
     let store = Store::connect_with(&url, args.durability).await?;
     let hub = Arc::new(Hub::default());
-    let start = Instant::now();
+    let mut durable = Vec::new();
     let mut stored_events = 0usize;
-    for i in 0..stored {
-        stored_events += run_stored(&store, &hub, i).await?;
+    for r in 0..args.repeat {
+        let start = Instant::now();
+        stored_events = 0;
+        for i in 0..stored {
+            stored_events += run_stored(&store, &hub, r * stored + i).await?;
+        }
+        durable.push(start.elapsed());
     }
-    let durable = start.elapsed();
     // 4. Durable with many debates at once: their appends share commits.
     let mut concurrent = Vec::new();
     for &k in &args.concurrency {
         let k = k.clamp(1, stored);
         let start = Instant::now();
-        let events = run_concurrent(&store, &hub, stored, k).await?;
+        let events = run_concurrent(&store, &hub, args.repeat * stored, stored, k).await?;
         concurrent.push((k, start.elapsed(), events));
     }
     let _ = std::fs::remove_dir_all(&dir);
 
     let per_turn = |d: Duration, n: u32| d.as_secs_f64() * 1e6 / (f64::from(n) * f64::from(TURNS));
-    let mem = per_turn(orchestration, debates);
-    let disk = per_turn(durable, stored);
+    let (mem_best, mem_median) = best_and_median(&orchestration);
+    let (disk_best, disk_median) = best_and_median(&durable);
+    let mem = per_turn(mem_best, debates);
+    let disk = per_turn(disk_best, stored);
+    let runs = args.repeat;
     println!(
         "consilium bench — S4, 3 agents, {TURNS} agent turns per debate; {} cores; durability {:?}",
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         args.durability
     );
     println!(
-        "in memory, instant agents : {debates} debates, {events} events in {:.3} s → {mem:.3} µs/turn orchestration",
-        orchestration.as_secs_f64()
+        "in memory, instant agents : {debates} debates, {events} events in {:.3} s → {mem:.3} µs/turn orchestration (best of {runs} runs; median {:.3})",
+        mem_best.as_secs_f64(),
+        per_turn(mem_median, debates)
     );
     println!(
         "in memory, builtin agents : {debates} debates in {:.3} s → {:.3} µs/turn end to end",
@@ -166,10 +184,11 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         per_turn(end_to_end, debates)
     );
     println!(
-        "{:<11}instant agents : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration",
+        "{:<11}instant agents : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration (best of {runs} runs; median {:.3})",
         format!("{}, ", store.backend()),
-        durable.as_secs_f64(),
-        stored_events as f64 / durable.as_secs_f64()
+        disk_best.as_secs_f64(),
+        stored_events as f64 / disk_best.as_secs_f64(),
+        per_turn(disk_median, stored)
     );
     for (k, wall, n) in &concurrent {
         println!(
@@ -188,6 +207,20 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         "reference (project brief, this machine): LangGraph ~250 µs/turn, AutoGen ~700 µs/turn"
     );
     Ok(())
+}
+
+/// The shortest and the median of `runs` (zero for none; of an even count, the mean of the two
+/// in the middle).
+fn best_and_median(runs: &[Duration]) -> (Duration, Duration) {
+    let mut sorted = runs.to_vec();
+    sorted.sort_unstable();
+    let mid = sorted.len() / 2;
+    let median = match (sorted.len() % 2, mid) {
+        (_, 0) => sorted.first().copied().unwrap_or_default(),
+        (0, _) => (sorted[mid - 1] + sorted[mid]) / 2,
+        _ => sorted[mid],
+    };
+    (sorted.first().copied().unwrap_or_default(), median)
 }
 
 /// Runs `n` debates in memory; returns the wall time and the number of events logged.
@@ -215,7 +248,14 @@ async fn run_memory<A: Agent>(
 }
 
 /// Runs `n` stored debates, `k` at a time; returns the events logged.
-async fn run_concurrent(store: &Store, hub: &Arc<Hub>, n: u32, k: u32) -> Result<usize, CliError> {
+/// Debates are numbered from `first` (each debate's number picks its query and seed).
+async fn run_concurrent(
+    store: &Store,
+    hub: &Arc<Hub>,
+    first: u32,
+    n: u32,
+    k: u32,
+) -> Result<usize, CliError> {
     let mut running = tokio::task::JoinSet::new();
     let mut events = 0;
     for i in 0..n {
@@ -225,7 +265,7 @@ async fn run_concurrent(store: &Store, hub: &Arc<Hub>, n: u32, k: u32) -> Result
             }
         }
         let (store, hub) = (store.clone(), hub.clone());
-        running.spawn(async move { run_stored(&store, &hub, n + i).await });
+        running.spawn(async move { run_stored(&store, &hub, first + i).await });
     }
     while let Some(done) = running.join_next().await {
         events += done.map_err(|e| CliError::Bench(e.to_string()))??;
@@ -263,4 +303,25 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
     drive(&mut run, &Instant0, &mut journal, &mut seq, timing(), None).await?;
     // Counted, not read back: reading the log is not part of running the debate.
     Ok(seq.stamped() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_and_median_of_repeated_runs() {
+        let ms = Duration::from_millis;
+        let cases: &[(&[u64], u64, u64)] = &[
+            (&[], 0, 0),
+            (&[7], 7, 7),
+            (&[9, 3], 3, 6),
+            (&[5, 1, 9, 3, 7], 1, 5),
+            (&[4, 8, 2, 6], 2, 5),
+        ];
+        for &(runs, best, median) in cases {
+            let runs: Vec<Duration> = runs.iter().map(|&m| ms(m)).collect();
+            assert_eq!(best_and_median(&runs), (ms(best), ms(median)), "{runs:?}");
+        }
+    }
 }
