@@ -1,9 +1,9 @@
 use super::*;
 
 /// A map that serialises its entries as given, repeated keys included.
-struct Entries(Vec<(&'static str, serde_json::Value)>);
+struct Entries<'a>(Vec<(&'a str, serde_json::Value)>);
 
-impl Serialize for Entries {
+impl Serialize for Entries<'_> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use ser::SerializeMap;
         let mut map = s.serialize_map(None)?;
@@ -97,4 +97,41 @@ fn reused_buffers_do_not_leak_between_values_sv_2() {
     let mut out = b"prefix".to_vec();
     write_canonical(&small, &[], &mut out).expect("canonical");
     assert_eq!(out, br#"prefix{"k":{"j":2}}"#);
+}
+
+/// SV-2: a string is written exactly as serde_json writes it, as a value and as a key (keys
+/// with nothing to escape are copied as they are, `write_key`), wherever the escaped byte falls.
+#[test]
+fn strings_come_out_as_serde_json_writes_them_sv_2() {
+    let mut cases: Vec<String> = vec![
+        String::new(),
+        "plain text".into(),
+        "exactly8".into(),
+        "tab\tand \"quotes\" and back\\slash".into(),
+        "é 漢 🎲 non-ASCII is not escaped".into(),
+        "\u{2028}\u{2029} line separators neither".into(),
+    ];
+    // Every ASCII byte on its own, then each byte JSON escapes (and its neighbours, which it
+    // does not) at every place in and across the words of a 20-byte string.
+    cases.extend((0u8..=0x7f).map(|b| char::from(b).to_string()));
+    for special in [
+        '\0', '\u{1}', '\u{1f}', ' ', '!', '"', '#', '[', '\\', ']', '\u{7f}', 'é',
+    ] {
+        for at in 0..=20 {
+            let mut s = "a".repeat(20);
+            s.insert(at, special);
+            cases.push(s);
+        }
+    }
+    for s in cases {
+        let want = serde_json::to_string(&s).expect("serde_json");
+        assert_eq!(canonical(&s, &[]), want, "{s:?}");
+        // And as a key and a value of an object.
+        let object = Entries(vec![(s.as_str(), serde_json::json!(s))]);
+        assert_eq!(
+            canonical(&object, &[]),
+            format!("{{{want}:{want}}}"),
+            "{s:?}"
+        );
+    }
 }
