@@ -112,7 +112,7 @@ fn strings_come_out_as_serde_json_writes_them_sv_2() {
         "\u{2028}\u{2029} line separators neither".into(),
     ];
     // Every ASCII byte on its own, then each byte JSON escapes (and its neighbours, which it
-    // does not) at every place in and across the words of a 20-byte string.
+    // does not) at every place of a 20-byte string.
     cases.extend((0u8..=0x7f).map(|b| char::from(b).to_string()));
     for special in [
         '\0', '\u{1}', '\u{1f}', ' ', '!', '"', '#', '[', '\\', ']', '\u{7f}', 'é',
