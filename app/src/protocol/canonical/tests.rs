@@ -82,6 +82,46 @@ fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
     );
     let repeated = Entries(vec![("a", json!(1)), ("b", json!(2)), ("a", json!(3))]);
     assert_eq!(canonical(&repeated, &[]), r#"{"a":3,"b":2}"#);
+    // Sorting compares the keys' first eight bytes as one number, then whole keys: keys that
+    // share those bytes, keys that end within them, a zero byte where a shorter key's padding
+    // is, a repeated key given in order, each in the order given and reversed.
+    let keys = [
+        "abcdefgh",
+        "abcdefgh\u{0}",
+        "abcdefgh0",
+        "abcdefghi",
+        "abcdefg",
+        "abcdefgi",
+        "a",
+        "a\u{0}",
+        "a\u{0}b",
+        "\u{0}",
+        "",
+        "abcdefgh01",
+        "abcdefgh00",
+        "ÿ",
+        "é",
+    ];
+    let mut sorted: Vec<&str> = keys.to_vec();
+    sorted.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let want = format!(
+        "{{{}}}",
+        sorted
+            .iter()
+            .map(|k| format!("{}:{}", serde_json::to_string(k).expect("key"), k.len()))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for order in [
+        keys.to_vec(),
+        keys.iter().rev().copied().collect(),
+        sorted.clone(),
+    ] {
+        let entries = Entries(order.iter().map(|k| (*k, json!(k.len()))).collect());
+        assert_eq!(canonical(&entries, &[]), want, "{order:?}");
+    }
+    let twice_in_order = Entries(vec![("a", json!(1)), ("a", json!(2)), ("b", json!(3))]);
+    assert_eq!(canonical(&twice_in_order, &[]), r#"{"a":2,"b":3}"#);
 }
 
 /// Buffers reused from one value to the next leave nothing behind (issue 17's spare buffers).
@@ -100,7 +140,8 @@ fn reused_buffers_do_not_leak_between_values_sv_2() {
 }
 
 /// SV-2: a string is written exactly as serde_json writes it, as a value and as a key (keys
-/// with nothing to escape are copied as they are, `write_key`), wherever the escaped byte falls.
+/// with nothing to escape are copied as they are, `needs_no_escape`), wherever the escaped byte
+/// falls.
 #[test]
 fn strings_come_out_as_serde_json_writes_them_sv_2() {
     let mut cases: Vec<String> = vec![
