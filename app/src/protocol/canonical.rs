@@ -226,7 +226,7 @@ impl<'a> Object<'a> {
             if m.plain {
                 self.out.extend_from_slice(&arena[m.key - 1..m.end]);
             } else {
-                write_key(self.out, &arena[m.key..m.key_end])?;
+                write_escaped_key(self.out, &arena[m.key..m.key_end])?;
                 self.out.push(b':');
                 self.out.extend_from_slice(&arena[m.value..m.end]);
             }
@@ -253,15 +253,9 @@ fn needs_no_escape(key: &[u8]) -> bool {
     key.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
-/// A key as a JSON string. Keys with nothing to escape are copied as they are; the others are
-/// written by serde_json, like every other string.
-fn write_key(out: &mut Vec<u8>, key: &[u8]) -> Result<(), Error> {
-    if needs_no_escape(key) {
-        out.push(b'"');
-        out.extend_from_slice(key);
-        out.push(b'"');
-        return Ok(());
-    }
+/// A key that needs escaping, as a JSON string written by serde_json, like every other string
+/// (keys with nothing to escape are copied out with their member, as written).
+fn write_escaped_key(out: &mut Vec<u8>, key: &[u8]) -> Result<(), Error> {
     // Keys were written from `&str`s (or integers), so they are UTF-8.
     let key = std::str::from_utf8(key).map_err(|_| Error("an object key is not UTF-8".into()))?;
     json(out, key)

@@ -84,7 +84,7 @@ fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
     assert_eq!(canonical(&repeated, &[]), r#"{"a":3,"b":2}"#);
     // Sorting compares the keys' first eight bytes as one number, then whole keys: keys that
     // share those bytes, keys that end within them, a zero byte where a shorter key's padding
-    // is, a repeated key given in order, each in the order given and reversed.
+    // is, each in the order given, reversed and sorted; then a repeated key given in order.
     let keys = [
         "abcdefgh",
         "abcdefgh\u{0}",
