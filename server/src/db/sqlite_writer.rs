@@ -50,8 +50,9 @@ impl std::fmt::Debug for SqliteWriter {
 }
 
 struct Shared {
-    /// Whoever holds it commits: the thread, or a caller that found nothing queued.
-    conn: Mutex<Connection>,
+    /// Whoever holds it commits: the thread, or a caller that found nothing queued (or the
+    /// checkpoint thread, holding writes back while it catches up with them).
+    conn: Arc<Mutex<Connection>>,
     /// Writes sent to the thread and not yet answered.
     queued: AtomicUsize,
     checkpoints: Checkpointer,
@@ -82,6 +83,9 @@ fn recovered(conn: MutexGuard<'_, Connection>) -> MutexGuard<'_, Connection> {
 
 /// At most this many writes share a transaction.
 const MAX_GROUP: usize = 512;
+
+/// The longest WAL kept on disk once it starts again (SQLite's `journal_size_limit`).
+const WAL_KEEP_BYTES: i64 = 64 * 1024 * 1024;
 
 impl SqliteWriter {
     /// Opens the file the pool opened (migrated already) with the same settings, and starts the
@@ -115,12 +119,15 @@ impl SqliteWriter {
             })
             .map_err(|e| e.to_string())?;
         // Checkpoints (copying the WAL back into the file, with an fsync) run on a thread of
-        // their own, so a commit never waits for one.
+        // their own, so a commit never waits for one (see `Checkpointer`); a WAL left long by a
+        // burst is cut back to `WAL_KEEP_BYTES` when it starts again.
         conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .and_then(|()| conn.pragma_update(None, "journal_size_limit", WAL_KEEP_BYTES))
             .map_err(|e| e.to_string())?;
-        let checkpoints = Checkpointer::start(path)?;
+        let conn = Arc::new(Mutex::new(conn));
+        let checkpoints = Checkpointer::start(path, Arc::clone(&conn))?;
         let shared = Arc::new(Shared {
-            conn: Mutex::new(conn),
+            conn,
             queued: AtomicUsize::new(0),
             checkpoints,
         });
@@ -173,12 +180,19 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 
 /// The checkpoint thread's handle, held by the writer thread: it says when something was written,
 /// and dropping it ends the thread.
+///
+/// A checkpoint beside a stream of commits never catches up with them, and SQLite starts the WAL
+/// again from its beginning only once every frame in it is checkpointed: the WAL grew for as
+/// long as writes kept coming (2.6 GB after `consilium bench` ran 6,000 debates one after the
+/// other; 64 MiB now). So when a checkpoint leaves frames behind — those committed while it
+/// copied — the thread holds the writer's connection (writes wait) while it copies them, and the
+/// next commit starts the WAL again from its beginning.
 struct Checkpointer {
     wrote: mpsc::SyncSender<()>,
 }
 
 impl Checkpointer {
-    fn start(path: &str) -> Result<Checkpointer, String> {
+    fn start(path: &str, writer: Arc<Mutex<Connection>>) -> Result<Checkpointer, String> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -191,13 +205,16 @@ impl Checkpointer {
             .name("sqlite-checkpoint".into())
             .spawn(move || {
                 // Wait for a write, let more arrive for a while, then checkpoint what is there
-                // (PASSIVE: never blocks the writer; what it cannot copy now, the next one does).
+                // (PASSIVE: never waits for readers or writers; what it cannot copy, the next
+                // one does).
                 while news.recv().is_ok() {
                     std::thread::sleep(CHECKPOINT_EVERY);
                     while news.try_recv().is_ok() {}
-                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                    {
-                        tracing::warn!("SQLite checkpoint failed (the next one retries): {e}");
+                    if checkpoint(&conn).is_some_and(|left| left > 0) {
+                        // The frames written meanwhile, with the writer held back.
+                        let held = writer.lock().unwrap_or_else(|e| recovered(e.into_inner()));
+                        checkpoint(&conn);
+                        drop(held);
                     }
                 }
             })
@@ -208,6 +225,20 @@ impl Checkpointer {
     /// Something was committed: a checkpoint is due.
     fn wrote(&self) {
         let _ = self.wrote.try_send(());
+    }
+}
+
+/// A PASSIVE checkpoint; returns how many frames of the WAL it left uncopied (`None`: it
+/// failed, and the next one retries).
+fn checkpoint(conn: &Connection) -> Option<i64> {
+    match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+        Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
+    }) {
+        Ok((log, copied)) => Some(log - copied),
+        Err(e) => {
+            tracing::warn!("SQLite checkpoint failed (the next one retries): {e}");
+            None
+        }
     }
 }
 
@@ -331,6 +362,58 @@ mod tests {
             .into_iter()
             .map(|mut a| a.try_recv().expect("every write is answered"))
             .collect()
+    }
+
+    /// Under a stream of commits the WAL starts again from its beginning instead of growing.
+    /// SQLite counts those restarts in the WAL file's header (bytes 12–15, the checkpoint
+    /// sequence number); before the checkpoint thread caught up with the writer, the count
+    /// stayed at 0 for as long as writes kept coming (the WAL held every frame written).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_wal_starts_again_while_writes_keep_coming() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("w.db");
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(
+                    "PRAGMA journal_mode = WAL; CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB);",
+                )
+            })
+            .expect("table");
+        let wal = dir.path().join("w.db-wal");
+        let restarts = || {
+            use std::io::Read;
+            let mut header = [0u8; 16];
+            std::fs::File::open(&wal)
+                .and_then(|mut f| f.read_exact(&mut header))
+                .map_or(0, |()| {
+                    u32::from_be_bytes([header[12], header[13], header[14], header[15]])
+                })
+        };
+        let path = path.to_str().expect("utf-8 path");
+        let writer = SqliteWriter::open(path, Durability::Normal, None).expect("writer");
+        // Commits without a pause, each a new 4 KiB page at least, for up to twenty checkpoint
+        // periods or until the WAL has started again.
+        let start = std::time::Instant::now();
+        let mut commits: i64 = 0;
+        while start.elapsed() < CHECKPOINT_EVERY * 20 && (commits % 64 != 0 || restarts() == 0) {
+            let k = commits;
+            writer
+                .write(Box::new(move |c| {
+                    c.execute(
+                        "INSERT INTO t (k, v) VALUES (?1, zeroblob(4096))",
+                        params![k],
+                    )?;
+                    Ok(())
+                }))
+                .await
+                .expect("committed");
+            commits += 1;
+        }
+        assert!(
+            restarts() > 0,
+            "the WAL never started again in {commits} commits ({:?})",
+            start.elapsed()
+        );
     }
 
     /// Writes that share a transaction land together; a conflict, and a write the database has
