@@ -184,10 +184,9 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 /// A checkpoint beside a stream of commits never catches up with them, and SQLite starts the WAL
 /// again from its beginning only once every frame in it is checkpointed: the WAL grew for as
 /// long as writes kept coming (2.6 GB after `consilium bench` ran 6,000 debates one after the
-/// other). So when a checkpoint leaves frames behind — those committed while it copied — the
-/// thread holds the writer's connection (writes wait) while it copies them, and the next commit
-/// starts the WAL again from its beginning: it holds about one checkpoint period's writes (0.5 GB
-/// at the end of that same run, which wrote ~290 MB of WAL a second).
+/// other). So after each checkpoint the thread holds the writer's connection (writes wait) while
+/// it copies the frames committed during it, and the next commit starts the WAL again from its
+/// beginning: it holds about one checkpoint period's writes.
 struct Checkpointer {
     wrote: mpsc::SyncSender<()>,
 }
@@ -211,8 +210,11 @@ impl Checkpointer {
                 while news.recv().is_ok() {
                     std::thread::sleep(CHECKPOINT_EVERY);
                     while news.try_recv().is_ok() {}
-                    if checkpoint(&conn).is_some_and(|left| left > 0) {
-                        // The frames written meanwhile, with the writer held back.
+                    // The WAL as it was when this checkpoint began; what the writer commits
+                    // while it copies is not in its count, so a count of nothing left does not
+                    // mean the WAL is all copied: the frames written meanwhile are copied after
+                    // it in any case, with the writer held back (nothing, when nothing came).
+                    if checkpoint(&conn) {
                         let held = writer.lock().unwrap_or_else(|e| recovered(e.into_inner()));
                         checkpoint(&conn);
                         drop(held);
@@ -229,16 +231,13 @@ impl Checkpointer {
     }
 }
 
-/// A PASSIVE checkpoint; returns how many frames of the WAL it left uncopied (`None`: it
-/// failed, and the next one retries).
-fn checkpoint(conn: &Connection) -> Option<i64> {
-    match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
-        Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
-    }) {
-        Ok((log, copied)) => Some(log - copied),
+/// A PASSIVE checkpoint; false when it failed (the next one retries).
+fn checkpoint(conn: &Connection) -> bool {
+    match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        Ok(()) => true,
         Err(e) => {
             tracing::warn!("SQLite checkpoint failed (the next one retries): {e}");
-            None
+            false
         }
     }
 }
