@@ -263,28 +263,7 @@ struct Compiled {
 /// library's SipHash was a third of the scan's time (issue 17, `perf`: the scan 6.9 → 5.4 % of
 /// an in-memory turn); the table's keys are the patterns' own words, so a text chosen to
 /// collide only slows its own lookups.
-type WordHash = std::hash::BuildHasherDefault<Fnv>;
-
-#[derive(Clone, Copy)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+type WordHash = std::hash::BuildHasherDefault<super::seeded::Fnv1a>;
 
 fn compiled() -> &'static Compiled {
     static PATTERNS: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();

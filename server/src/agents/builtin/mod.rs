@@ -172,13 +172,9 @@ pub(crate) struct Rng(u64);
 
 impl Rng {
     fn new(seed: u64, query: &str, agent: &str, round: u16, salt: &str) -> Rng {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |bytes: &[u8]| {
-            for b in bytes {
-                h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-        };
+        use std::hash::Hasher;
+        let mut h = app::protocol::seeded::Fnv1a::default();
+        let mut eat = |bytes: &[u8]| h.write(bytes);
         eat(&seed.to_le_bytes());
         // A round below 256 is one byte, as when rounds were bytes, so its stream is unchanged.
         let round = round.to_le_bytes();
@@ -191,7 +187,7 @@ impl Rng {
             eat(&[0xff]);
             eat(part);
         }
-        Rng(h)
+        Rng(h.finish())
     }
 
     fn next(&mut self) -> u64 {

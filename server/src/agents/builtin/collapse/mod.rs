@@ -87,12 +87,9 @@ fn fingerprint(card: &PositionCard) -> String {
     let mut card = card.clone();
     card.timestamp.clear();
     let json = serde_json::to_string(&card).unwrap_or_default();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in json.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let mut h = app::protocol::seeded::Fnv1a::default();
+    std::hash::Hasher::write(&mut h, json.as_bytes());
+    format!("{:016x}", std::hash::Hasher::finish(&h))
 }
 
 /// A number as a card should hold it: finite and within 0–1.
