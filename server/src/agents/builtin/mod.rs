@@ -167,8 +167,9 @@ pub(crate) fn run_debate(
     (events, outcome)
 }
 
-/// FNV-1a over the inputs seeds a splitmix64 stream: no `rand`, no clock, same bytes every run.
-pub(crate) struct Rng(u64);
+/// FNV-1a over the inputs seeds the core's SplitMix64 stream: no `rand`, no clock, same bytes
+/// every run.
+pub(crate) struct Rng(app::protocol::seeded::SplitMix64);
 
 impl Rng {
     fn new(seed: u64, query: &str, agent: &str, round: u16, salt: &str) -> Rng {
@@ -187,15 +188,11 @@ impl Rng {
             eat(&[0xff]);
             eat(part);
         }
-        Rng(h.finish())
+        Rng(app::protocol::seeded::SplitMix64(h.finish()))
     }
 
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `-r..=r`.
