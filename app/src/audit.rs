@@ -49,11 +49,11 @@ impl Audit {
                 view.apply(e);
                 Entry {
                     seq: e.seq,
-                    ts: e.ts.clone(),
+                    ts: e.ts.to_string(),
                     kind: e.body.kind().to_owned(),
                     round: e.body.round(),
                     summary: summarise(&e.body),
-                    hash: e.hash.clone(),
+                    hash: e.hash.to_string(),
                 }
             })
             .collect();

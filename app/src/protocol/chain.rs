@@ -7,7 +7,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::event::Event;
+use super::event::{Event, HexHash};
 #[cfg(test)]
 use super::event::EventBody;
 
@@ -27,7 +27,11 @@ fn canonical_bytes(event: &Event) -> Vec<u8> {
 }
 
 /// `sha256(prev_hash ‖ canonical JSON)` as lowercase hex.
-pub fn event_hash(prev_hash: &str, event: &Event) -> String {
+pub fn event_hash(prev_hash: &str, event: &Event) -> HexHash {
+    hash_event(prev_hash.as_bytes(), event)
+}
+
+fn hash_event(prev_hash: &[u8], event: &Event) -> HexHash {
     thread_local! {
         /// The canonical JSON of the last event hashed on this thread, kept for its buffer.
         static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -46,16 +50,16 @@ pub fn event_hash(prev_hash: &str, event: &Event) -> String {
         .unwrap_or_else(|| hash_bytes(prev_hash, &canonical_bytes(event)))
 }
 
-fn hash_bytes(prev_hash: &str, canonical: &[u8]) -> String {
+fn hash_bytes(prev_hash: &[u8], canonical: &[u8]) -> HexHash {
     let mut h = Sha256::new();
-    h.update(prev_hash.as_bytes());
+    h.update(prev_hash);
     h.update(canonical);
     hex(&h.finalize().into())
 }
 
 /// Lower-case hex of a SHA-256 digest, written into a buffer first (a `char` pushed at a time
-/// was a tenth of sealing an event).
-fn hex(digest: &[u8; 32]) -> String {
+/// was a tenth of sealing an event), held inline: no allocation (issue 17).
+fn hex(digest: &[u8; 32]) -> HexHash {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut buffer = [0u8; 64];
     for (pair, b) in buffer.chunks_exact_mut(2).zip(digest) {
@@ -63,19 +67,20 @@ fn hex(digest: &[u8; 32]) -> String {
         pair[1] = DIGITS[usize::from(b & 15)];
     }
     // Only ASCII hex digits were written.
-    std::str::from_utf8(&buffer).unwrap_or_default().to_owned()
+    HexHash::from(std::str::from_utf8(&buffer).unwrap_or_default())
 }
 
 /// Sets `prev_hash` and `hash` on an event that follows `prev_hash`. The one place hashes are made.
 pub fn seal(mut event: Event, prev_hash: &str) -> Event {
-    seal_in_place(&mut event, prev_hash);
+    seal_in_place(&mut event, &HexHash::from(prev_hash));
     event
 }
 
-/// [`seal`] without moving the event (584 bytes) in and out.
-pub fn seal_in_place(event: &mut Event, prev_hash: &str) {
-    prev_hash.clone_into(&mut event.prev_hash);
-    event.hash = event_hash(prev_hash, event);
+/// [`seal`] without moving the event in and out, nor allocating: the hashes are
+/// held inline.
+pub fn seal_in_place(event: &mut Event, prev_hash: &HexHash) {
+    event.prev_hash = prev_hash.clone();
+    event.hash = hash_event(prev_hash.as_bytes(), event);
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -91,7 +96,7 @@ pub fn verify_chain(events: &[Event]) -> Result<usize, ChainError> {
     if events.is_empty() {
         return Err(ChainError::Empty);
     }
-    let mut prev = GENESIS.to_owned();
+    let mut prev = HexHash::from(GENESIS);
     for (i, e) in events.iter().enumerate() {
         let expected_seq = i as u64 + 1;
         let tampered = |reason: String| ChainError::Tampered { seq: e.seq, reason };
@@ -105,7 +110,7 @@ pub fn verify_chain(events: &[Event]) -> Result<usize, ChainError> {
                 "prev_hash does not match the previous event's hash".into(),
             ));
         }
-        let recomputed = hash_bytes(&prev, &canonical);
+        let recomputed = hash_bytes(prev.as_bytes(), &canonical);
         if e.hash != recomputed {
             return Err(tampered(format!(
                 "hash {} does not match its content (recomputed {})",
@@ -125,7 +130,7 @@ fn short(h: &str) -> &str {
 /// Test logs: numbers, timestamps and seals bodies as the server's sequencer does.
 #[cfg(test)]
 pub(crate) fn seal_all(bodies: Vec<EventBody>) -> Vec<Event> {
-    let mut prev = GENESIS.to_owned();
+    let mut prev = HexHash::from(GENESIS);
     bodies
         .into_iter()
         .enumerate()

@@ -28,6 +28,7 @@ pub mod round_robin;
 pub mod run;
 pub mod s4;
 pub mod seeded;
+pub mod short_str;
 pub mod status;
 pub mod time;
 pub mod types;

@@ -12,7 +12,7 @@ use app::protocol::{Answered, DebateRun};
 
 pub use desk::{Act, JudgeDesk, Judging, Ruling};
 pub use journal::{Journal, StoredJournal};
-pub use sequencer::{now_rfc3339, rfc3339_millis, Sequencer};
+pub use sequencer::{now_rfc3339, now_stamp, rfc3339_millis, Sequencer};
 
 use crate::agents::Agent;
 use crate::db::StoreError;
@@ -53,7 +53,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     let mut batch = Vec::new();
     // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
     // that same moment, so it is not read again (issue 17: a turn read the clock five times).
-    let mut answered_at: Option<(u64, String)> = None;
+    let mut answered_at: Option<(u64, app::protocol::event::Stamp)> = None;
     loop {
         let (elapsed, stamp) = match answered_at.take() {
             Some((elapsed, now)) => (elapsed, Some(now)),
@@ -138,7 +138,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                 None,
             ),
         };
-        let now = now_rfc3339();
+        let now = now_stamp();
         let elapsed = ms(began.elapsed().saturating_sub(paced));
         run.advance(elapsed);
         let answer = Answered {
@@ -158,13 +158,13 @@ fn stamp_batch(
     run: &mut DebateRun,
     seq: &mut Sequencer,
     batch: &mut Vec<app::protocol::Event>,
-    mut now: Option<String>,
+    mut now: Option<app::protocol::event::Stamp>,
 ) {
     while let Some(body) = run.poll_event() {
         let ts = now
             .take()
             .or_else(|| batch.last().map(|e| e.ts.clone()))
-            .unwrap_or_else(now_rfc3339);
+            .unwrap_or_else(now_stamp);
         batch.push(seq.stamp_at(body, ts));
     }
 }

@@ -1,18 +1,19 @@
 //! SV-1 / SV-2: every event of every debate is numbered, timestamped and hash-chained here.
 
+use app::protocol::event::{HexHash, Stamp};
 use app::protocol::{chain, Event, EventBody};
 
 /// Stamps sequence numbers and timestamps onto machine events.
 pub struct Sequencer {
     next: u64,
-    prev_hash: String,
+    prev_hash: HexHash,
 }
 
 impl Sequencer {
     pub fn new() -> Self {
         Sequencer {
             next: 1,
-            prev_hash: chain::GENESIS.to_owned(),
+            prev_hash: HexHash::from(chain::GENESIS),
         }
     }
 
@@ -32,12 +33,12 @@ impl Sequencer {
     /// Numbers, timestamps and hash-chains the next event (SV-1, SV-2): every event of every
     /// debate is sealed here and nowhere else.
     pub fn stamp(&mut self, body: EventBody) -> Event {
-        self.stamp_at(body, now_rfc3339())
+        self.stamp_at(body, now_stamp())
     }
 
     /// [`Sequencer::stamp`] with the time already read: the events of one batch are appended
     /// together, so they share one reading of the clock (issue 17).
-    pub fn stamp_at(&mut self, body: EventBody, ts: String) -> Event {
+    pub fn stamp_at(&mut self, body: EventBody, ts: Stamp) -> Event {
         let seq = self.next;
         self.next += 1;
         let mut event = Event::new(seq, ts, body);
@@ -56,7 +57,8 @@ impl Default for Sequencer {
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Hand-rolled because it runs for every event
 /// and a general-purpose formatter costs more than the rest of a turn's orchestration; the date
 /// and time of day are formatted once per second per thread, and only the milliseconds per call.
-pub fn now_rfc3339() -> String {
+/// Held inline: no allocation (issue 17).
+pub fn now_stamp() -> Stamp {
     thread_local! {
         /// The second last formatted on this thread, and its `YYYY-MM-DDTHH:MM:SS.`.
         static SECOND: std::cell::RefCell<(i64, String)> =
@@ -76,15 +78,28 @@ pub fn now_rfc3339() -> String {
     })
 }
 
+/// [`now_stamp`] as a `String`.
+pub fn now_rfc3339() -> String {
+    now_stamp().into()
+}
+
 /// `prefix` (up to the second's dot) followed by `millis` (0–999) as three digits and `Z`.
-fn with_millis(prefix: &str, millis: u32) -> String {
-    let mut out = String::with_capacity(prefix.len() + 4);
-    out.push_str(prefix);
-    for digit in [millis / 100 % 10, millis / 10 % 10, millis % 10] {
-        out.push(char::from(b'0' + digit as u8));
-    }
-    out.push('Z');
-    out
+fn with_millis(prefix: &str, millis: u32) -> Stamp {
+    let digits = [millis / 100 % 10, millis / 10 % 10, millis % 10].map(|d| b'0' + d as u8);
+    let mut out = [0u8; 64];
+    let n = prefix.len();
+    let Some(place) = out.get_mut(..n + 4) else {
+        // A prefix this long is no year the clock can show; kept whole all the same.
+        let mut long = prefix.to_owned();
+        long.extend(digits.map(char::from));
+        long.push('Z');
+        return Stamp::from(long);
+    };
+    place[..n].copy_from_slice(prefix.as_bytes());
+    place[n..n + 3].copy_from_slice(&digits);
+    place[n + 3] = b'Z';
+    // A `&str` and ASCII digits: valid UTF-8.
+    Stamp::from(std::str::from_utf8(place).unwrap_or_default())
 }
 
 pub fn rfc3339_millis(unix_secs: i64, millis: u32) -> String {

@@ -137,7 +137,7 @@ impl Engine {
         }
         let created_at = first
             .first()
-            .map(|e| e.ts.clone())
+            .map(|e| e.ts.to_string())
             .unwrap_or_else(now_rfc3339);
         let row = NewDebate {
             id: &id,

@@ -276,7 +276,7 @@ async fn the_server_signs_ended_logs_and_rehashing_by_hand_is_caught() {
     let mut prev = app::protocol::chain::GENESIS.to_owned();
     for e in events.iter_mut() {
         *e = app::protocol::chain::seal(e.clone(), &prev);
-        prev = e.hash.clone();
+        prev = e.hash.to_string();
     }
     let mut rehashed = export.clone();
     rehashed["events"] = serde_json::to_value(&events).expect("events");

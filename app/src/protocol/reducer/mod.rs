@@ -73,7 +73,7 @@ pub struct DebateView {
     /// The timestamp of the last event folded in (ES-10: the live page runs the pipeline clock
     /// on from it between events).
     #[serde(default)]
-    pub last_ts: String,
+    pub last_ts: super::event::Stamp,
     /// The last `agent_failed` (seq, agent, round, error): the substitute card that follows
     /// points to it instead of repeating the error.
     #[serde(default)]

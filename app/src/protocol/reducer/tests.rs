@@ -25,7 +25,7 @@ fn log() -> Vec<Event> {
     bodies
         .into_iter()
         .enumerate()
-        .map(|(i, body)| Event::new(i as u64 + 1, String::new(), body))
+        .map(|(i, body)| Event::new(i as u64 + 1, Default::default(), body))
         .collect()
 }
 
@@ -69,7 +69,7 @@ fn a_substitute_points_to_its_failure_instead_of_repeating_it() {
     let events: Vec<Event> = bodies
         .into_iter()
         .enumerate()
-        .map(|(i, body)| Event::new(i as u64 + 1, String::new(), body))
+        .map(|(i, body)| Event::new(i as u64 + 1, Default::default(), body))
         .collect();
     let view = DebateView::from_events(&events);
     let cards: Vec<&Card> = view.rounds.iter().flat_map(|r| &r.cards).collect();
@@ -172,7 +172,7 @@ fn interrupted_debates_stop_thinking() {
     events.truncate(10);
     events.push(Event::new(
         11,
-        String::new(),
+        Default::default(),
         crate::protocol::run::interruption("restart".into()),
     ));
     let view = DebateView::from_events(&events);

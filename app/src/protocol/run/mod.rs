@@ -81,7 +81,7 @@ pub struct Answered {
     /// The call's cost, when the agent kind reports one.
     pub usage: Option<Usage>,
     /// The clock's time (RFC 3339) when the answer arrived.
-    pub now: String,
+    pub now: super::event::Stamp,
 }
 
 #[derive(Debug)]
@@ -330,7 +330,7 @@ impl DebateRun {
                 }
                 if let AgentReply::Card(card) = &mut reply {
                     if card.timestamp.is_empty() {
-                        card.timestamp = now;
+                        card.timestamp = now.into();
                     }
                 }
                 self.debate

@@ -91,7 +91,7 @@ pub fn decide(agents: &BuiltinAgents, query: &str) -> Verdict {
             Answered {
                 reply: Ok(reply),
                 usage: None,
-                now: String::new(),
+                now: Default::default(),
             },
         );
     }
