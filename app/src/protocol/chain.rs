@@ -7,9 +7,9 @@
 
 use sha2::{Digest, Sha256};
 
-use super::event::{Event, HexHash};
 #[cfg(test)]
 use super::event::EventBody;
+use super::event::{Event, HexHash};
 
 pub use super::recompute::{check_budget, recompute_decision, BudgetStop, RecomputeError};
 

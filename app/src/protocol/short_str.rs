@@ -14,7 +14,10 @@ pub struct ShortStr<const N: usize>(Repr<N>);
 #[derive(Clone)]
 enum Repr<const N: usize> {
     /// The first `len` bytes of `bytes`, valid UTF-8 (they were copied from a `&str`).
-    Inline { len: u8, bytes: [u8; N] },
+    Inline {
+        len: u8,
+        bytes: [u8; N],
+    },
     Heap(Box<str>),
 }
 
@@ -25,7 +28,10 @@ pub type HexHash = ShortStr<64>;
 
 impl<const N: usize> ShortStr<N> {
     /// Inline lengths are kept in a byte.
-    const FITS: () = assert!(N <= u8::MAX as usize, "ShortStr holds at most 255 bytes inline");
+    const FITS: () = assert!(
+        N <= u8::MAX as usize,
+        "ShortStr holds at most 255 bytes inline"
+    );
 
     pub const fn new() -> Self {
         let () = Self::FITS;
