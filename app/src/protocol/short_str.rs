@@ -98,12 +98,6 @@ impl<const N: usize> From<String> for ShortStr<N> {
     }
 }
 
-impl<const N: usize> From<&String> for ShortStr<N> {
-    fn from(s: &String) -> Self {
-        Self::from(s.as_str())
-    }
-}
-
 impl<const N: usize> From<ShortStr<N>> for String {
     fn from(s: ShortStr<N>) -> String {
         match s.0 {
@@ -116,18 +110,6 @@ impl<const N: usize> From<ShortStr<N>> for String {
 impl<const N: usize> std::ops::Deref for ShortStr<N> {
     type Target = str;
     fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl<const N: usize> AsRef<str> for ShortStr<N> {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl<const N: usize> std::borrow::Borrow<str> for ShortStr<N> {
-    fn borrow(&self) -> &str {
         self.as_str()
     }
 }
@@ -149,30 +131,6 @@ impl<const N: usize> PartialEq<str> for ShortStr<N> {
 impl<const N: usize> PartialEq<&str> for ShortStr<N> {
     fn eq(&self, other: &&str) -> bool {
         self.as_bytes() == other.as_bytes()
-    }
-}
-
-impl<const N: usize> PartialEq<String> for ShortStr<N> {
-    fn eq(&self, other: &String) -> bool {
-        self.as_bytes() == other.as_bytes()
-    }
-}
-
-impl<const N: usize> PartialEq<ShortStr<N>> for String {
-    fn eq(&self, other: &ShortStr<N>) -> bool {
-        self.as_bytes() == other.as_bytes()
-    }
-}
-
-impl<const N: usize> PartialEq<ShortStr<N>> for &str {
-    fn eq(&self, other: &ShortStr<N>) -> bool {
-        self.as_bytes() == other.as_bytes()
-    }
-}
-
-impl<const N: usize> std::hash::Hash for ShortStr<N> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
     }
 }
 
