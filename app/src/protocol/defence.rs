@@ -131,44 +131,83 @@ const ANSWER_KEYS: &[&str] = &[
 /// Finds prompt-injection patterns in `text`: one finding per pattern name, first match. The text
 /// is normalised first ([`super::normalise::for_scan`]).
 pub fn scan(text: &str) -> Vec<Finding> {
-    let lower = super::normalise::for_scan(text);
-    // Sized once: a word takes at least two bytes of text with its separator (issue 17: the
-    // vector grew by doubling, several allocations for every reply of every debate).
-    let mut words: Vec<&str> = Vec::with_capacity(lower.len() / 2 + 1);
-    words.extend(
-        lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty()),
-    );
-    // One pass over the words: at each, only the patterns that can open with it are tried, and
-    // each pattern keeps its first match. Most texts hold no opener: no table for them.
-    let compiled = compiled();
-    let mut first: Vec<Option<(usize, usize)>> = Vec::new();
-    for (i, word) in words.iter().enumerate() {
-        let Some(openers) = compiled.by_starter.get(word) else {
-            continue;
-        };
-        if first.is_empty() {
-            first.resize(compiled.patterns.len(), None);
-        }
-        for &p in openers {
-            if first[p].is_none() {
-                first[p] = match_at(&words, i, &compiled.patterns[p].slots);
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => scratch.scan(text),
+        // Never nested today; a nested scan would get buffers of its own.
+        Err(_) => Scratch::default().scan(text),
+    })
+}
+
+/// The scan's buffers, kept by each thread: the scan runs on every reply of every debate, and
+/// they were three allocations per reply (issue 17).
+#[derive(Default)]
+struct Scratch {
+    /// The normalised text.
+    lower: String,
+    /// Its words, as byte ranges of `lower`.
+    words: Vec<(usize, usize)>,
+    /// Each pattern's first match, as a range of `words`.
+    first: Vec<Option<(usize, usize)>>,
+}
+
+impl Scratch {
+    fn scan(&mut self, text: &str) -> Vec<Finding> {
+        let Scratch {
+            lower,
+            words,
+            first,
+        } = self;
+        super::normalise::for_scan_into(text, lower);
+        let lower = lower.as_str();
+        let base = lower.as_ptr() as usize;
+        words.clear();
+        words.extend(
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    let at = w.as_ptr() as usize - base;
+                    (at, at + w.len())
+                }),
+        );
+        // One pass over the words: at each, only the patterns that can open with it are
+        // tried, and each pattern keeps its first match.
+        let compiled = compiled();
+        let word = |i: usize| words.get(i).map(|&(a, b)| &lower[a..b]);
+        first.clear();
+        first.resize(compiled.patterns.len(), None);
+        for i in 0..words.len() {
+            let Some(openers) = word(i).and_then(|w| compiled.by_starter.get(w)) else {
+                continue;
+            };
+            for &p in openers {
+                if first[p].is_none() {
+                    first[p] = match_at(&word, i, &compiled.patterns[p].slots);
+                }
             }
         }
-    }
-    // In the patterns' order, one finding per name (no table: no pattern opened).
-    let mut found: Vec<Finding> = Vec::new();
-    for (pattern, m) in compiled.patterns.iter().zip(first) {
-        let Some((start, end)) = m else { continue };
-        if found.iter().any(|f| f.pattern == pattern.name) {
-            continue;
+        // In the patterns' order, one finding per name.
+        let mut found: Vec<Finding> = Vec::new();
+        for (pattern, m) in compiled.patterns.iter().zip(first.iter()) {
+            let Some((start, end)) = *m else { continue };
+            if found.iter().any(|f| f.pattern == pattern.name) {
+                continue;
+            }
+            let excerpt: Vec<&str> = (start..end).filter_map(&word).collect();
+            found.push(Finding {
+                pattern: pattern.name.to_owned(),
+                excerpt: clip(&excerpt.join(" ")),
+            });
         }
-        found.push(Finding {
-            pattern: pattern.name.to_owned(),
-            excerpt: clip(&words[start..end].join(" ")),
-        });
+        markers(lower, found)
     }
+}
+
+/// The role markers and forged answer keys in `lower`, added to `found`.
+fn markers(lower: &str, mut found: Vec<Finding>) -> Vec<Finding> {
     // Every marker holds one of these characters: a text without any has none of them.
     let marked = lower.contains(MARKER_CHARS);
     if let Some(marker) = MARKERS.iter().filter(|_| marked).find(|m| {
@@ -186,7 +225,7 @@ pub fn scan(text: &str) -> Vec<Finding> {
         });
     }
     let quoted = lower.contains('"');
-    if let Some(key) = ANSWER_KEYS.iter().find(|k| quoted && json_key(&lower, k)) {
+    if let Some(key) = ANSWER_KEYS.iter().find(|k| quoted && json_key(lower, k)) {
         found.push(Finding {
             pattern: "answer_forgery".into(),
             excerpt: format!("\"{key}\":"),
@@ -237,13 +276,18 @@ pub fn scan_card(card: &super::collapse::PositionCard) -> Vec<Finding> {
 fn scan_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     for text in texts {
-        for f in scan(text) {
-            if !out.iter().any(|o| o.pattern == f.pattern) {
-                out.push(f);
-            }
-        }
+        merge(&mut out, scan(text));
     }
     out
+}
+
+/// Adds the findings of a pattern `out` does not hold yet.
+fn merge(out: &mut Vec<Finding>, found: Vec<Finding>) {
+    for f in found {
+        if !out.iter().any(|o| o.pattern == f.pattern) {
+            out.push(f);
+        }
+    }
 }
 
 /// A word pattern read once ([`WORD_PATTERNS`]): each slot's alternatives and whether it may be
@@ -305,14 +349,23 @@ fn compiled() -> &'static Compiled {
     })
 }
 
-/// Matches `slots` at `words[i..]`; returns the matched word range.
-fn match_at(words: &[&str], i: usize, slots: &[(Vec<&str>, bool)]) -> Option<(usize, usize)> {
-    fn go(words: &[&str], at: usize, slots: &[(Vec<&str>, bool)]) -> Option<usize> {
+/// Matches `slots` at the words from `i` on (`word(n)`: the n-th word, if there is one);
+/// returns the matched word range.
+fn match_at<'t>(
+    word: &impl Fn(usize) -> Option<&'t str>,
+    i: usize,
+    slots: &[(Vec<&str>, bool)],
+) -> Option<(usize, usize)> {
+    fn go<'t>(
+        words: &impl Fn(usize) -> Option<&'t str>,
+        at: usize,
+        slots: &[(Vec<&str>, bool)],
+    ) -> Option<usize> {
         let Some(((alts, optional), rest)) = slots.split_first() else {
             return Some(at);
         };
-        if let Some(w) = words.get(at) {
-            if alts.iter().any(|a| a == w) {
+        if let Some(w) = words(at) {
+            if alts.contains(&w) {
                 if let Some(end) = go(words, at + 1, rest) {
                     return Some(end);
                 }
@@ -325,7 +378,7 @@ fn match_at(words: &[&str], i: usize, slots: &[(Vec<&str>, bool)]) -> Option<(us
         }
     }
     // A match must start on a word, not on a skipped optional slot.
-    let end = go(words, i, slots)?;
+    let end = go(word, i, slots)?;
     (end > i).then_some((i, end))
 }
 
@@ -340,27 +393,25 @@ fn clip(s: &str) -> String {
 }
 
 /// The free text of a reply, where an injection aimed at the other agents would sit.
-pub fn reply_texts(reply: &AgentReply) -> Vec<&str> {
+pub fn each_reply_text<'a>(reply: &'a AgentReply, mut f: impl FnMut(&'a str)) {
+    // Visited, not collected: most replies hold one text, and the scan runs on every reply
+    // (issue 17: a vector per reply).
+    let strs = |list: &'a [String], f: &mut dyn FnMut(&'a str)| list.iter().for_each(|s| f(s));
     match reply {
-        AgentReply::Position(p) => vec![&p.reasoning],
-        AgentReply::Challenge { text, .. } => vec![text],
-        AgentReply::Stance(s) => vec![&s.reasoning],
-        AgentReply::Card(c) => card_texts(c),
-        AgentReply::Verification(v) => vec![&v.notes],
-        AgentReply::Critique(c) => c.concerns.iter().map(String::as_str).collect(),
-        AgentReply::Evaluation(e) => e
-            .concerns
-            .iter()
-            .map(String::as_str)
-            .chain(e.scores.iter().map(|s| s.rationale.as_str()))
-            .collect(),
-        AgentReply::Estimates(list) => list
-            .iter()
-            .flat_map(|e| e.evidence.iter().map(String::as_str))
-            .collect(),
-        AgentReply::ChallengeAnswer(a) => a.evidence.iter().map(String::as_str).collect(),
-        AgentReply::Verdict(v) => vec![&v.reason],
-        AgentReply::Embeddings { .. } => Vec::new(),
+        AgentReply::Position(p) => f(&p.reasoning),
+        AgentReply::Challenge { text, .. } => f(text),
+        AgentReply::Stance(s) => f(&s.reasoning),
+        AgentReply::Card(c) => card_texts(c).into_iter().for_each(f),
+        AgentReply::Verification(v) => f(&v.notes),
+        AgentReply::Critique(c) => strs(&c.concerns, &mut f),
+        AgentReply::Evaluation(e) => {
+            strs(&e.concerns, &mut f);
+            e.scores.iter().for_each(|s| f(&s.rationale));
+        }
+        AgentReply::Estimates(list) => list.iter().for_each(|e| strs(&e.evidence, &mut f)),
+        AgentReply::ChallengeAnswer(a) => strs(&a.evidence, &mut f),
+        AgentReply::Verdict(v) => f(&v.reason),
+        AgentReply::Embeddings { .. } => {}
         AgentReply::Reconciliation(r) => [
             r.consolidated_belief.as_deref(),
             r.clarification_question.as_deref(),
@@ -368,13 +419,15 @@ pub fn reply_texts(reply: &AgentReply) -> Vec<&str> {
         ]
         .into_iter()
         .flatten()
-        .collect(),
+        .for_each(f),
     }
 }
 
 /// Scans every text of a reply; one finding per pattern name.
 pub fn scan_reply(reply: &AgentReply) -> Vec<Finding> {
-    scan_all(reply_texts(reply))
+    let mut out = Vec::new();
+    each_reply_text(reply, |text| merge(&mut out, scan(text)));
+    out
 }
 
 /// S4-8 "complex query": one that asks more than one thing or carries conditions, where no agent

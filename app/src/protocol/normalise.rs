@@ -35,16 +35,28 @@ pub fn strip_invisible(text: &str) -> String {
 
 /// The form the scan reads: NFKC, invisible characters removed, look-alikes folded, lower case.
 pub fn for_scan(text: &str) -> String {
+    let mut out = String::new();
+    for_scan_into(text, &mut out);
+    out
+}
+
+/// [`for_scan`] written into `out` (emptied first): the scan runs on every reply and keeps one
+/// buffer per thread (issue 17: a fresh `String` per reply).
+pub fn for_scan_into(text: &str, out: &mut String) {
+    out.clear();
     // ASCII is its own NFKC and has no invisible characters and no look-alikes: lower case is
     // all it needs (most replies are ASCII; the scan runs on every one).
     if text.is_ascii() {
-        return text.to_ascii_lowercase();
+        out.push_str(text);
+        out.make_ascii_lowercase();
+        return;
     }
-    text.nfkc()
-        .filter(|&c| !is_invisible(c))
-        .flat_map(char::to_lowercase)
-        .map(fold_look_alike)
-        .collect()
+    out.extend(
+        text.nfkc()
+            .filter(|&c| !is_invisible(c))
+            .flat_map(char::to_lowercase)
+            .map(fold_look_alike),
+    );
 }
 
 /// Cyrillic and Greek letters that render like Latin ones (lower case; the text is lowered

@@ -17,7 +17,7 @@ use super::event::{Config, EventBody};
 use super::outcome::Outcome;
 use super::round_robin::{check_consensus, RrParams, RrPosition, Stance};
 use super::s4::{aggregate, Vote};
-use super::types::AgentSpec;
+use super::types::{AgentSpec, Decision};
 
 #[cfg(test)]
 mod tests;
@@ -30,9 +30,10 @@ pub use types::{MindChange, VoteBaseline};
 pub struct BaselineFold {
     agents: Vec<AgentSpec>,
     rr: Option<RrParams>,
-    /// S4: round-1 positions, and the locked votes.
+    /// S4: round-1 positions, and each locked vote's agent and decision (all the baseline reads
+    /// of it: its reasoning is not copied).
     first_votes: Vec<Vote>,
-    votes: Vec<Vote>,
+    votes: Vec<(String, Decision)>,
     /// RR: each agent's first and latest stance.
     first_stances: Vec<(String, RrPosition)>,
     last_stances: Vec<(String, Stance)>,
@@ -72,7 +73,7 @@ impl BaselineFold {
                     });
                 }
             }
-            EventBody::Vote { vote, .. } => self.votes.push(vote.clone()),
+            EventBody::Vote { vote, .. } => self.votes.push((vote.agent.clone(), vote.decision)),
             EventBody::Message { round: 1, message }
                 if !self.es_finders.contains(&message.from) =>
             {
@@ -121,13 +122,13 @@ impl BaselineFold {
                 let moved = self
                     .votes
                     .iter()
-                    .filter_map(|v| {
-                        let first = self.first_votes.iter().find(|f| f.agent == v.agent)?;
-                        (first.decision != v.decision).then(|| MindChange {
-                            agent: v.agent.clone(),
+                    .filter_map(|(agent, decision)| {
+                        let first = self.first_votes.iter().find(|f| f.agent == *agent)?;
+                        (first.decision != *decision).then(|| MindChange {
+                            agent: agent.clone(),
                             from: first.decision.to_string(),
-                            to: v.decision.to_string(),
-                            toward: v.decision.verdict() == o.decision,
+                            to: decision.to_string(),
+                            toward: decision.verdict() == o.decision,
                         })
                     })
                     .collect();
