@@ -135,7 +135,14 @@ pub fn scan(text: &str) -> Vec<Finding> {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
     }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => scratch.scan(text),
+        Ok(mut scratch) => {
+            let found = scratch.scan(text);
+            // A thread keeps buffers for ordinary replies, not for the longest it ever saw.
+            if scratch.lower.capacity() > Scratch::KEEP {
+                *scratch = Scratch::default();
+            }
+            found
+        }
         // Never nested today; a nested scan would get buffers of its own.
         Err(_) => Scratch::default().scan(text),
     })
@@ -154,6 +161,9 @@ struct Scratch {
 }
 
 impl Scratch {
+    /// The longest normalised text whose buffers a thread keeps after its scan (bytes).
+    const KEEP: usize = 16 * 1024;
+
     fn scan(&mut self, text: &str) -> Vec<Finding> {
         let Scratch {
             lower,
