@@ -406,20 +406,19 @@ fn clip(s: &str) -> String {
 pub fn each_reply_text<'a>(reply: &'a AgentReply, mut f: impl FnMut(&'a str)) {
     // Visited, not collected: most replies hold one text, and the scan runs on every reply
     // (issue 17: a vector per reply).
-    let strs = |list: &'a [String], f: &mut dyn FnMut(&'a str)| list.iter().for_each(|s| f(s));
     match reply {
         AgentReply::Position(p) => f(&p.reasoning),
         AgentReply::Challenge { text, .. } => f(text),
         AgentReply::Stance(s) => f(&s.reasoning),
         AgentReply::Card(c) => card_texts(c).into_iter().for_each(f),
         AgentReply::Verification(v) => f(&v.notes),
-        AgentReply::Critique(c) => strs(&c.concerns, &mut f),
+        AgentReply::Critique(c) => c.concerns.iter().for_each(|s| f(s)),
         AgentReply::Evaluation(e) => {
-            strs(&e.concerns, &mut f);
+            e.concerns.iter().for_each(|s| f(s));
             e.scores.iter().for_each(|s| f(&s.rationale));
         }
-        AgentReply::Estimates(list) => list.iter().for_each(|e| strs(&e.evidence, &mut f)),
-        AgentReply::ChallengeAnswer(a) => strs(&a.evidence, &mut f),
+        AgentReply::Estimates(list) => list.iter().flat_map(|e| &e.evidence).for_each(|s| f(s)),
+        AgentReply::ChallengeAnswer(a) => a.evidence.iter().for_each(|s| f(s)),
         AgentReply::Verdict(v) => f(&v.reason),
         AgentReply::Embeddings { .. } => {}
         AgentReply::Reconciliation(r) => [
