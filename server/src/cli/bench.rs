@@ -168,22 +168,22 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
     let mem = per_turn(mem_best, debates);
     let disk = per_turn(disk_best, stored);
     let runs = args.repeat;
-    println!(
+    outln!(
         "consilium bench — S4, 3 agents, {TURNS} agent turns per debate; {} cores; durability {:?}",
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         args.durability
     );
-    println!(
+    outln!(
         "in memory, instant agents : {debates} debates, {events} events in {:.3} s → {mem:.3} µs/turn orchestration (best of {runs} runs; median {:.3})",
         mem_best.as_secs_f64(),
         per_turn(mem_median, debates)
     );
-    println!(
+    outln!(
         "in memory, builtin agents : {debates} debates in {:.3} s → {:.3} µs/turn end to end",
         end_to_end.as_secs_f64(),
         per_turn(end_to_end, debates)
     );
-    println!(
+    outln!(
         "{:<11}instant agents : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration (best of {runs} runs; median {:.3})",
         format!("{}, ", store.backend()),
         disk_best.as_secs_f64(),
@@ -191,7 +191,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         per_turn(disk_median, stored)
     );
     for (k, wall, n) in &concurrent {
-        println!(
+        outln!(
             "{:<11}{k:>3} at once    : {stored} debates, {n} events in {:.3} s ({:.0} events/s) → {:.3} µs/turn",
             format!("{}, ", store.backend()),
             wall.as_secs_f64(),
@@ -199,13 +199,11 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
             per_turn(*wall, stored)
         );
     }
-    println!(
+    outln!(
         "durable / in-memory       : {:.1}×",
         disk / mem.max(f64::EPSILON)
     );
-    println!(
-        "reference (project brief, this machine): LangGraph ~250 µs/turn, AutoGen ~700 µs/turn"
-    );
+    outln!("reference (project brief, this machine): LangGraph ~250 µs/turn, AutoGen ~700 µs/turn");
     Ok(())
 }
 

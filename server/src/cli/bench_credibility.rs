@@ -55,7 +55,7 @@ pub async fn run(args: &CredibilityArgs) -> Result<(), CliError> {
             .unwrap_or(0.0);
     }
     let per = start.elapsed() / runs;
-    println!(
+    outln!(
         "CR-1 over {n} points in memory: {:.3} ms per computation (mean of {runs}; score {:.3})",
         per.as_secs_f64() * 1e3,
         score / f64::from(runs)
@@ -89,7 +89,7 @@ pub async fn run(args: &CredibilityArgs) -> Result<(), CliError> {
         count = b.credibility.points;
     }
     let per = start.elapsed() / reads;
-    println!(
+    outln!(
         "read from SQLite and computed ({count} points of {identity} among {n} predictions): {:.1} ms",
         per.as_secs_f64() * 1e3
     );

@@ -39,7 +39,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 pub async fn run(args: &RcBenchArgs) -> Result<(), CliError> {
     crate::embed::shared()?;
-    println!("consilium bench reconcile — RC with the builtin embedder and reconciler");
+    outln!("consilium bench reconcile — RC with the builtin embedder and reconciler");
     five(args.runs).await?;
     many(args.observations)
 }
@@ -94,7 +94,7 @@ async fn five(runs: u32) -> Result<(), CliError> {
         recompute_decision(&log).map_err(bench_err)?;
         verify_times.push(checked.elapsed());
     }
-    println!(
+    outln!(
         "5 conflicting observations: {} runs, {events} events each → median {:.2} ms to reconcile (one embedding request, 3 topics, one reconciler answer per topic of two, every event sequenced and hashed); {:.2} ms to recompute the log as verify does",
         times.len(),
         median(times).as_secs_f64() * 1e3,
@@ -153,7 +153,7 @@ fn many(n: usize) -> Result<(), CliError> {
     let started = Instant::now();
     let topics = cluster(&obs, &vectors, RcParams::default().similarity_threshold);
     let clustered = started.elapsed();
-    println!(
+    outln!(
         "{n} observations: embedded in {:.1} ms (builtin embedder), clustered into {} topics in {:.1} ms",
         embedded.as_secs_f64() * 1e3,
         topics.len(),

@@ -45,16 +45,20 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     let per_query = start.elapsed().as_secs_f64() * 1e6 / (rounds * half.len().max(1)) as f64;
     let (before, before_total) = evaluate(&cases, dev, &BuiltinAgents::phrase_only(1));
     let (after, after_total) = evaluate(&cases, dev, &BuiltinAgents::new(1));
-    println!(
+    outln!(
         "consilium bench safety — S4 builtin debate (seed 1), {} half: {} hazards, {} look-alikes",
-        args.split, after_total.hazards, after_total.benign
+        args.split,
+        after_total.hazards,
+        after_total.benign
     );
-    println!(
+    outln!(
         "{:<22} {:>17} {:>21}",
-        "category", "recall before→after", "false alarms before→after"
+        "category",
+        "recall before→after",
+        "false alarms before→after"
     );
     let row = |name: &str, b: &Tally, a: &Tally| {
-        println!(
+        outln!(
             "{name:<22} {:>7.0}% → {:>4.0}%   {:>9.0}% → {:>4.0}%",
             100.0 * b.recall(),
             100.0 * a.recall(),
@@ -72,11 +76,11 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
             let verdict = decide(&agents, c.text);
             if (verdict != Verdict::Act) != c.hazard {
                 let kind = if c.hazard { "missed" } else { "false alarm" };
-                println!("{kind:<11} {:<20} {verdict:<6} {}", c.category.id(), c.text);
+                outln!("{kind:<11} {:<20} {verdict:<6} {}", c.category.id(), c.text);
             }
         }
     }
-    println!(
+    outln!(
         "embedder: {} tokens × {} dims, {per_query:.1} µs per query",
         embedder.vocab_size(),
         embedder.dim()

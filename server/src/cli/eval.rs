@@ -203,7 +203,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
     };
     let done = saved.items.len();
     let per_item = 1 + samples + args.agents * args.rounds;
-    println!(
+    outln!(
         "eval: {} ({} items, {done} already answered) on {} at {} — one agent, self-consistency \
          ({samples} samples), debate ({} agents × {} rounds): {per_item} calls per item; saving to {}",
         config.task_set,
@@ -226,7 +226,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             .chain(item.debate.iter().flatten())
             .filter(|s| s.error.is_some())
             .count();
-        println!(
+        outln!(
             "item {n}/{total}: one agent {}, debate {} ({:.1} s{})",
             mark(item.single.correct),
             mark(debate),
@@ -242,9 +242,9 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
         .await
         .map_err(CliError::Eval)?;
     let report = run.report();
-    println!();
-    print!("{}", report.table());
-    println!(
+    outln!();
+    out!("{}", report.table());
+    outln!(
         "\n{} items, {:.1} s of asking; saved to {}",
         run.items.len(),
         run.wall_ms as f64 / 1000.0,

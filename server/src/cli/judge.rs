@@ -67,17 +67,17 @@ pub async fn run(args: JudgeArgs) -> Result<(), CliError> {
         JudgeCommand::List => {
             let judges = store.judges().await?;
             if judges.is_empty() {
-                println!("no judges yet: add one with `consilium judge add NAME`");
+                outln!("no judges yet: add one with `consilium judge add NAME`");
             }
             for j in judges {
-                println!("{}\t{}\tadded {}", j.name, j.role, j.created_at);
+                outln!("{}\t{}\tadded {}", j.name, j.role, j.created_at);
             }
         }
         JudgeCommand::Remove { name } => {
             if !store.remove_judge(&name).await? {
                 return Err(no_such(&name));
             }
-            println!("removed judge '{name}'; their token and sessions no longer work");
+            outln!("removed judge '{name}'; their token and sessions no longer work");
         }
         JudgeCommand::Rotate { name } => {
             let secret = new_token()?;
@@ -97,8 +97,8 @@ pub async fn run(args: JudgeArgs) -> Result<(), CliError> {
 }
 
 fn print_token(name: &str, role: &str, secret: &str) {
-    println!("{role} '{name}' — token (shown once; keep it somewhere safe):");
-    println!("{secret}");
+    outln!("{role} '{name}' — token (shown once; keep it somewhere safe):");
+    outln!("{secret}");
 }
 
 fn new_token() -> Result<String, CliError> {

@@ -1,5 +1,9 @@
 //! The `consilium` command line: `serve` (the default), `bench`, `load`, `judge` and `verify`.
 
+// Declared first: its `out!`/`outln!` macros are used by every command below.
+#[macro_use]
+mod out;
+
 pub mod bench;
 mod bench_credibility;
 mod bench_reconcile;

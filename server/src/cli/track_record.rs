@@ -51,7 +51,7 @@ pub async fn run(args: TrackRecordArgs) -> Result<(), CliError> {
             let store = Store::connect(&args.database_url).await?;
             let text = sample::generate(sample::SEED, &now);
             let done = import::import(&store, &text, "sample", "sample").await?;
-            println!(
+            outln!(
                 "imported the sample history: {} predictions, {} with outcomes (labelled as sample data)",
                 done.predictions, done.outcomes
             );
@@ -72,7 +72,7 @@ pub async fn run(args: TrackRecordArgs) -> Result<(), CliError> {
                 |n| n.to_string_lossy().into_owned(),
             );
             let done = import::import(&store, &text, "import", &format!("import:{name}")).await?;
-            println!(
+            outln!(
                 "imported {}: {} predictions, {} with outcomes",
                 path.display(),
                 done.predictions,

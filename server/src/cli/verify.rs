@@ -15,11 +15,11 @@ pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Res
     let (checked, signed) = check_signed(&export, key);
     match checked {
         c @ Check::Verified { .. } => {
-            println!("{}", c.details().join("\n"));
+            outln!("{}", c.details().join("\n"));
             for line in app::audit::credibility::credibility_lines(&export.events) {
-                println!("{line}");
+                outln!("{line}");
             }
-            println!("{}", signed.line());
+            outln!("{}", signed.line());
             Ok(())
         }
         c @ Check::Unfinished { .. } => Err(CliError::Verify(format!(

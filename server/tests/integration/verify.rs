@@ -306,3 +306,26 @@ async fn the_server_signs_ended_logs_and_rehashing_by_hand_is_caught() {
     let keys: Vec<Value> = get_json(&again, "/api/keys").await;
     assert_eq!(keys[0]["key_id"], key_id.as_str());
 }
+
+/// `consilium verify FILE | head -2`: once the reader has gone, the command stops quietly
+/// with the status a shell gives a program ended by SIGPIPE, not with a panic and a backtrace.
+#[test]
+fn verify_stops_quietly_when_its_reader_has_gone() {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s4-finished.json");
+    // The pipe's reading end is closed before the command starts: its first line cannot be read.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+        .arg("verify")
+        .arg(&file)
+        .env_remove("CONSILIUM_CA_CERT")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run verify");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

@@ -265,7 +265,7 @@ fn print_batches(seen: &[Seen]) {
             .iter()
             .filter(|s| s.error.is_none() && s.connected_at <= at as f64)
             .count();
-        println!(
+        outln!(
             "  batch at +{} ms: {} deliveries, {connected} viewers connected; arrived {}; read {}",
             at - first,
             arrived.len(),
@@ -281,7 +281,7 @@ fn print_latencies(seen: &[Seen], per_batch: bool) -> (Vec<f64>, Vec<f64>, Vec<f
     let (lat, steady) = latencies(seen, |d| d.arrived_ms);
     let (read, read_steady) = latencies(seen, |d| d.read_ms);
     let line = |what: &str, v: &[f64]| {
-        println!(
+        outln!(
             "{what}: {} deliveries, {}, max {:.1} ms",
             v.len(),
             spread(v),
@@ -289,7 +289,7 @@ fn print_latencies(seen: &[Seen], per_batch: bool) -> (Vec<f64>, Vec<f64>, Vec<f
         );
     };
     if lat.is_empty() {
-        println!(
+        outln!(
             "live events: none (every event was stamped before its viewer connected: the \
              debates ended first, so there was no live latency to time)"
         );
@@ -352,14 +352,14 @@ fn report(
         .collect();
     connect.sort_by(f64::total_cmp);
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    println!(
+    outln!(
         "load: {} viewer(s) of {} debate(s) on {} ({cores} cores here), {:.1} s",
         args.viewers,
         ids.len(),
         args.addr,
         elapsed.as_secs_f64()
     );
-    println!(
+    outln!(
         "connect (to response headers): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         percentile(&connect, 50.0),
         percentile(&connect, 99.0),
@@ -372,7 +372,7 @@ fn report(
             |k| format!("{:.1} MiB", k as f64 / 1024.0),
         )
     };
-    println!(
+    outln!(
         "server RSS: {} before, {} at the peak seen, {} after",
         mib(rss_before),
         mib(rss_peak),
@@ -381,7 +381,7 @@ fn report(
     if !errors.is_empty() {
         errors.sort_unstable();
         errors.dedup();
-        println!(
+        outln!(
             "viewers that failed ({}): {}",
             args.viewers - exact,
             errors
@@ -392,7 +392,7 @@ fn report(
                 .join("; ")
         );
     }
-    println!(
+    outln!(
         "load: viewers={} debates={} exact={exact}/{} connect_p99_ms={:.1} p50_ms={:.1} p99_ms={:.1} connected_p99_ms={:.1} read_p99_ms={:.1} rss_peak_mib={}",
         args.viewers,
         ids.len(),
