@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.H.js,
 # pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — their
-# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the stylesheet
+# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the live bundle
+# (pkg/live.H.js, pkg/live.H.wasm: an S4 debate's live page on its own), the stylesheet
 # (pkg/consilium.css), the offline audit viewer (viewer.html, self-contained) and the public assets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +52,15 @@ wasm-opt "${file_opt_flags[@]}" -o "$site/pkg.tmp/viewer/viewer_bg.wasm" "$site/
 python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp/viewer/viewer_bg.wasm" \
   style/main.css "$site/viewer.html"
 rm -rf "$site/pkg.tmp/viewer"
+
+# 3. The live bundle: `frontend`'s `live` entry point, which hydrates an S4 debate's live view
+#    only (app::ui::hydrate_live); the server gives it to such a page asked for by address.
+#    Built on the single-module compile above (no split points: each is an export that would
+#    keep its page's code), it reaches neither the router nor the other pages: one small module.
+cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release --features single-module,live
+wasm-bindgen --target web --no-typescript --out-dir "$site/pkg.tmp" --out-name live "$wasm_out"
+wasm-opt "${opt_flags[@]}" --strip-debug -o "$site/pkg.tmp/live_bg.wasm" "$site/pkg.tmp/live_bg.wasm" 2>&1 \
+  | { grep -v 'unknown name subsection' || true; }
 # One content hash in every name of the split bundle, so the server can mark them immutable.
 python3 scripts/hash-bundle.py "$site/pkg.tmp"
 # Each lazy page's chunks also in one file, the pack the server-rendered page preloads: one

@@ -4,7 +4,8 @@ bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS 
 loader and the stylesheet; a lazy route adds its pack (all its chunks in one file,
 scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17). A page that
 shows a protocol's panel is printed once without one (an S4 debate's) and once with each panel
-(`live + es_panel`: an ES debate's live page), as the server preloads it."""
+(`live + es_panel`: an ES debate's live page), as the server preloads it; and an S4 debate's live
+page as the server sends it when asked for by address, with the live bundle alone."""
 import json
 import os
 import re
@@ -43,6 +44,11 @@ def main():
     for name, chunks in pages:
         files = first + chunks
         print(f"  {name:<20} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
+    # The live bundle: an S4 debate's live page asked for by address loads it instead of all above.
+    live = [f for f in os.listdir(pkg) if re.fullmatch(r"live(\.[0-9a-f]+\.js|\.[0-9a-f]+\.wasm|\.js|_bg\.wasm)", f)]
+    if live:
+        files = live + ["consilium.css"]
+        print(f"  {'live, S4 (live bundle)':<20} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
 
 
 main()

@@ -3,7 +3,8 @@
 server can let browsers keep them for good (`Cache-Control: immutable`): a new build has new names.
 
 consilium.js -> consilium.H.js, consilium_bg.wasm -> consilium.H.wasm (the names Leptos's
-hydration script asks for when `hash.txt` says H), __wasm_split.….js -> __wasm_split.H.js,
+hydration script asks for when `hash.txt` says H), live.js -> live.H.js and live_bg.wasm ->
+live.H.wasm (the live bundle, when built: `hash.txt` then says `live: H` too), __wasm_split.….js -> __wasm_split.H.js,
 chunk_N.wasm -> chunk_N.H.wasm, split_….wasm -> split_….H.wasm; the names inside the JS files and
 the manifest are rewritten to match, and PKG/hash.txt records H for the server. One hash for the
 whole bundle, not one per file: the main module's glue imports the chunk loader and the loader
@@ -17,6 +18,7 @@ import sys
 
 pkg = sys.argv[1]
 GLUE, WASM = "consilium.js", "consilium_bg.wasm"
+LIVE_GLUE, LIVE_WASM = "live.js", "live_bg.wasm"
 LOADER_RE = re.compile(r"__wasm_split\.[_A-Za-z0-9]*\.js")
 CHUNK_RE = re.compile(r"(?:chunk_\d+|split_\w+)\.wasm")
 
@@ -32,14 +34,19 @@ def main():
     if not os.path.exists(path(GLUE)) or not os.path.exists(path(WASM)) or len(loaders) != 1:
         sys.exit(f"hash-bundle: {pkg} holds no split bundle to hash ({GLUE}, {WASM}, one loader)")
     loader = loaders[0]
+    live = [n for n in (LIVE_GLUE, LIVE_WASM) if os.path.exists(path(n))]
+    if len(live) == 1:
+        sys.exit(f"hash-bundle: the live bundle is half there: {live}")
     digest = hashlib.sha256()
-    for name in [GLUE, WASM, loader] + chunks:
+    for name in [GLUE, WASM, loader] + live + chunks:
         with open(path(name), "rb") as f:
             digest.update(name.encode() + b"\0" + f.read() + b"\0")
     h = digest.hexdigest()[:16]
     renamed = {GLUE: f"consilium.{h}.js", WASM: f"consilium.{h}.wasm", loader: f"__wasm_split.{h}.js"}
     for c in chunks:
         renamed[c] = f"{c[:-len('.wasm')]}.{h}.wasm"
+    if live:
+        renamed[LIVE_GLUE], renamed[LIVE_WASM] = f"live.{h}.js", f"live.{h}.wasm"
 
     # References inside the JS files, where a file is fetched or imported: the glue imports the
     # loader (and names the wasm as a default URL), the loader imports the glue and fetches every
@@ -47,7 +54,7 @@ def main():
     # but as the module name the wasm asks for, which must not change.
     names = "|".join(re.escape(n) for n in renamed)
     pattern = re.compile(r"""((?:\bfrom|\bnew URL\()\s*["'](?:\./)?)(""" + names + r""")(["'])""")
-    for js in (GLUE, loader):
+    for js in (GLUE, loader) + ((LIVE_GLUE,) if live else ()):
         with open(path(js), encoding="utf-8") as f:
             text = f.read()
         text, n = pattern.subn(lambda m: m.group(1) + renamed[m.group(2)] + m.group(3), text)
@@ -72,7 +79,7 @@ def main():
     for old, new in renamed.items():
         os.rename(path(old), path(new))
     with open(path("hash.txt"), "w", encoding="utf-8") as f:
-        f.write(f"js: {h}\nwasm: {h}\nsplit: {h}\n")
+        f.write(f"js: {h}\nwasm: {h}\nsplit: {h}\n" + (f"live: {h}\n" if live else ""))
     print(f"bundle names carry its hash {h} ({len(renamed)} files)")
 
 

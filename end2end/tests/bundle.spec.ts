@@ -133,13 +133,14 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
   expect(rr.pack).toMatch(/^\/pkg\/pack_live-rr_panel\.[0-9a-f]{16}\.bin$/);
   const audit = await packOf(`/debates/${id}/audit`);
   expect(audit.pack).toMatch(/^\/pkg\/pack_audit-rr_panel\.[0-9a-f]{16}\.bin$/);
-  const s4 = await finishedDebate(request, 'Should a bakery open on Mondays?', 13);
-  const plain = await packOf(`/debates/${s4.id}`);
-  expect(plain.panel).toBeNull();
-  expect(plain.pack).toMatch(/^\/pkg\/pack_live\.[0-9a-f]{16}\.bin$/);
-  // The RR page's pack is larger than the S4 page's by the panel's code.
+  // The RR page's pack is larger than the plain live page's (what a link from the home page
+  // fetches for an S4 debate) by the panel's code.
+  const pages = await (await request.get('/pkg/pages.json')).json();
+  const plainPack = Object.values(pages.pages as Record<string, { name: string; pack: string }>)
+    .find((p) => p.name === 'live')?.pack;
+  expect(plainPack).toMatch(/^pack_live\.[0-9a-f]{16}$/);
   const size = async (path: string) => (await (await request.get(path, { headers: { 'Accept-Encoding': 'identity' } })).body()).length;
-  expect(await size(rr.pack)).toBeGreaterThan(await size(plain.pack));
+  expect(await size(rr.pack)).toBeGreaterThan(await size(`/pkg/${plainPack}.bin`));
 
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -167,5 +168,45 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
     expect.stringMatching(/^\/pkg\/pack_rr_panel-after-live\.[0-9a-f]{16}\.bin$/),
   ]);
   expect(seen).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
+test("an S4 debate's live page, asked for by address, is hydrated by the live bundle alone and follows the debate", async ({ page, request }) => {
+  // Issue 17: the server gives such a page the live bundle (app::ui::hydrate_live): one module
+  // holding the live view, without the router, the other pages or any protocol's panel. Its
+  // props ride in the page once (`data-props`), not also as a serialised resource.
+  const created = await request.post('/api/debates', {
+    data: { query: 'Should a library lend power tools?', protocol: 's4', seed: 21 },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = await created.json();
+  const html = await (await request.get(`/debates/${id}`)).text();
+  expect(html).not.toContain('wasm-split-pack');
+  expect(html).not.toContain('consilium-page');
+  expect(html).toMatch(/<link rel="preload" href="\/pkg\/live\.[0-9a-f]{16}\.wasm"/);
+  expect(html).not.toMatch(/\/pkg\/consilium\.[0-9a-f]{16}\.wasm/);
+  expect(html).toContain('class="live-island"');
+  expect(html.split(' data-props="').length - 1).toBe(1);
+  const query = 'Should a library lend power tools?';
+  expect(html.split(query).length - 1).toBeLessThanOrEqual(4); // title, heading, props; not the log twice
+
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const seen = pkgFetched(page, '.wasm', '.bin', '.json');
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  // Live: the stream runs through the same reducer to the decision, in this bundle.
+  await expect(page.getByTestId('connection')).toHaveText(/live|complete log/);
+  await expect(page.getByTestId('stage')).toHaveText('Debate finished', { timeout: 30_000 });
+  await expect(page.getByTestId('audit-link')).toBeVisible();
+  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/live\.[0-9a-f]{16}\.wasm$/)]);
+
+  // A link out of it is an ordinary page load, with the site's bundle: the audit verifies.
+  seen.length = 0;
+  await page.getByTestId('audit-link').click();
+  await expect(page).toHaveURL(new RegExp(`/debates/${id}/audit$`));
+  await hydrated(page);
+  await expect(page.getByTestId('verdict')).toHaveText(/^verified: \d+ events, decision (ACT|WARN|REFUSE) recomputed$/);
+  expect(seen.some((p) => /^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/.test(p))).toBe(true);
   expect(errors).toEqual([]);
 });

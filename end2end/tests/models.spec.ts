@@ -1,5 +1,6 @@
 import { test, expect, Page } from '@playwright/test';
 import { hydrated } from './pages';
+import { signInAsJudge } from './judges';
 
 // Issue 5: real models as agents. The `openai` backend answered by the real SmolLM2 server that
 // `make test` starts (scripts/llm.sh), and the S4-8 defence shown for an injected query.
@@ -76,4 +77,48 @@ test('QL-3: one agent on the real model, the others builtin, chosen on the form'
   const agents = detail.events[0].agents;
   expect(agents.find((a: any) => a.id === 'safety')).toMatchObject({ backend: 'openai', model: 'smollm2-135m', identity: 'openai:smollm2-135m:safety' });
   expect(agents.find((a: any) => a.id === 'utility')).toMatchObject({ backend: 'builtin', identity: 'builtin:utility' });
+});
+
+test('ES-12 on the live page: a real model spends its budget, the debate waits, a judge grants tokens and then closes it', async ({ page, request, browser }) => {
+  test.setTimeout(240_000);
+  // A judge exists, so a spent budget pauses the debate instead of ending it. An S4 debate's
+  // live page asked for by address is hydrated by the live bundle (issue 17): its judge
+  // controls work there.
+  await signInAsJudge(page, 'budgeteer');
+  const created = await request.post('/api/debates', {
+    data: { query: 'Should a bakery open a second shop next year?', backend: 'openai', seed: 9, token_budget: 50 },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id } = await created.json();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const wasm: string[] = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname); });
+  await page.goto(`/debates/${id}`);
+  await hydrated(page);
+  expect(wasm).toEqual([expect.stringMatching(/^\/pkg\/live\.[0-9a-f]{16}\.wasm$/)]);
+
+  const paused = page.getByTestId('budget-paused');
+  await expect(paused).toContainText('Paused: awaiting budget approval', { timeout: 120_000 });
+  // A viewer who is no judge sees that it waits, without the controls.
+  const viewer = await browser.newPage();
+  await viewer.goto(`/debates/${id}`);
+  await hydrated(viewer);
+  await expect(viewer.getByTestId('budget-paused')).toBeVisible();
+  await expect(viewer.getByTestId('grant')).toHaveCount(0);
+  await viewer.close();
+
+  // Not a number: refused by name, nothing granted.
+  await page.getByTestId('grant-tokens').fill('plenty');
+  await page.getByTestId('grant').click();
+  await expect(paused.locator('.form-error')).toBeVisible();
+  // A grant too small for a whole call: it resumes, the grant is listed, and it waits again.
+  await page.getByTestId('grant-tokens').fill('1');
+  await page.getByTestId('grant').click();
+  await expect(page.getByTestId('budget-grants')).toContainText('Judge budgeteer granted 1 tokens', { timeout: 120_000 });
+  await expect(paused).toBeVisible({ timeout: 120_000 });
+  await page.getByTestId('close-budget').click();
+  await expect(page.getByTestId('decision')).toBeVisible({ timeout: 60_000 });
+  await expect(paused).toHaveCount(0);
+  expect(errors).toEqual([]);
 });

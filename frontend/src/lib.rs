@@ -2,8 +2,11 @@
 //! The browser entry points: `hydrate` for the server-rendered pages, `viewer` for the offline
 //! audit viewer (a static page with no server behind it), only in the `single-module` build: the
 //! served site's bundle is split per page, and an entry point that reaches the audit view would
-//! keep all of it in the first module.
+//! keep all of it in the first module. With the `live` feature (built with `single-module`: a
+//! split point is an export, which would keep its page's code), the live bundle: `hydrate` is
+//! `app::ui::hydrate_live`, which reaches an S4 debate's live view and nothing else of the app.
 
+#[cfg(not(feature = "live"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
@@ -14,7 +17,14 @@ pub fn hydrate() {
     });
 }
 
-#[cfg(feature = "single-module")]
+#[cfg(feature = "live")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    app::ui::hydrate_live();
+}
+
+#[cfg(all(feature = "single-module", not(feature = "live")))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn viewer() {
     console_error_panic_hook::set_once();

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::HeaderValue;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
@@ -107,7 +107,9 @@ pub fn router(state: AppState) -> Router {
     let page_context = move || {
         provide_context(service.clone());
         page_policy();
+        provide_bundle();
     };
+    let live_bundle = bundle_names(&pkg_dir(&state.leptos).join("hash.txt"), "live").is_some();
     let pkg = assets(&state.leptos);
     let mut app = Router::new()
         .nest("/api", api)
@@ -119,6 +121,10 @@ pub fn router(state: AppState) -> Router {
             AppState,
             _,
         >(page_context, app::shell))
+        .layer(from_fn_with_state(
+            (state.engine.clone(), live_bundle),
+            choose_bundle,
+        ))
         .with_state(state)
         .layer(from_fn_with_state(limits.request_timeout, guard::timeout))
         .layer(from_fn_with_state(BODY_LIMIT, guard::body_limit))
@@ -141,9 +147,9 @@ pub fn router(state: AppState) -> Router {
 /// answered 304 while it has not changed.
 fn assets(leptos: &LeptosOptions) -> Router {
     use axum::http::header::{ACCEPT_ENCODING, CACHE_CONTROL, VARY};
-    let dir = std::path::Path::new(leptos.site_root.as_ref()).join(leptos.site_pkg_dir.as_ref());
+    let dir = pkg_dir(leptos);
     let hash: Option<Arc<str>> =
-        bundle_hash(&dir.join("hash.txt")).map(|h| format!(".{h}.").into());
+        bundle_names(&dir.join("hash.txt"), "js").map(|h| format!(".{h}.").into());
     let files = ServeDir::new(dir).precompressed_br().precompressed_gzip();
     // Caches keep one copy per encoding.
     let vary = SetResponseHeaderLayer::appending(VARY, HeaderValue::from(ACCEPT_ENCODING));
@@ -170,14 +176,57 @@ fn assets(leptos: &LeptosOptions) -> Router {
         .layer(from_fn(cache))
 }
 
-/// The bundle's hash from `hash.txt` (its `js:` line), if the site was built with one.
-fn bundle_hash(path: &std::path::Path) -> Option<String> {
+/// The site's bundle folder (`target/site/pkg`).
+fn pkg_dir(leptos: &LeptosOptions) -> std::path::PathBuf {
+    std::path::Path::new(leptos.site_root.as_ref()).join(leptos.site_pkg_dir.as_ref())
+}
+
+/// The hash `hash.txt` records for `key` (`js`: the site's bundle; `live`: the live bundle,
+/// present when the site was built with it), if the site was built with one.
+fn bundle_names(path: &std::path::Path, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines()
         .filter_map(|line| line.split_once(':'))
-        .find(|(key, _)| key.trim() == "js")
+        .find(|(k, _)| k.trim() == key)
         .map(|(_, h)| h.trim().to_owned())
         .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Issue 17: an S4 debate's live page, asked for by address (not reached by a link inside the
+/// app), is hydrated by the live bundle, a module that holds the live view and nothing else of
+/// the app (`app::ui::Bundle`). Decided here, before the page renders, since its `<head>` names
+/// the bundle; every other page, and every page of a site built without that bundle, keeps the
+/// site's. An unknown debate or a store error leaves the choice to the page (`Site`), which
+/// answers as it always has.
+async fn choose_bundle(
+    State((engine, live_bundle)): State<(Engine, bool)>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if live_bundle && request.method() == axum::http::Method::GET {
+        if let Some(id) = live_page_id(request.uri().path()) {
+            if let Ok(Some(protocol)) = engine.store.protocol(id).await {
+                let bundle = app::ui::Bundle::of_live_page(&protocol);
+                request.extensions_mut().insert(bundle);
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// The debate id of a live page's path, `/debates/{id}`.
+fn live_page_id(path: &str) -> Option<&str> {
+    let id = path.strip_prefix("/debates/")?;
+    (!id.is_empty() && !id.contains('/')).then_some(id)
+}
+
+/// The bundle `choose_bundle` chose for this request, for the page's shell and views.
+fn provide_bundle() {
+    let chosen = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<app::ui::Bundle>().copied());
+    if let Some(bundle) = chosen {
+        provide_context(bundle);
+    }
 }
 
 /// Pages carry a Content-Security-Policy with this response's nonce, the one Leptos puts on its

@@ -98,6 +98,10 @@ fn split_prefix(route: &str) -> String {
 /// preload of the chunk loader and of every chunk the route needs: its pack if it has one, else
 /// each chunk. A page with panels leaves its chunks to `preload_panel`, which knows which panel.
 pub(crate) fn preload(route: &str) {
+    // The live bundle is one module: no chunks, no loader.
+    if super::page_bundle() == super::Bundle::Live {
+        return;
+    }
     // Named in the page, so the browser loads this route's code before hydrating (`load_shown_page`).
     let _ = view! { <Meta name=super::PAGE_META content=route.to_owned()/> }.to_html();
     let Some(manifest) = use_context::<Manifest>() else {
@@ -126,6 +130,9 @@ pub(crate) fn preload(route: &str) {
 /// none): names the panel in the page, so the browser loads its code before hydrating
 /// (`load_shown_panel`), and preloads the page's code with the panel's, as one pack.
 pub(crate) fn preload_panel(panel: Option<&str>) {
+    if super::page_bundle() == super::Bundle::Live {
+        return;
+    }
     let shown = use_context::<Shown>();
     if shown
         .as_ref()

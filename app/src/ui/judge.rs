@@ -7,6 +7,14 @@ use leptos_router::hooks::use_query_map;
 
 use super::data::{stop_debate, who_am_i};
 
+/// Who is looking at a page: `(name, role)` of a signed-in judge or viewer, `None` for anyone.
+pub type Me = Option<(String, String)>;
+
+/// Whether `me` is a judge (who may stop a debate, grant tokens, rule).
+pub fn is_judge(me: &Me) -> bool {
+    matches!(me, Some((_, role)) if role == "judge")
+}
+
 /// `/judge/sign-in`: a plain form (it works before the page hydrates) that posts the token to
 /// `/api/judge/sign-in`, which sets the session cookie and comes back here.
 #[component]
@@ -76,10 +84,10 @@ pub fn JudgeCorner() -> impl IntoView {
     }
 }
 
-/// A judge's "Stop debate" button, shown only to a signed-in judge while the debate runs.
+/// A judge's "Stop debate" button, shown only to a signed-in judge (`judge`, known to the page
+/// that shows it) while the debate runs.
 #[component]
-pub fn StopButton(id: String, running: Signal<bool>) -> impl IntoView {
-    let me = Resource::new(|| (), |_| who_am_i());
+pub fn StopButton(id: String, running: Signal<bool>, judge: bool) -> impl IntoView {
     let stop = Action::new(move |id: &String| stop_debate(id.clone()));
     let failed = move || {
         stop.value()
@@ -87,25 +95,17 @@ pub fn StopButton(id: String, running: Signal<bool>) -> impl IntoView {
             .and_then(|r| r.err())
             .map(|e| super::clean_error(&e.to_string()))
     };
-    view! {
-        <Suspense fallback=|| ()>
-            {move || {
-                let id = id.clone();
-                Suspend::new(async move {
-                    let is_judge = matches!(me.await, Ok(Some((_, ref role))) if role == "judge");
-                    is_judge.then(|| view! {
-                        <span class="judge-controls">
-                            <button class="danger" data-testid="stop-debate"
-                                hidden=move || !running.get()
-                                disabled=move || stop.pending().get()
-                                on:click=move |_| { stop.dispatch(id.clone()); }>
-                                "Stop debate"
-                            </button>
-                            {move || failed().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
-                        </span>
-                    })
-                })
-            }}
-        </Suspense>
-    }
+    judge.then(|| {
+        view! {
+            <span class="judge-controls">
+                <button class="danger" data-testid="stop-debate"
+                    hidden=move || !running.get()
+                    disabled=move || stop.pending().get()
+                    on:click=move |_| { stop.dispatch(id.clone()); }>
+                    "Stop debate"
+                </button>
+                {move || failed().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
+            </span>
+        }
+    })
 }

@@ -5,10 +5,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::data::get_debate;
+use super::data::{get_debate, who_am_i};
 use super::fold::KEEP_ROUNDS;
+use super::judge::Me;
 use super::widgets::{CardView, OutcomeBanner, StatusPill};
-use crate::api::DebateDetail;
+use crate::api::{DebateDetail, Protocol};
 use crate::protocol::DebateStatus;
 use crate::protocol::DebateView;
 
@@ -27,13 +28,25 @@ pub enum Connection {
 pub fn LivePage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let detail = Resource::new(id, get_debate);
+    // A page the live bundle hydrates takes its data from the island's props, not from the
+    // resources' serialised values: the log is written into the page once.
+    let (detail, me) = without_serialising(|| {
+        (
+            Resource::new(id, get_debate),
+            Resource::new(|| (), |_| who_am_i()),
+        )
+    });
 
     view! {
         <Suspense fallback=|| view! { <p class="muted">"Loading debate…"</p> }>
             {move || Suspend::new(async move {
+                // Who is looking decides the judge's controls; unknown (an error) is nobody.
+                let me = me.await.ok().flatten();
                 match detail.await {
-                    Ok(Some(d)) => view! { <LiveDebate detail=d/> }.into_any(),
+                    Ok(Some(detail)) => view! {
+                        <Title text=super::page_title("live", &detail.query)/>
+                        <LiveIsland props=LiveProps { detail, me }/>
+                    }.into_any(),
                     Ok(None) => view! { <super::DebateNotFound/> }.into_any(),
                     Err(e) => view! { <p class="form-error">{format!("Could not load the debate: {e}")}</p> }.into_any(),
                 }
@@ -42,8 +55,130 @@ pub fn LivePage() -> impl IntoView {
     }
 }
 
+/// What the live view starts from: the log so far, and who is looking (a judge sees the stop
+/// button and the budget's controls).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct LiveProps {
+    detail: DebateDetail,
+    me: Me,
+}
+
+/// The parts of a live page that belong to a protocol: the weighted collapse's human decision
+/// form and the protocol's panel (`panels.rs`). The live bundle (`hydrate_live`) has neither
+/// (`NO_PROTOCOL`): it hydrates S4 pages only, which show neither, so their code stays out of it.
+#[derive(Clone, Copy)]
+pub(crate) struct ProtocolParts {
+    human: fn(&DebateDetail, RwSignal<DebateView>) -> AnyView,
+    panel: fn(&DebateDetail, RwSignal<DebateView>) -> AnyView,
+}
+
+/// Every protocol's parts, as the site's bundle and the server render them.
+const EVERY_PROTOCOL: ProtocolParts = ProtocolParts {
+    human: human_form,
+    panel: protocol_panel,
+};
+
+/// The live bundle's: an S4 page shows neither part. The same view as an S4 page's parts
+/// below (an empty `AnyView`), so the server's markup hydrates either way.
+#[cfg(feature = "hydrate")]
+const NO_PROTOCOL: ProtocolParts = ProtocolParts {
+    human: nothing,
+    panel: nothing,
+};
+
+#[cfg(feature = "hydrate")]
+fn nothing(_: &DebateDetail, _: RwSignal<DebateView>) -> AnyView {
+    ().into_any()
+}
+
+/// Whether a live page of `protocol` shows a part of its own (`EVERY_PROTOCOL`): the live
+/// bundle, which has none, must not hydrate it (`Bundle::of_live_page`).
+pub(crate) fn has_protocol_parts(protocol: &str) -> bool {
+    protocol == Protocol::Collapse.as_str() || super::panels::panel_of(protocol).is_some()
+}
+
+fn human_form(detail: &DebateDetail, state: RwSignal<DebateView>) -> AnyView {
+    if detail.protocol != Protocol::Collapse.as_str() {
+        return ().into_any();
+    }
+    view! { <super::human::HumanDecisionForm state id=detail.id.clone()/> }.into_any()
+}
+
+fn protocol_panel(detail: &DebateDetail, state: RwSignal<DebateView>) -> AnyView {
+    super::panels::protocol_panel(&detail.protocol, state.into(), Some(detail.id.clone()))
+}
+
+/// The live view in an element of its own, the root the live bundle hydrates (`hydrate_live`);
+/// on a page the server gives to that bundle, its props ride along in `data-props`.
 #[component]
-fn LiveDebate(detail: DebateDetail) -> impl IntoView {
+fn LiveIsland(props: LiveProps) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let json = (super::page_bundle() == super::Bundle::Live)
+        .then(|| serde_json::to_string(&props).ok())
+        .flatten();
+    #[cfg(not(feature = "ssr"))]
+    let json: Option<String> = None;
+    let LiveProps { detail, me } = props;
+    view! {
+        <div class="live-island" data-props=json>
+            <LiveDebate detail me parts=EVERY_PROTOCOL/>
+        </div>
+    }
+}
+
+/// Runs `make` (which creates the page's resources) so that, on a page the live bundle hydrates,
+/// their values are not written into the page for the site's bundle: that bundle never hydrates
+/// it, and the live bundle reads the island's props.
+fn without_serialising<T>(make: impl FnOnce() -> T) -> T {
+    #[cfg(feature = "ssr")]
+    if super::page_bundle() == super::Bundle::Live {
+        if let Some(sc) = Owner::current_shared_context() {
+            let before = sc.get_is_hydrating();
+            sc.set_is_hydrating(false);
+            let made = make();
+            sc.set_is_hydrating(before);
+            return made;
+        }
+    }
+    make()
+}
+
+/// The live bundle's entry point (issue 17: a live page's first load under 300 KB): hydrates
+/// the server-rendered live view of an S4 debate from its island's props, without the router,
+/// the other pages or any protocol's panel. The server gives this bundle only to such pages
+/// (`Bundle::Live`); a link from the page loads the next page, with the site's bundle.
+#[cfg(feature = "hydrate")]
+pub fn hydrate_live() {
+    use wasm_bindgen::JsCast;
+
+    let document = document();
+    let Some(island) = document.query_selector(".live-island").ok().flatten() else {
+        leptos::logging::error!("this page has no live view to hydrate");
+        return;
+    };
+    let props = island.get_attribute("data-props").unwrap_or_default();
+    let LiveProps { detail, me } = match serde_json::from_str(&props) {
+        Ok(props) => props,
+        Err(e) => {
+            leptos::logging::error!("the live view's props are unreadable: {e}");
+            return;
+        }
+    };
+    let root: web_sys::HtmlElement = island.unchecked_into();
+    leptos::mount::hydrate_from(
+        root,
+        move || view! { <LiveDebate detail me parts=NO_PROTOCOL/> },
+    )
+    .forget();
+    // What the site's bundle marks once hydrated (`App`), for the tests and for anyone asking.
+    if let Some(app) = document.query_selector(".app").ok().flatten() {
+        let _ = app.set_attribute("data-hydrated", "true");
+    }
+}
+
+#[component]
+fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoView {
+    let judge = super::judge::is_judge(&me);
     let state = RwSignal::new(DebateView::from_events(&detail.events));
     let finished = state.with_untracked(|v| v.status() != DebateStatus::Running);
     let conn = RwSignal::new(if finished {
@@ -126,14 +261,13 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
     let id_for_link = move || link_id.get_value();
 
     view! {
-        <Title text=super::page_title("live", &detail.query)/>
         <section class="panel debate-head">
             <div class="debate-meta">
                 <span class="proto">{crate::api::Protocol::short(&detail.protocol).to_owned()}</span>
                 <span class="muted">{format!("seed {}", detail.seed)}</span>
                 <StatusPillLive status/>
                 <ConnectionBadge conn/>
-                <super::judge::StopButton id=id.clone() running=Signal::derive(move || status() == "running")/>
+                <super::judge::StopButton id=id.clone() running=Signal::derive(move || status() == "running") judge/>
             </div>
             <h1 class="debate-query">{query}</h1>
             {move || (state.with(|v| v.status()) != DebateStatus::Running).then(|| view! {
@@ -164,14 +298,14 @@ fn LiveDebate(detail: DebateDetail) -> impl IntoView {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
         <super::costs::BudgetBanner state=state.into()/>
-        <super::pause::BudgetPause state id=detail.id.clone()/>
+        <super::pause::BudgetPause state id=detail.id.clone() judge/>
         {move || state.with(|v| v.decision.clone()).map(|outcome| view! { <OutcomeBanner outcome/> })}
-        {(detail.protocol == "collapse").then(|| view! { <super::human::HumanDecisionForm state id=detail.id.clone()/> })}
+        {(parts.human)(&detail, state)}
         <super::credibility::SnapshotPanel state=state.into()/>
         <super::costs::DefenceFlags state=state.into()/>
         <super::costs::UsageTable state=state.into()/>
 
-        {super::panels::protocol_panel(&detail.protocol, state.into(), Some(detail.id.clone()))}
+        {(parts.panel)(&detail, state)}
         <section class="board" hidden=matches!(detail.protocol.as_str(), "collapse" | "reconcile") style=move || format!("--agents: {}", state.with(|v| v.agents.len().max(1)))>
             <div class="columns-head">
                 {move || {

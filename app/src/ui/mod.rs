@@ -32,6 +32,9 @@ pub use data::{
     start_debate, stop_debate, who_am_i,
 };
 
+#[cfg(feature = "hydrate")]
+pub use live::hydrate_live;
+
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes, A};
@@ -117,9 +120,73 @@ lazy_pages! {
     EvalRoute => eval::EvalPage,
 }
 
-pub fn shell(options: LeptosOptions) -> impl IntoView {
+/// Which browser bundle hydrates the page being rendered (issue 17). The server chooses per
+/// request and provides it: `Live` for an S4 debate's live page when the site has the live
+/// bundle (`pkg/live.H.js`, `frontend`'s `live` feature: `live::hydrate_live`), so that page's
+/// first load carries neither the router nor the other pages' code; `Site` for every other page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bundle {
+    #[default]
+    Site,
+    Live,
+}
+
+impl Bundle {
+    /// The bundle for a debate's live page asked for by address, by its protocol: the live
+    /// bundle for a protocol whose page has no part of its own (no panel, no human decision
+    /// form: the live bundle leaves their code out, `live::NO_PROTOCOL`), which is S4.
+    pub fn of_live_page(protocol: &str) -> Bundle {
+        if live::has_protocol_parts(protocol) {
+            Bundle::Site
+        } else {
+            Bundle::Live
+        }
+    }
+
+    /// The file name Leptos's hydration script loads (`NAME.HASH.js`, `NAME.HASH.wasm`).
+    pub fn output_name(self) -> &'static str {
+        match self {
+            Bundle::Site => "consilium",
+            Bundle::Live => "live",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bundle;
+    use crate::api::Protocol;
+
+    /// Issue 17: only S4's live page goes to the live bundle, which has no protocol's parts.
+    #[test]
+    fn the_live_bundle_serves_the_live_pages_without_protocol_parts() {
+        for (protocol, bundle) in [
+            (Protocol::S4, Bundle::Live),
+            (Protocol::RoundRobin, Bundle::Site),
+            (Protocol::Collapse, Bundle::Site),
+            (Protocol::Escalation, Bundle::Site),
+            (Protocol::Reconcile, Bundle::Site),
+        ] {
+            assert_eq!(
+                Bundle::of_live_page(protocol.as_str()),
+                bundle,
+                "{protocol:?}"
+            );
+        }
+        assert_eq!(Bundle::of_live_page("no such protocol"), Bundle::Live);
+    }
+}
+
+/// The bundle the server chose for this page (`Site` unless it provided another).
+#[cfg_attr(not(feature = "ssr"), allow(dead_code))]
+pub(crate) fn page_bundle() -> Bundle {
+    use_context::<Bundle>().unwrap_or_default()
+}
+
+pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     chunks::provide(&options);
+    options.output_name = page_bundle().output_name().into();
     view! {
         <!DOCTYPE html>
         <html lang="en">

@@ -9,14 +9,16 @@ use super::costs::thousands;
 use crate::protocol::DebateView;
 
 #[component]
-pub fn BudgetPause(#[prop(into)] state: Signal<DebateView>, id: String) -> impl IntoView {
-    let me = Resource::new(|| (), |_| super::data::who_am_i());
+pub fn BudgetPause(
+    #[prop(into)] state: Signal<DebateView>,
+    id: String,
+    /// A signed-in judge is looking (the page knows).
+    judge: bool,
+) -> impl IntoView {
     // Shown once hydrated: the browser's first render must match the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
-    let is_judge = move || {
-        mounted.get() && matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge")
-    };
+    let is_judge = move || mounted.get() && judge;
     let id = StoredValue::new(id);
     let tokens = RwSignal::new(String::new());
     let send = Action::new(|(id, tokens): &(String, Option<u64>)| {

@@ -205,6 +205,17 @@ impl Store {
         Ok(self.status(id).await?.is_some())
     }
 
+    /// The debate's protocol (`s4`, `round-robin`, …), or `None` for an unknown debate.
+    pub async fn protocol(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let protocol: Option<(String,)> = on_pool!(self, pool => {
+            sqlx::query_as("SELECT protocol FROM debates WHERE id = $1")
+                .bind(id)
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(protocol.map(|(p,)| p))
+    }
+
     /// The debate's status, or `None` for an unknown debate.
     pub async fn status(&self, id: &str) -> Result<Option<DebateStatus>, StoreError> {
         let status: Option<(String,)> = on_pool!(self, pool => {

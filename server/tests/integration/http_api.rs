@@ -370,3 +370,78 @@ async fn every_decision_carries_its_vote_baseline_ql_1() {
     let counts: Value = get_json(&server, "/api/debates/baseline").await;
     assert_eq!(counts, json!({"decided": 3, "changed": changed}));
 }
+
+/// Issue 17: an S4 debate's live page asked for by address names the live bundle in its
+/// `<head>` (when the site has one: `live:` in `pkg/hash.txt`) and carries its props in the
+/// page once; other protocols' live pages, other pages and a site without the live bundle keep
+/// the site's bundle.
+#[tokio::test]
+async fn an_s4_live_page_gets_the_live_bundle_when_the_site_has_one() {
+    let site = tempfile::tempdir().expect("site");
+    std::fs::create_dir_all(site.path().join("pkg")).expect("pkg");
+    let hashes = "js: 0123456789abcdef\nwasm: 0123456789abcdef\nsplit: 0123456789abcdef\n";
+    let hash_file = site.path().join("pkg/hash.txt");
+    std::fs::write(&hash_file, format!("{hashes}live: 0123456789abcdef\n")).expect("hash.txt");
+    let site_root = site.path().to_str().expect("path");
+
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_SITE_ROOT", site_root)]);
+    let query = "Should a town library lend out power tools?";
+    let (s4, _) = run_to_end(
+        &server,
+        json!({"query": query, "protocol": "s4", "seed": 3}),
+    )
+    .await;
+    let (rr, _) = run_to_end(
+        &server,
+        json!({"query": "Should I buy index funds after a rally?", "protocol": "round_robin",
+               "seed": 4, "config": {"max_rounds": 2}}),
+    )
+    .await;
+    let page = |path: String| {
+        let url = server.url(&path);
+        async move {
+            let resp = client().get(url).send().await.expect("page");
+            assert_eq!(resp.status(), 200, "{path}");
+            resp.text().await.expect("html")
+        }
+    };
+    let live = "/pkg/live.0123456789abcdef.js";
+    let site_js = "/pkg/consilium.0123456789abcdef.js";
+
+    let html = page(format!("/debates/{s4}")).await;
+    assert!(html.contains(live) && !html.contains(site_js), "{html}");
+    assert!(html.contains("class=\"live-island\""), "{html}");
+    assert_eq!(html.matches(" data-props=\"").count(), 1, "{html}");
+    // The log is in the page once (the props), not also as the page resource's value: the query
+    // is in the title, the heading, and the props twice (the debate's and its first event's).
+    assert_eq!(html.matches(query).count(), 4, "{html}");
+
+    for path in [
+        format!("/debates/{rr}"),
+        format!("/debates/{s4}/audit"),
+        "/".to_owned(),
+    ] {
+        let html = page(path.clone()).await;
+        assert!(
+            html.contains(site_js) && !html.contains(live),
+            "{path}: {html}"
+        );
+        assert!(!html.contains("data-props="), "{path}");
+    }
+    drop(server);
+
+    // A site built without the live bundle: the S4 page keeps the site's, with its resources.
+    std::fs::write(&hash_file, hashes).expect("hash.txt");
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_SITE_ROOT", site_root)]);
+    let html = {
+        let resp = client()
+            .get(server.url(&format!("/debates/{s4}")))
+            .send()
+            .await
+            .expect("page");
+        resp.text().await.expect("html")
+    };
+    assert!(html.contains(site_js) && !html.contains(live), "{html}");
+    assert!(!html.contains("data-props="));
+}
