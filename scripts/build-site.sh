@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.H.js,
 # pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — their
-# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the live bundle
-# (pkg/live.H.js, pkg/live.H.wasm: an S4 debate's live page on its own), the stylesheet
+# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the live bundles
+# (pkg/live-PROTOCOL.H.js, .wasm: a debate's live page on its own), the stylesheet
 # (pkg/consilium.css), the offline audit viewer (viewer.html, self-contained) and the public assets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,13 +53,18 @@ python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp
   style/main.css "$site/viewer.html"
 rm -rf "$site/pkg.tmp/viewer"
 
-# 3. The live bundle: `frontend`'s `live` entry point, which hydrates an S4 debate's live view
-#    only (app::ui::hydrate_live); the server gives it to such a page asked for by address.
-#    Built on the single-module compile above (no split points: each is an export that would
-#    keep its page's code), it reaches neither the router nor the other pages: one small module.
-cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release --features single-module,live
-wasm-bindgen --target web --no-typescript --out-dir "$site/pkg.tmp" --out-name live "$wasm_out"
-wasm-opt "${opt_flags[@]}" --strip-debug -o "$site/pkg.tmp/live_bg.wasm" "$site/pkg.tmp/live_bg.wasm" 2>&1 \
+# 3. The live bundles, one per protocol: `frontend`'s `live-PROTOCOL` entry point hydrates a
+#    debate's live view with that protocol's parts only (app::ui::hydrate_live); the server gives
+#    it to that protocol's live pages asked for by address (app::ui::Bundle). Built on the
+#    single-module compile above (no split points: each is an export that would keep its page's
+#    code), each reaches neither the router, nor the other pages, nor the other protocols.
+for protocol in s4 round_robin collapse escalation reconcile; do
+  cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
+    --features "single-module,live-$protocol"
+  wasm-bindgen --target web --no-typescript --out-dir "$site/pkg.tmp" --out-name "live-$protocol" "$wasm_out"
+done
+find "$site/pkg.tmp" -name 'live-*_bg.wasm' -print0 \
+  | xargs -0 -P 2 -I{} wasm-opt "${opt_flags[@]}" --strip-debug -o {} {} 2>&1 \
   | { grep -v 'unknown name subsection' || true; }
 # One content hash in every name of the split bundle, so the server can mark them immutable.
 python3 scripts/hash-bundle.py "$site/pkg.tmp"

@@ -4,8 +4,9 @@ bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS 
 loader and the stylesheet; a lazy route adds its pack (all its chunks in one file,
 scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17). A page that
 shows a protocol's panel is printed once without one (an S4 debate's) and once with each panel
-(`live + es_panel`: an ES debate's live page), as the server preloads it; and an S4 debate's live
-page as the server sends it when asked for by address, with the live bundle alone."""
+(`audit + es_panel`: an ES debate's audit page), as the server preloads it. A debate's live page
+is sent with its protocol's live bundle alone (`live-escalation`), when the site has them;
+without them it is printed as the other pages (`live`, `live + es_panel`)."""
 import json
 import os
 import re
@@ -41,14 +42,19 @@ def main():
           f"{kib(every):,.0f} KiB brotli in all; and {len(packed)} packs of a page's chunks, "
           f"{kib(packed):,.0f} KiB brotli")
     print("page: on the wire before it works (brotli; raw)")
+    live_glues = sorted(f for f in os.listdir(pkg) if re.fullmatch(r"live-\w+\.[0-9a-f]+\.js", f))
     for name, chunks in pages:
+        if live_glues and name.startswith("live"):
+            continue  # a live page by address takes its live bundle (below)
         files = first + chunks
-        print(f"  {name:<20} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
-    # The live bundle: an S4 debate's live page asked for by address loads it instead of all above.
-    live = [f for f in os.listdir(pkg) if re.fullmatch(r"live(\.[0-9a-f]+\.js|\.[0-9a-f]+\.wasm|\.js|_bg\.wasm)", f)]
-    if live:
-        files = live + ["consilium.css"]
-        print(f"  {'live, S4 (live bundle)':<20} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
+        print(f"  {name:<30} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
+    # The live bundles: a debate's live page asked for by address loads its protocol's instead
+    # of all of the above (its glue, its module, the stylesheet).
+    for glue in live_glues:
+        stem = glue.split(".")[0]
+        files = [glue, glue[: -len(".js")] + ".wasm", "consilium.css"]
+        name = f"{stem} (by address)"
+        print(f"  {name:<30} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
 
 
 main()

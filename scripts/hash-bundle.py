@@ -3,8 +3,9 @@
 server can let browsers keep them for good (`Cache-Control: immutable`): a new build has new names.
 
 consilium.js -> consilium.H.js, consilium_bg.wasm -> consilium.H.wasm (the names Leptos's
-hydration script asks for when `hash.txt` says H), live.js -> live.H.js and live_bg.wasm ->
-live.H.wasm (the live bundle, when built: `hash.txt` then says `live: H` too), __wasm_split.….js -> __wasm_split.H.js,
+hydration script asks for when `hash.txt` says H), live-P.js -> live-P.H.js and live-P_bg.wasm ->
+live-P.H.wasm (each protocol P's live bundle, when built: `hash.txt` then says `live: H` too),
+__wasm_split.….js -> __wasm_split.H.js,
 chunk_N.wasm -> chunk_N.H.wasm, split_….wasm -> split_….H.wasm; the names inside the JS files and
 the manifest are rewritten to match, and PKG/hash.txt records H for the server. One hash for the
 whole bundle, not one per file: the main module's glue imports the chunk loader and the loader
@@ -18,7 +19,7 @@ import sys
 
 pkg = sys.argv[1]
 GLUE, WASM = "consilium.js", "consilium_bg.wasm"
-LIVE_GLUE, LIVE_WASM = "live.js", "live_bg.wasm"
+LIVE_RE = re.compile(r"live-(\w+)\.js")
 LOADER_RE = re.compile(r"__wasm_split\.[_A-Za-z0-9]*\.js")
 CHUNK_RE = re.compile(r"(?:chunk_\d+|split_\w+)\.wasm")
 
@@ -34,9 +35,13 @@ def main():
     if not os.path.exists(path(GLUE)) or not os.path.exists(path(WASM)) or len(loaders) != 1:
         sys.exit(f"hash-bundle: {pkg} holds no split bundle to hash ({GLUE}, {WASM}, one loader)")
     loader = loaders[0]
-    live = [n for n in (LIVE_GLUE, LIVE_WASM) if os.path.exists(path(n))]
-    if len(live) == 1:
-        sys.exit(f"hash-bundle: the live bundle is half there: {live}")
+    live_glues = [n for n in names if LIVE_RE.fullmatch(n)]
+    live = []
+    for glue in live_glues:
+        wasm = glue[: -len(".js")] + "_bg.wasm"
+        if not os.path.exists(path(wasm)):
+            sys.exit(f"hash-bundle: the live bundle {glue} has no {wasm}")
+        live += [glue, wasm]
     digest = hashlib.sha256()
     for name in [GLUE, WASM, loader] + live + chunks:
         with open(path(name), "rb") as f:
@@ -45,8 +50,9 @@ def main():
     renamed = {GLUE: f"consilium.{h}.js", WASM: f"consilium.{h}.wasm", loader: f"__wasm_split.{h}.js"}
     for c in chunks:
         renamed[c] = f"{c[:-len('.wasm')]}.{h}.wasm"
-    if live:
-        renamed[LIVE_GLUE], renamed[LIVE_WASM] = f"live.{h}.js", f"live.{h}.wasm"
+    for glue in live_glues:
+        stem = glue[: -len(".js")]
+        renamed[glue], renamed[stem + "_bg.wasm"] = f"{stem}.{h}.js", f"{stem}.{h}.wasm"
 
     # References inside the JS files, where a file is fetched or imported: the glue imports the
     # loader (and names the wasm as a default URL), the loader imports the glue and fetches every
@@ -54,7 +60,7 @@ def main():
     # but as the module name the wasm asks for, which must not change.
     names = "|".join(re.escape(n) for n in renamed)
     pattern = re.compile(r"""((?:\bfrom|\bnew URL\()\s*["'](?:\./)?)(""" + names + r""")(["'])""")
-    for js in (GLUE, loader) + ((LIVE_GLUE,) if live else ()):
+    for js in [GLUE, loader] + live_glues:
         with open(path(js), encoding="utf-8") as f:
             text = f.read()
         text, n = pattern.subn(lambda m: m.group(1) + renamed[m.group(2)] + m.group(3), text)

@@ -109,10 +109,11 @@ test('a server-rendered page preloads its chunks as one pack and hydrates with t
   expect(errors).toEqual([]);
 });
 
-test("a protocol's panel comes in its page's pack: an RR debate's live page, not an S4 one's", async ({ page, request }) => {
+test("a protocol's panel comes in its page's pack (an RR debate's audit page, not an S4 one's) or in its protocol's live bundle", async ({ page, request }) => {
   // app/src/ui/panels.rs: each protocol's panel is a split point of its own; the server preloads
   // the page's chunks with the panel's as one pack, names the panel in the page, and the browser
-  // loads it before hydrating.
+  // loads it before hydrating. A live page asked for by address takes its protocol's live
+  // bundle instead, which holds that panel and no other (app::ui::Bundle).
   const created = await request.post('/api/debates', {
     data: { query: 'Should I buy index funds after a rally?', protocol: 'round_robin', seed: 4, config: { max_rounds: 2 } },
   });
@@ -128,19 +129,21 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
     const panel = /<meta name="consilium-panel" content="([^"]+)"/.exec(html)?.[1] ?? null;
     return { pack: /href="([^"]+)"/.exec(packs[0])?.[1] ?? '', panel };
   };
-  const rr = await packOf(`/debates/${id}`);
+  const rr = await packOf(`/debates/${id}/audit`);
   expect(rr.panel).toBe('rr_panel');
-  expect(rr.pack).toMatch(/^\/pkg\/pack_live-rr_panel\.[0-9a-f]{16}\.bin$/);
-  const audit = await packOf(`/debates/${id}/audit`);
-  expect(audit.pack).toMatch(/^\/pkg\/pack_audit-rr_panel\.[0-9a-f]{16}\.bin$/);
-  // The RR page's pack is larger than the plain live page's (what a link from the home page
-  // fetches for an S4 debate) by the panel's code.
-  const pages = await (await request.get('/pkg/pages.json')).json();
-  const plainPack = Object.values(pages.pages as Record<string, { name: string; pack: string }>)
-    .find((p) => p.name === 'live')?.pack;
-  expect(plainPack).toMatch(/^pack_live\.[0-9a-f]{16}$/);
+  expect(rr.pack).toMatch(/^\/pkg\/pack_audit-rr_panel\.[0-9a-f]{16}\.bin$/);
+  const s4 = await finishedDebate(request, 'Should a bakery open on Mondays?', 13);
+  const plain = await packOf(`/debates/${s4.id}/audit`);
+  expect(plain.panel).toBeNull();
+  expect(plain.pack).toMatch(/^\/pkg\/pack_audit\.[0-9a-f]{16}\.bin$/);
+  // The RR page's pack is larger than the S4 page's by the panel's code.
   const size = async (path: string) => (await (await request.get(path, { headers: { 'Accept-Encoding': 'identity' } })).body()).length;
-  expect(await size(rr.pack)).toBeGreaterThan(await size(`/pkg/${plainPack}.bin`));
+  expect(await size(rr.pack)).toBeGreaterThan(await size(plain.pack));
+  // Its live page by address: the round-robin live bundle, no pack, no panel to name.
+  const live = await (await request.get(`/debates/${id}`)).text();
+  expect(live).toMatch(/<link rel="preload" href="\/pkg\/live-round_robin\.[0-9a-f]{16}\.wasm"/);
+  expect(live).not.toContain('wasm-split-pack');
+  expect(live).not.toContain('consilium-panel');
 
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -151,7 +154,7 @@ test("a protocol's panel comes in its page's pack: an RR debate's live page, not
   // would not match the server's markup, and hydration would fail (a page error).
   await expect(page.getByTestId('trigger')).toHaveAttribute('data-triggered', /^(true|false)$/);
   await expect(page.getByTestId('turn-timeline')).toBeVisible();
-  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/)]);
+  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/live-round_robin\.[0-9a-f]{16}\.wasm$/)]);
 
   // From the home page, a click to the RR debate: the live page's pack, then what the panel adds
   // to it as one more (pages.json `after`), no chunk alone.
@@ -183,7 +186,7 @@ test("an S4 debate's live page, asked for by address, is hydrated by the live bu
   const html = await (await request.get(`/debates/${id}`)).text();
   expect(html).not.toContain('wasm-split-pack');
   expect(html).not.toContain('consilium-page');
-  expect(html).toMatch(/<link rel="preload" href="\/pkg\/live\.[0-9a-f]{16}\.wasm"/);
+  expect(html).toMatch(/<link rel="preload" href="\/pkg\/live-s4\.[0-9a-f]{16}\.wasm"/);
   expect(html).not.toMatch(/\/pkg\/consilium\.[0-9a-f]{16}\.wasm/);
   expect(html).toContain('class="live-island"');
   expect(html.split(' data-props="').length - 1).toBe(1);
@@ -199,7 +202,7 @@ test("an S4 debate's live page, asked for by address, is hydrated by the live bu
   await expect(page.getByTestId('connection')).toHaveText(/live|complete log/);
   await expect(page.getByTestId('stage')).toHaveText('Debate finished', { timeout: 30_000 });
   await expect(page.getByTestId('audit-link')).toBeVisible();
-  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/live\.[0-9a-f]{16}\.wasm$/)]);
+  expect([...new Set(seen)]).toEqual([expect.stringMatching(/^\/pkg\/live-s4\.[0-9a-f]{16}\.wasm$/)]);
 
   // A link out of it is an ordinary page load, with the site's bundle: the audit verifies.
   seen.length = 0;

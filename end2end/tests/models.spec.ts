@@ -96,7 +96,7 @@ test('ES-12 on the live page: a real model spends its budget, the debate waits, 
   page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname); });
   await page.goto(`/debates/${id}`);
   await hydrated(page);
-  expect(wasm).toEqual([expect.stringMatching(/^\/pkg\/live\.[0-9a-f]{16}\.wasm$/)]);
+  expect(wasm).toEqual([expect.stringMatching(/^\/pkg\/live-s4\.[0-9a-f]{16}\.wasm$/)]);
 
   const paused = page.getByTestId('budget-paused');
   await expect(paused).toContainText('Paused: awaiting budget approval', { timeout: 120_000 });

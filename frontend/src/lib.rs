@@ -2,9 +2,10 @@
 //! The browser entry points: `hydrate` for the server-rendered pages, `viewer` for the offline
 //! audit viewer (a static page with no server behind it), only in the `single-module` build: the
 //! served site's bundle is split per page, and an entry point that reaches the audit view would
-//! keep all of it in the first module. With the `live` feature (built with `single-module`: a
-//! split point is an export, which would keep its page's code), the live bundle: `hydrate` is
-//! `app::ui::hydrate_live`, which reaches an S4 debate's live view and nothing else of the app.
+//! keep all of it in the first module. With a `live-PROTOCOL` feature (built with
+//! `single-module`: a split point is an export, which would keep its page's code), that
+//! protocol's live bundle: `hydrate` is `app::ui::hydrate_live` with the protocol's parts, which
+//! reaches that protocol's live view and nothing else of the app.
 
 #[cfg(not(feature = "live"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
@@ -21,8 +22,20 @@ pub fn hydrate() {
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    app::ui::hydrate_live();
+    app::ui::hydrate_live(LIVE_PARTS);
 }
+
+/// The protocol this live bundle is built for: one `live-PROTOCOL` feature.
+#[cfg(feature = "live-s4")]
+const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::S4;
+#[cfg(feature = "live-round_robin")]
+const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::ROUND_ROBIN;
+#[cfg(feature = "live-collapse")]
+const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::COLLAPSE;
+#[cfg(feature = "live-escalation")]
+const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::ESCALATION;
+#[cfg(feature = "live-reconcile")]
+const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::RECONCILE;
 
 #[cfg(all(feature = "single-module", not(feature = "live")))]
 #[wasm_bindgen::prelude::wasm_bindgen]

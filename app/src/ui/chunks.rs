@@ -99,7 +99,7 @@ fn split_prefix(route: &str) -> String {
 /// each chunk. A page with panels leaves its chunks to `preload_panel`, which knows which panel.
 pub(crate) fn preload(route: &str) {
     // The live bundle is one module: no chunks, no loader.
-    if super::page_bundle() == super::Bundle::Live {
+    if super::page_bundle().is_live() {
         return;
     }
     // Named in the page, so the browser loads this route's code before hydrating (`load_shown_page`).
@@ -130,7 +130,7 @@ pub(crate) fn preload(route: &str) {
 /// none): names the panel in the page, so the browser loads its code before hydrating
 /// (`load_shown_panel`), and preloads the page's code with the panel's, as one pack.
 pub(crate) fn preload_panel(panel: Option<&str>) {
-    if super::page_bundle() == super::Bundle::Live {
+    if super::page_bundle().is_live() {
         return;
     }
     let shown = use_context::<Shown>();

@@ -311,15 +311,13 @@ pub fn EsPanel(
     #[prop(into)] state: Signal<DebateView>,
     #[prop(optional_no_strip)] id: Option<String>,
 ) -> impl IntoView {
-    let me = Resource::new(|| (), |_| super::data::who_am_i());
+    let judge = super::judge::judge_looking();
     let send = rule_action();
     // The forms appear once the page is hydrated: the server may know who is signed in before
     // the browser does, and the first render in the browser must match the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
-    let is_judge = move || {
-        mounted.get() && matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge")
-    };
+    let is_judge = move || mounted.get() && judge.get();
     // ES-10: while the pipeline runs, its clock and the timers count on every second between
     // events, at the debate's time scale.
     let tick = RwSignal::new(0u32);

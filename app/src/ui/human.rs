@@ -12,13 +12,11 @@ use crate::protocol::{DebateView, Outcome};
 
 #[component]
 pub fn HumanDecisionForm(#[prop(into)] state: Signal<DebateView>, id: String) -> impl IntoView {
-    let me = Resource::new(|| (), |_| super::data::who_am_i());
+    let judge = super::judge::judge_looking();
     // Shown once hydrated: the browser's first render must match the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
-    let is_judge = move || {
-        mounted.get() && matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge")
-    };
+    let is_judge = move || mounted.get() && judge.get();
     let waiting = move || {
         state.with(|v| {
             matches!(&v.decision, Some(Outcome::Collapse(o))

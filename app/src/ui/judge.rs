@@ -15,6 +15,22 @@ pub fn is_judge(me: &Me) -> bool {
     matches!(me, Some((_, role)) if role == "judge")
 }
 
+/// Who is looking, as the page that shows a debate's live view knows it (`live.rs` provides it
+/// to the view's parts: the protocol's panel, the human decision form).
+#[derive(Clone, Debug)]
+pub struct Looking(pub Me);
+
+/// Whether a judge is looking: as the live page knows it (`Looking`), else asked of the server.
+/// On a live page no resource is made for it, so a live bundle, which hydrates the live view
+/// alone, finds no value the server wrote for another bundle's resources.
+pub fn judge_looking() -> Signal<bool> {
+    if let Some(Looking(me)) = use_context::<Looking>() {
+        return Signal::stored(is_judge(&me));
+    }
+    let me = Resource::new(|| (), |_| who_am_i());
+    Signal::derive(move || matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge"))
+}
+
 /// `/judge/sign-in`: a plain form (it works before the page hydrates) that posts the token to
 /// `/api/judge/sign-in`, which sets the session cookie and comes back here.
 #[component]

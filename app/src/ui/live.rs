@@ -64,10 +64,11 @@ pub(crate) struct LiveProps {
 }
 
 /// The parts of a live page that belong to a protocol: the weighted collapse's human decision
-/// form and the protocol's panel (`panels.rs`). The live bundle (`hydrate_live`) has neither
-/// (`NO_PROTOCOL`): it hydrates S4 pages only, which show neither, so their code stays out of it.
+/// form and the protocol's panel (`panels.rs`). The server and the site's bundle have every
+/// protocol's (`EVERY_PROTOCOL`); each protocol's live bundle (`hydrate_live`) only its own
+/// (`parts`), so the others' code stays out of it.
 #[derive(Clone, Copy)]
-pub(crate) struct ProtocolParts {
+pub struct ProtocolParts {
     human: fn(&DebateDetail, RwSignal<DebateView>) -> AnyView,
     panel: fn(&DebateDetail, RwSignal<DebateView>) -> AnyView,
 }
@@ -78,28 +79,44 @@ const EVERY_PROTOCOL: ProtocolParts = ProtocolParts {
     panel: protocol_panel,
 };
 
-/// The live bundle's: an S4 page shows neither part. The same view as an S4 page's parts
-/// below (an empty `AnyView`), so the server's markup hydrates either way.
-#[cfg(feature = "hydrate")]
-const NO_PROTOCOL: ProtocolParts = ProtocolParts {
-    human: nothing,
-    panel: nothing,
-};
+/// Each protocol's parts alone, for its live bundle (`frontend`'s `live-PROTOCOL` features):
+/// the same views as `EVERY_PROTOCOL` gives a debate of that protocol, so the server's markup
+/// hydrates either way.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub mod parts {
+    use super::{nothing, ProtocolParts};
+    use crate::ui::panels;
 
-#[cfg(feature = "hydrate")]
+    pub const S4: ProtocolParts = ProtocolParts {
+        human: nothing,
+        panel: nothing,
+    };
+    pub const ROUND_ROBIN: ProtocolParts = ProtocolParts {
+        human: nothing,
+        panel: |d, state| panels::rr_alone(state.into(), Some(d.id.clone())),
+    };
+    pub const COLLAPSE: ProtocolParts = ProtocolParts {
+        human: super::human_form,
+        panel: |d, state| panels::wc_alone(state.into(), Some(d.id.clone())),
+    };
+    pub const ESCALATION: ProtocolParts = ProtocolParts {
+        human: nothing,
+        panel: |d, state| panels::es_alone(state.into(), Some(d.id.clone())),
+    };
+    pub const RECONCILE: ProtocolParts = ProtocolParts {
+        human: nothing,
+        panel: |d, state| panels::rc_alone(state.into(), Some(d.id.clone())),
+    };
+}
+
+/// A protocol without such a part (an empty view, as `human_form` and `protocol_panel` give).
 fn nothing(_: &DebateDetail, _: RwSignal<DebateView>) -> AnyView {
     ().into_any()
 }
 
-/// Whether a live page of `protocol` shows a part of its own (`EVERY_PROTOCOL`): the live
-/// bundle, which has none, must not hydrate it (`Bundle::of_live_page`).
-pub(crate) fn has_protocol_parts(protocol: &str) -> bool {
-    protocol == Protocol::Collapse.as_str() || super::panels::panel_of(protocol).is_some()
-}
-
 fn human_form(detail: &DebateDetail, state: RwSignal<DebateView>) -> AnyView {
     if detail.protocol != Protocol::Collapse.as_str() {
-        return ().into_any();
+        return nothing(detail, state);
     }
     view! { <super::human::HumanDecisionForm state id=detail.id.clone()/> }.into_any()
 }
@@ -113,7 +130,7 @@ fn protocol_panel(detail: &DebateDetail, state: RwSignal<DebateView>) -> AnyView
 #[component]
 fn LiveIsland(props: LiveProps) -> impl IntoView {
     #[cfg(feature = "ssr")]
-    let json = (super::page_bundle() == super::Bundle::Live)
+    let json = (super::page_bundle().is_live())
         .then(|| serde_json::to_string(&props).ok())
         .flatten();
     #[cfg(not(feature = "ssr"))]
@@ -131,7 +148,7 @@ fn LiveIsland(props: LiveProps) -> impl IntoView {
 /// it, and the live bundle reads the island's props.
 fn without_serialising<T>(make: impl FnOnce() -> T) -> T {
     #[cfg(feature = "ssr")]
-    if super::page_bundle() == super::Bundle::Live {
+    if super::page_bundle().is_live() {
         if let Some(sc) = Owner::current_shared_context() {
             let before = sc.get_is_hydrating();
             sc.set_is_hydrating(false);
@@ -143,12 +160,13 @@ fn without_serialising<T>(make: impl FnOnce() -> T) -> T {
     make()
 }
 
-/// The live bundle's entry point (issue 17: a live page's first load under 300 KB): hydrates
-/// the server-rendered live view of an S4 debate from its island's props, without the router,
-/// the other pages or any protocol's panel. The server gives this bundle only to such pages
+/// A live bundle's entry point (issue 17: a live page's first load under 300 KB): hydrates the
+/// server-rendered live view of a debate from its island's props, with `parts`, its protocol's
+/// (`parts::…`), and without the router, the other pages or the other protocols' parts. The
+/// server gives each protocol's live bundle to that protocol's live pages asked for by address
 /// (`Bundle::Live`); a link from the page loads the next page, with the site's bundle.
 #[cfg(feature = "hydrate")]
-pub fn hydrate_live() {
+pub fn hydrate_live(parts: ProtocolParts) {
     use wasm_bindgen::JsCast;
 
     let document = document();
@@ -165,11 +183,7 @@ pub fn hydrate_live() {
         }
     };
     let root: web_sys::HtmlElement = island.unchecked_into();
-    leptos::mount::hydrate_from(
-        root,
-        move || view! { <LiveDebate detail me parts=NO_PROTOCOL/> },
-    )
-    .forget();
+    leptos::mount::hydrate_from(root, move || view! { <LiveDebate detail me parts/> }).forget();
     // What the site's bundle marks once hydrated (`App`), for the tests and for anyone asking.
     if let Some(app) = document.query_selector(".app").ok().flatten() {
         let _ = app.set_attribute("data-hydrated", "true");
@@ -179,6 +193,7 @@ pub fn hydrate_live() {
 #[component]
 fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoView {
     let judge = super::judge::is_judge(&me);
+    provide_context(super::judge::Looking(me));
     let state = RwSignal::new(DebateView::from_events(&detail.events));
     let finished = state.with_untracked(|v| v.status() != DebateStatus::Running);
     let conn = RwSignal::new(if finished {

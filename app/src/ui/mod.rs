@@ -33,7 +33,7 @@ pub use data::{
 };
 
 #[cfg(feature = "hydrate")]
-pub use live::hydrate_live;
+pub use live::{hydrate_live, parts as live_parts, ProtocolParts};
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -121,34 +121,38 @@ lazy_pages! {
 }
 
 /// Which browser bundle hydrates the page being rendered (issue 17). The server chooses per
-/// request and provides it: `Live` for an S4 debate's live page when the site has the live
-/// bundle (`pkg/live.H.js`, `frontend`'s `live` feature: `live::hydrate_live`), so that page's
-/// first load carries neither the router nor the other pages' code; `Site` for every other page.
+/// request and provides it: `Live(protocol)` for a debate's live page asked for by address when
+/// the site has the live bundles (`pkg/live-PROTOCOL.H.js`, `frontend`'s `live-…` features:
+/// `live::hydrate_live` with that protocol's parts), so that page's first load carries neither
+/// the router, nor the other pages', nor the other protocols' code; `Site` for every other page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Bundle {
     #[default]
     Site,
-    Live,
+    Live(crate::api::Protocol),
 }
 
 impl Bundle {
-    /// The bundle for a debate's live page asked for by address, by its protocol: the live
-    /// bundle for a protocol whose page has no part of its own (no panel, no human decision
-    /// form: the live bundle leaves their code out, `live::NO_PROTOCOL`), which is S4.
+    /// The bundle for a debate's live page asked for by address, by the debate's protocol (as
+    /// stored); the site's for a protocol this build does not know.
     pub fn of_live_page(protocol: &str) -> Bundle {
-        if live::has_protocol_parts(protocol) {
-            Bundle::Site
-        } else {
-            Bundle::Live
-        }
+        crate::api::Protocol::ALL
+            .into_iter()
+            .find(|p| p.as_str() == protocol)
+            .map_or(Bundle::Site, Bundle::Live)
     }
 
     /// The file name Leptos's hydration script loads (`NAME.HASH.js`, `NAME.HASH.wasm`).
-    pub fn output_name(self) -> &'static str {
+    pub fn output_name(self) -> String {
         match self {
-            Bundle::Site => "consilium",
-            Bundle::Live => "live",
+            Bundle::Site => "consilium".to_owned(),
+            Bundle::Live(protocol) => format!("live-{}", protocol.as_str()),
         }
+    }
+
+    /// Whether this is a live bundle.
+    pub fn is_live(self) -> bool {
+        matches!(self, Bundle::Live(_))
     }
 }
 
@@ -157,23 +161,17 @@ mod tests {
     use super::Bundle;
     use crate::api::Protocol;
 
-    /// Issue 17: only S4's live page goes to the live bundle, which has no protocol's parts.
+    /// Issue 17: every protocol's live page goes to that protocol's live bundle, whose file
+    /// names `scripts/build-site.sh` writes from the same names.
     #[test]
-    fn the_live_bundle_serves_the_live_pages_without_protocol_parts() {
-        for (protocol, bundle) in [
-            (Protocol::S4, Bundle::Live),
-            (Protocol::RoundRobin, Bundle::Site),
-            (Protocol::Collapse, Bundle::Site),
-            (Protocol::Escalation, Bundle::Site),
-            (Protocol::Reconcile, Bundle::Site),
-        ] {
-            assert_eq!(
-                Bundle::of_live_page(protocol.as_str()),
-                bundle,
-                "{protocol:?}"
-            );
+    fn each_protocol_has_its_live_bundle() {
+        for protocol in Protocol::ALL {
+            let bundle = Bundle::of_live_page(protocol.as_str());
+            assert_eq!(bundle, Bundle::Live(protocol));
+            assert_eq!(bundle.output_name(), format!("live-{}", protocol.as_str()));
         }
-        assert_eq!(Bundle::of_live_page("no such protocol"), Bundle::Live);
+        assert_eq!(Bundle::of_live_page("no such protocol"), Bundle::Site);
+        assert_eq!(Bundle::Site.output_name(), "consilium");
     }
 }
 

@@ -64,6 +64,19 @@ pub(crate) fn panel_of(protocol: &str) -> Option<&'static str> {
     }
 }
 
+/// One protocol's panel alone, as `protocol_panel` shows it (the same view): for a live bundle
+/// built for that protocol (`live::parts`), which must not reach the other panels' code.
+macro_rules! panel_alone {
+    ($($view:ident => $panel:ident),* $(,)?) => {$(
+        #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+        pub(crate) fn $view(state: Signal<DebateView>, id: Option<String>) -> AnyView {
+            Suspend::new(async move { $panel(state, id).await }).into_any()
+        }
+    )*};
+}
+
+panel_alone!(rr_alone => rr_panel, wc_alone => wc_panel, es_alone => es_panel, rc_alone => rc_panel);
+
 /// The panel of a debate of `protocol` (nothing for S4), fed by `state`; `id` lets a live ES
 /// debate's judge act on its challenges. The server renders it at once; in the browser its
 /// code is already loaded when the page hydrates (`load_shown_panel`), and after a navigation it

@@ -371,12 +371,11 @@ async fn every_decision_carries_its_vote_baseline_ql_1() {
     assert_eq!(counts, json!({"decided": 3, "changed": changed}));
 }
 
-/// Issue 17: an S4 debate's live page asked for by address names the live bundle in its
-/// `<head>` (when the site has one: `live:` in `pkg/hash.txt`) and carries its props in the
-/// page once; other protocols' live pages, other pages and a site without the live bundle keep
-/// the site's bundle.
+/// Issue 17: a debate's live page asked for by address names its protocol's live bundle in its
+/// `<head>` (when the site has them: `live:` in `pkg/hash.txt`) and carries its props in the
+/// page once; other pages and a site without the live bundles keep the site's bundle.
 #[tokio::test]
-async fn an_s4_live_page_gets_the_live_bundle_when_the_site_has_one() {
+async fn a_live_page_gets_its_protocols_live_bundle_when_the_site_has_them() {
     let site = tempfile::tempdir().expect("site");
     std::fs::create_dir_all(site.path().join("pkg")).expect("pkg");
     let hashes = "js: 0123456789abcdef\nwasm: 0123456789abcdef\nsplit: 0123456789abcdef\n";
@@ -406,8 +405,16 @@ async fn an_s4_live_page_gets_the_live_bundle_when_the_site_has_one() {
             resp.text().await.expect("html")
         }
     };
-    let live = "/pkg/live.0123456789abcdef.js";
+    let live = "/pkg/live-s4.0123456789abcdef.js";
     let site_js = "/pkg/consilium.0123456789abcdef.js";
+
+    let html = page(format!("/debates/{rr}")).await;
+    assert!(
+        html.contains("/pkg/live-round_robin.0123456789abcdef.js"),
+        "{html}"
+    );
+    assert!(!html.contains(site_js) && !html.contains(live), "{html}");
+    assert!(!html.contains("consilium-panel"), "{html}");
 
     let html = page(format!("/debates/{s4}")).await;
     assert!(html.contains(live) && !html.contains(site_js), "{html}");
@@ -418,7 +425,7 @@ async fn an_s4_live_page_gets_the_live_bundle_when_the_site_has_one() {
     assert_eq!(html.matches(query).count(), 4, "{html}");
 
     for path in [
-        format!("/debates/{rr}"),
+        format!("/debates/{rr}/audit"),
         format!("/debates/{s4}/audit"),
         "/".to_owned(),
     ] {
