@@ -5,8 +5,9 @@ loader and the stylesheet; a lazy route adds its pack (all its chunks in one fil
 scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17). A page that
 shows a protocol's panel is printed once without one (an S4 debate's) and once with each panel
 (`audit + es_panel`: an ES debate's audit page), as the server preloads it. A debate's live page
-is sent with its protocol's live bundle alone (`live-escalation`), when the site has them;
-without them it is printed as the other pages (`live`, `live + es_panel`)."""
+asked for by address is sent with its protocol's live bundle alone (`live-escalation (by
+address)`), when the site has them; through the split bundle (`live + es_panel (split)`) is how
+a site without them sends it, and a link from another page fetches its pack of that."""
 import json
 import os
 import re
@@ -45,7 +46,7 @@ def main():
     live_glues = sorted(f for f in os.listdir(pkg) if re.fullmatch(r"live-\w+\.[0-9a-f]+\.js", f))
     for name, chunks in pages:
         if live_glues and name.startswith("live"):
-            continue  # a live page by address takes its live bundle (below)
+            name += " (split)"  # by address, it takes its live bundle (below)
         files = first + chunks
         print(f"  {name:<30} {kib(files):7,.0f} KiB  ({kib(files, ''):,.0f} KiB raw, {len(files)} files)")
     # The live bundles: a debate's live page asked for by address loads its protocol's instead

@@ -25,6 +25,20 @@ pub fn hydrate() {
     app::ui::hydrate_live(LIVE_PARTS);
 }
 
+#[cfg(all(feature = "live", not(feature = "single-module")))]
+compile_error!("a live bundle is built with `single-module`: a split point is an export that keeps its page's code");
+#[cfg(all(
+    feature = "live",
+    not(any(
+        feature = "live-s4",
+        feature = "live-round_robin",
+        feature = "live-collapse",
+        feature = "live-escalation",
+        feature = "live-reconcile"
+    ))
+))]
+compile_error!("a live bundle names its protocol: one `live-PROTOCOL` feature");
+
 /// The protocol this live bundle is built for: one `live-PROTOCOL` feature.
 #[cfg(feature = "live-s4")]
 const LIVE_PARTS: app::ui::ProtocolParts = app::ui::live_parts::S4;

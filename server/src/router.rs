@@ -109,7 +109,7 @@ pub fn router(state: AppState) -> Router {
         page_policy();
         provide_bundle();
     };
-    let live_bundle = bundle_names(&pkg_dir(&state.leptos).join("hash.txt"), "live").is_some();
+    let live_bundles: Arc<[app::api::Protocol]> = live_bundles(&pkg_dir(&state.leptos)).into();
     let pkg = assets(&state.leptos);
     let mut app = Router::new()
         .nest("/api", api)
@@ -122,7 +122,7 @@ pub fn router(state: AppState) -> Router {
             _,
         >(page_context, app::shell))
         .layer(from_fn_with_state(
-            (state.engine.clone(), live_bundle),
+            (state.engine.clone(), live_bundles),
             choose_bundle,
         ))
         .with_state(state)
@@ -149,7 +149,7 @@ fn assets(leptos: &LeptosOptions) -> Router {
     use axum::http::header::{ACCEPT_ENCODING, CACHE_CONTROL, VARY};
     let dir = pkg_dir(leptos);
     let hash: Option<Arc<str>> =
-        bundle_names(&dir.join("hash.txt"), "js").map(|h| format!(".{h}.").into());
+        bundle_hash(&dir.join("hash.txt"), "js").map(|h| format!(".{h}.").into());
     let files = ServeDir::new(dir).precompressed_br().precompressed_gzip();
     // Caches keep one copy per encoding.
     let vary = SetResponseHeaderLayer::appending(VARY, HeaderValue::from(ACCEPT_ENCODING));
@@ -181,9 +181,9 @@ fn pkg_dir(leptos: &LeptosOptions) -> std::path::PathBuf {
     std::path::Path::new(leptos.site_root.as_ref()).join(leptos.site_pkg_dir.as_ref())
 }
 
-/// The hash `hash.txt` records for `key` (`js`: the site's bundle; `live`: the live bundle,
-/// present when the site was built with it), if the site was built with one.
-fn bundle_names(path: &std::path::Path, key: &str) -> Option<String> {
+/// The hash `hash.txt` records for `key` (`js`: the site's bundle; `live`: the live bundles,
+/// present when the site was built with them), if the site was built with one.
+fn bundle_hash(path: &std::path::Path, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines()
         .filter_map(|line| line.split_once(':'))
@@ -192,32 +192,52 @@ fn bundle_names(path: &std::path::Path, key: &str) -> Option<String> {
         .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// Issue 17: an S4 debate's live page, asked for by address (not reached by a link inside the
-/// app), is hydrated by the live bundle, a module that holds the live view and nothing else of
-/// the app (`app::ui::Bundle`). Decided here, before the page renders, since its `<head>` names
-/// the bundle; every other page, and every page of a site built without that bundle, keeps the
-/// site's. An unknown debate or a store error leaves the choice to the page (`Site`), which
-/// answers as it always has.
+/// The protocols whose live bundle the built site holds (`pkg/live-PROTOCOL.HASH.js` and
+/// `.wasm`, `scripts/build-site.sh`), read once at start: a page is never sent to a bundle that
+/// is not there (a partial deploy, a protocol newer than the build).
+fn live_bundles(pkg: &std::path::Path) -> Vec<app::api::Protocol> {
+    let Some(hash) = bundle_hash(&pkg.join("hash.txt"), "live") else {
+        return Vec::new();
+    };
+    app::api::Protocol::ALL
+        .into_iter()
+        .filter(|p| {
+            let name = app::ui::Bundle::Live(*p).output_name().unwrap_or_default();
+            ["js", "wasm"]
+                .iter()
+                .all(|ext| pkg.join(format!("{name}.{hash}.{ext}")).is_file())
+        })
+        .collect()
+}
+
+/// Issue 17: a debate's live page asked for by address (not reached by a link inside the app)
+/// is hydrated by its protocol's live bundle, a module that holds that live view and nothing
+/// else of the app (`app::ui::Bundle`). Decided here, before the page renders, since its
+/// `<head>` names the bundle; every other page, a protocol whose live bundle the site lacks, and
+/// every page of a site built without them keep the site's. An unknown debate or a store error
+/// here leaves the site's bundle (the page then answers as it always has: 404, or the error).
 async fn choose_bundle(
-    State((engine, live_bundle)): State<(Engine, bool)>,
+    State((engine, live_bundles)): State<(Engine, Arc<[app::api::Protocol]>)>,
     mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    if live_bundle && request.method() == axum::http::Method::GET {
+    if !live_bundles.is_empty() && request.method() == axum::http::Method::GET {
         if let Some(id) = live_page_id(request.uri().path()) {
             if let Ok(Some(protocol)) = engine.store.protocol(id).await {
                 let bundle = app::ui::Bundle::of_live_page(&protocol);
-                request.extensions_mut().insert(bundle);
+                if matches!(bundle, app::ui::Bundle::Live(p) if live_bundles.contains(&p)) {
+                    request.extensions_mut().insert(bundle);
+                }
             }
         }
     }
     next.run(request).await
 }
 
-/// The debate id of a live page's path, `/debates/{id}`.
+/// The debate id of a live page's path, `/debates/{id}` (one that can be an id at all).
 fn live_page_id(path: &str) -> Option<&str> {
     let id = path.strip_prefix("/debates/")?;
-    (!id.is_empty() && !id.contains('/')).then_some(id)
+    app::api::is_debate_id(id).then_some(id)
 }
 
 /// The bundle `choose_bundle` chose for this request, for the page's shell and views.
@@ -258,5 +278,26 @@ fn rate_limited(e: tower_governor::GovernorError) -> axum::response::Response {
             .into_response()
         }
         other => AppError::Internal(format!("rate limiter: {other}")).into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::live_page_id;
+
+    /// Issue 17: only a live page's path, with what can be a debate id, asks the store.
+    #[test]
+    fn a_live_page_path_names_its_debate() {
+        for (path, id) in [
+            ("/debates/ff83bb3238ff4c49", Some("ff83bb3238ff4c49")),
+            ("/debates/ff83bb3238ff4c49/audit", None),
+            ("/debates/", None),
+            ("/debates", None),
+            ("/api/debates/ff83bb3238ff4c49", None),
+            ("/debates/..%2Fetc", None),
+            ("/", None),
+        ] {
+            assert_eq!(live_page_id(path), id, "{path}");
+        }
     }
 }

@@ -313,11 +313,11 @@ pub fn EsPanel(
 ) -> impl IntoView {
     let judge = super::judge::judge_looking();
     let send = rule_action();
-    // The forms appear once the page is hydrated: the server may know who is signed in before
-    // the browser does, and the first render in the browser must match the server's.
+    // The forms appear once the page is hydrated (before, they could not act), so the browser's
+    // first render matches the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
-    let is_judge = move || mounted.get() && judge.get();
+    let is_judge = move || mounted.get() && judge;
     // ES-10: while the pipeline runs, its clock and the timers count on every second between
     // events, at the debate's time scale.
     let tick = RwSignal::new(0u32);

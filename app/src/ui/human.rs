@@ -13,10 +13,10 @@ use crate::protocol::{DebateView, Outcome};
 #[component]
 pub fn HumanDecisionForm(#[prop(into)] state: Signal<DebateView>, id: String) -> impl IntoView {
     let judge = super::judge::judge_looking();
-    // Shown once hydrated: the browser's first render must match the server's.
+    // Shown once hydrated (its buttons cannot act before); the first render is the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
-    let is_judge = move || mounted.get() && judge.get();
+    let is_judge = move || mounted.get() && judge;
     let waiting = move || {
         state.with(|v| {
             matches!(&v.decision, Some(Outcome::Collapse(o))

@@ -20,15 +20,12 @@ pub fn is_judge(me: &Me) -> bool {
 #[derive(Clone, Debug)]
 pub struct Looking(pub Me);
 
-/// Whether a judge is looking: as the live page knows it (`Looking`), else asked of the server.
-/// On a live page no resource is made for it, so a live bundle, which hydrates the live view
-/// alone, finds no value the server wrote for another bundle's resources.
-pub fn judge_looking() -> Signal<bool> {
-    if let Some(Looking(me)) = use_context::<Looking>() {
-        return Signal::stored(is_judge(&me));
-    }
-    let me = Resource::new(|| (), |_| who_am_i());
-    Signal::derive(move || matches!(me.get(), Some(Ok(Some((_, ref role)))) if role == "judge"))
+/// Whether a judge is looking, as the live page knows it (`Looking`). Only a live page shows a
+/// judge's forms (they act on the debate it shows); elsewhere (an audit page, the offline
+/// viewer) nobody is asked, and the answer is no. No resource is made for it, so the ids of the
+/// resources a page serialises are the same whichever bundle hydrates it.
+pub fn judge_looking() -> bool {
+    use_context::<Looking>().is_some_and(|Looking(me)| is_judge(&me))
 }
 
 /// `/judge/sign-in`: a plain form (it works before the page hydrates) that posts the token to

@@ -30,7 +30,7 @@ pub fn LivePage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     // A page the live bundle hydrates takes its data from the island's props, not from the
     // resources' serialised values: the log is written into the page once.
-    let (detail, me) = without_serialising(|| {
+    let (detail, me) = without_serialising(move || {
         (
             Resource::new(id, get_debate),
             Resource::new(|| (), |_| who_am_i()),
@@ -143,19 +143,13 @@ fn LiveIsland(props: LiveProps) -> impl IntoView {
     }
 }
 
-/// Runs `make` (which creates the page's resources) so that, on a page the live bundle hydrates,
-/// their values are not written into the page for the site's bundle: that bundle never hydrates
-/// it, and the live bundle reads the island's props.
-fn without_serialising<T>(make: impl FnOnce() -> T) -> T {
+/// Runs `make` (which creates the page's resources) so that, on a page a live bundle hydrates,
+/// their values are not written into the page: the site's bundle never hydrates it, and the live
+/// bundle reads the island's props.
+fn without_serialising<T: 'static>(make: impl FnOnce() -> T + 'static) -> T {
     #[cfg(feature = "ssr")]
     if super::page_bundle().is_live() {
-        if let Some(sc) = Owner::current_shared_context() {
-            let before = sc.get_is_hydrating();
-            sc.set_is_hydrating(false);
-            let made = make();
-            sc.set_is_hydrating(before);
-            return made;
-        }
+        return Owner::with_no_hydration(make);
     }
     make()
 }

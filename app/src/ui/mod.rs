@@ -142,11 +142,12 @@ impl Bundle {
             .map_or(Bundle::Site, Bundle::Live)
     }
 
-    /// The file name Leptos's hydration script loads (`NAME.HASH.js`, `NAME.HASH.wasm`).
-    pub fn output_name(self) -> String {
+    /// The file name Leptos's hydration script loads (`NAME.HASH.js`, `NAME.HASH.wasm`): the
+    /// site's is the server's `LeptosOptions::output_name` (`consilium`).
+    pub fn output_name(self) -> Option<String> {
         match self {
-            Bundle::Site => "consilium".to_owned(),
-            Bundle::Live(protocol) => format!("live-{}", protocol.as_str()),
+            Bundle::Site => None,
+            Bundle::Live(protocol) => Some(format!("live-{}", protocol.as_str())),
         }
     }
 
@@ -161,17 +162,18 @@ mod tests {
     use super::Bundle;
     use crate::api::Protocol;
 
-    /// Issue 17: every protocol's live page goes to that protocol's live bundle, whose file
-    /// names `scripts/build-site.sh` writes from the same names.
+    /// Issue 17: every protocol's live page goes to that protocol's live bundle, named after the
+    /// protocol as `scripts/build-site.sh` names the files (the server checks they are there).
     #[test]
     fn each_protocol_has_its_live_bundle() {
         for protocol in Protocol::ALL {
             let bundle = Bundle::of_live_page(protocol.as_str());
             assert_eq!(bundle, Bundle::Live(protocol));
-            assert_eq!(bundle.output_name(), format!("live-{}", protocol.as_str()));
+            let name = format!("live-{}", protocol.as_str());
+            assert_eq!(bundle.output_name(), Some(name));
         }
         assert_eq!(Bundle::of_live_page("no such protocol"), Bundle::Site);
-        assert_eq!(Bundle::Site.output_name(), "consilium");
+        assert_eq!(Bundle::Site.output_name(), None);
     }
 }
 
@@ -184,7 +186,9 @@ pub(crate) fn page_bundle() -> Bundle {
 pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     chunks::provide(&options);
-    options.output_name = page_bundle().output_name().into();
+    if let Some(name) = page_bundle().output_name() {
+        options.output_name = name.into();
+    }
     view! {
         <!DOCTYPE html>
         <html lang="en">

@@ -64,11 +64,10 @@ pub(crate) fn panel_of(protocol: &str) -> Option<&'static str> {
     }
 }
 
-/// One protocol's panel alone, as `protocol_panel` shows it (the same view): for a live bundle
-/// built for that protocol (`live::parts`), which must not reach the other panels' code.
+/// One protocol's panel alone: what `protocol_panel` shows for that protocol, and what a live
+/// bundle built for it shows (`live::parts`), which must not reach the other panels' code.
 macro_rules! panel_alone {
     ($($view:ident => $panel:ident),* $(,)?) => {$(
-        #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
         pub(crate) fn $view(state: Signal<DebateView>, id: Option<String>) -> AnyView {
             Suspend::new(async move { $panel(state, id).await }).into_any()
         }
@@ -92,15 +91,12 @@ pub(crate) fn protocol_panel(
     let Some(panel) = panel else {
         return ().into_any();
     };
-    Suspend::new(async move {
-        match panel {
-            "rr_panel" => rr_panel(state, id).await,
-            "wc_panel" => wc_panel(state, id).await,
-            "es_panel" => es_panel(state, id).await,
-            _ => rc_panel(state, id).await,
-        }
-    })
-    .into_any()
+    match panel {
+        "rr_panel" => rr_alone(state, id),
+        "wc_panel" => wc_alone(state, id),
+        "es_panel" => es_alone(state, id),
+        _ => rc_alone(state, id),
+    }
 }
 
 /// Loads the code of the panel this server-rendered document shows, as named in its `<head>`

@@ -15,7 +15,7 @@ pub fn BudgetPause(
     /// A signed-in judge is looking (the page knows).
     judge: bool,
 ) -> impl IntoView {
-    // Shown once hydrated: the browser's first render must match the server's.
+    // Shown once hydrated (its buttons cannot act before); the first render is the server's.
     let mounted = RwSignal::new(false);
     Effect::new(move |_| mounted.set(true));
     let is_judge = move || mounted.get() && judge;

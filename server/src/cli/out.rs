@@ -3,8 +3,9 @@
 //! `println!` panics when standard output is a pipe whose reader has gone (`consilium verify
 //! FILE | head -2`). The command's reports are written through [`outln!`] and [`out!`]
 //! instead: when the reader has gone, the process ends quietly with status 141, what a shell
-//! reports for a program ended by `SIGPIPE` (as `cat` or `grep` would be) — nothing is left
-//! half-done by it, since every command prints after its work. Any other write error is
+//! reports for a program ended by `SIGPIPE` (as `cat` or `grep` would be). Every command prints
+//! after its work, so what it did stays done; what it did not print is lost with the reader
+//! (`judge add`'s token, shown once: rotate the judge for a new one). Any other write error is
 //! reported on standard error with status 1.
 
 use std::io::{self, Write};

@@ -205,7 +205,7 @@ impl Store {
         Ok(self.status(id).await?.is_some())
     }
 
-    /// The debate's protocol (`s4`, `round-robin`, …), or `None` for an unknown debate.
+    /// The debate's protocol as stored (`s4`, `round_robin`, …), or `None` for an unknown debate.
     pub async fn protocol(&self, id: &str) -> Result<Option<String>, StoreError> {
         let protocol: Option<(String,)> = on_pool!(self, pool => {
             sqlx::query_as("SELECT protocol FROM debates WHERE id = $1")

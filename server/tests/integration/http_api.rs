@@ -372,8 +372,9 @@ async fn every_decision_carries_its_vote_baseline_ql_1() {
 }
 
 /// Issue 17: a debate's live page asked for by address names its protocol's live bundle in its
-/// `<head>` (when the site has them: `live:` in `pkg/hash.txt`) and carries its props in the
-/// page once; other pages and a site without the live bundles keep the site's bundle.
+/// `<head>` (when the site has it: `live:` in `pkg/hash.txt` and the files) and carries its
+/// props in the page once; other pages, a protocol whose bundle is missing and a site without
+/// the live bundles keep the site's bundle.
 #[tokio::test]
 async fn a_live_page_gets_its_protocols_live_bundle_when_the_site_has_them() {
     let site = tempfile::tempdir().expect("site");
@@ -381,6 +382,15 @@ async fn a_live_page_gets_its_protocols_live_bundle_when_the_site_has_them() {
     let hashes = "js: 0123456789abcdef\nwasm: 0123456789abcdef\nsplit: 0123456789abcdef\n";
     let hash_file = site.path().join("pkg/hash.txt");
     std::fs::write(&hash_file, format!("{hashes}live: 0123456789abcdef\n")).expect("hash.txt");
+    // The S4 and RR live bundles are there; the collapse's is not (a partial deploy).
+    for name in ["live-s4", "live-round_robin"] {
+        for ext in ["js", "wasm"] {
+            let file = site
+                .path()
+                .join(format!("pkg/{name}.0123456789abcdef.{ext}"));
+            std::fs::write(file, "").expect("bundle");
+        }
+    }
     let site_root = site.path().to_str().expect("path");
 
     let (_dir, db) = temp_db();
@@ -395,6 +405,12 @@ async fn a_live_page_gets_its_protocols_live_bundle_when_the_site_has_them() {
         &server,
         json!({"query": "Should I buy index funds after a rally?", "protocol": "round_robin",
                "seed": 4, "config": {"max_rounds": 2}}),
+    )
+    .await;
+    let (wc, _) = run_to_end(
+        &server,
+        json!({"query": "Migrate the orders database from MySQL to PostgreSQL",
+               "protocol": "collapse", "seed": 5}),
     )
     .await;
     let page = |path: String| {
@@ -425,6 +441,7 @@ async fn a_live_page_gets_its_protocols_live_bundle_when_the_site_has_them() {
     assert_eq!(html.matches(query).count(), 4, "{html}");
 
     for path in [
+        format!("/debates/{wc}"),
         format!("/debates/{rr}/audit"),
         format!("/debates/{s4}/audit"),
         "/".to_owned(),
