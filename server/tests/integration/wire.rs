@@ -55,25 +55,51 @@ async fn hashed_bundle_names_are_asked_for_and_kept_for_good() {
 
 /// Issue 17: the browser hydrates synchronously (vendor/tachys/PATCH.md), so it must load a lazy
 /// page's code first: every server-rendered page names the lazy route it shows in its `<head>`,
-/// and a page that is not lazy names none.
+/// and a page that is not lazy names none. A live page that its protocol's live bundle hydrates
+/// (when the site holds it) loads no lazy route: it names none.
 #[tokio::test]
 async fn a_page_names_the_lazy_route_the_browser_must_load_before_hydrating() {
     let (_dir, db) = temp_db();
-    let app = InProcess::start(&db, &[]).await;
-    let id = app
+    // A site of the split bundle alone, then one with the S4 live bundle beside it.
+    let site = tempfile::tempdir().expect("site");
+    std::fs::create_dir_all(site.path().join("pkg")).expect("pkg");
+    let root = site.path().to_str().expect("path");
+    let split = InProcess::start(&db, &["--site-root", root]).await;
+    let id = split
         .debate(&json!({"query": "Is the bridge safe to reopen?", "seed": 3}))
         .await;
+    let h = "0123456789abcdef";
+    std::fs::write(
+        site.path().join("pkg/hash.txt"),
+        format!("js: {h}\nlive: {h}\n"),
+    )
+    .expect("hash");
+    for ext in ["js", "wasm"] {
+        std::fs::write(site.path().join(format!("pkg/live-s4.{h}.{ext}")), "").expect("bundle");
+    }
+    let live = InProcess::start(&db, &["--site-root", root]).await;
     let table = [
-        ("/".to_owned(), Some("HomeRoute")),
-        ("/judge/sign-in".to_owned(), None),
-        ("/no/such/page".to_owned(), None),
-        (format!("/debates/{id}"), Some("LiveRoute")),
-        (format!("/debates/{id}/audit"), Some("AuditRoute")),
-        ("/debates/no-such-debate".to_owned(), Some("LiveRoute")),
-        ("/agents".to_owned(), Some("AgentsRoute")),
-        ("/eval".to_owned(), Some("EvalRoute")),
+        (&split, "/".to_owned(), Some("HomeRoute")),
+        (&split, "/judge/sign-in".to_owned(), None),
+        (&split, "/no/such/page".to_owned(), None),
+        (&split, format!("/debates/{id}"), Some("LiveRoute")),
+        (&split, format!("/debates/{id}/audit"), Some("AuditRoute")),
+        (
+            &split,
+            "/debates/no-such-debate".to_owned(),
+            Some("LiveRoute"),
+        ),
+        (&split, "/agents".to_owned(), Some("AgentsRoute")),
+        (&split, "/eval".to_owned(), Some("EvalRoute")),
+        (&live, format!("/debates/{id}"), None),
+        (&live, format!("/debates/{id}/audit"), Some("AuditRoute")),
+        (
+            &live,
+            "/debates/no-such-debate".to_owned(),
+            Some("LiveRoute"),
+        ),
     ];
-    for (path, route) in table {
+    for (app, path, route) in table {
         let html = app.get(&path).await.text();
         let named: Vec<&str> = html
             .match_indices(r#"<meta name="consilium-page" content=""#)
