@@ -15,27 +15,49 @@ PG_PASS := http_api protocols escalation gate credibility judges access export v
 # server: minutes of CPU and another set of artefacts on disk).
 CARGO_TEST := cargo test --workspace --exclude frontend
 
-.PHONY: help setup site build run test test-rust test-e2e bench fmt lint clean-data
+.PHONY: help setup site build run viewer dist test test-rust test-e2e bench fmt lint clean-data
 
 help:
-	@echo "make run    set up, build and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
-	@echo "make test   set up and run every test: unit, integration (real binary + SQLite, then PostgreSQL), a real small model (SmolLM2 via llama.cpp), Playwright"
-	@echo "make bench  what each page fetches, orchestration overhead per agent turn (in memory, SQLite), live fan-out (consilium load), then the README's figures to compare"
+	@echo "make run     build what serving needs and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
+	@echo "make test    install what the tests need and run every test: unit, integration (real binary + SQLite,"
+	@echo "             then PostgreSQL), the docs checks, a real small model (SmolLM2 via llama.cpp), Playwright"
+	@echo "make viewer  the static judge viewer (target/viewer-static/), for any static host"
+	@echo "make dist    a whole-program-optimised binary to package: target/dist/consilium"
+	@echo "make bench   what each page fetches, orchestration overhead per agent turn, live fan-out (dist build)"
 
 setup:
-	scripts/setup.sh
+	@scripts/setup.sh run
 
+# The whole site: the split bundle, the offline viewer (viewer.html) and the live bundles.
 site: setup
-	scripts/build-site.sh
+	scripts/build-site.sh all
 
-build: site
-	cargo build --release -p server
+# What serving needs: the split bundle and the server, compiled side by side (each has stretches
+# where it uses one core: links, build scripts), with the builtin agents' embedder table beside
+# them. The server's compiler output goes to target/build-server.log.
+build: setup
+	@mkdir -p target
+	@scripts/embedder.sh & emb=$$!; \
+	  printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~8 min the first time, ~1 min after a change; target/build-server.log)"; \
+	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
+	  scripts/build-site.sh pages; status=$$?; \
+	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
+	  wait $$emb || status=1; exit $$status
 
 run: build
 	target/release/consilium serve
 
-test: site
-	scripts/setup.sh --with-browser
+viewer: site
+	@scripts/setup.sh test
+	scripts/build-viewer-static.sh
+
+dist: site
+	@scripts/embedder.sh
+	cargo build --profile dist -p server
+	@echo "target/dist/consilium: $$(du -h target/dist/consilium | cut -f1); it serves target/site (docs/OPERATIONS.md)"
+
+test: viewer
+	@scripts/embedder.sh
 	@mkdir -p target
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
@@ -52,13 +74,13 @@ test: site
 	@[ -f target/llm/.kept ] || scripts/llm.sh stop
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 
-bench: site
+bench: dist
 	python3 scripts/bundle-sizes.py target/site/pkg
-	cargo run --release -p server -- bench
-	cargo run --release -p server -- bench reconcile
-	scripts/bench-load.sh
+	target/dist/consilium bench
+	target/dist/consilium bench reconcile
+	CONSILIUM_BIN=target/dist/consilium scripts/bench-load.sh
 	@echo "== this machine: $$(nproc) cores =="
-	python3 scripts/readme-figures.py README.md
+	python3 scripts/recorded-figures.py docs/PERFORMANCE.md
 
 fmt:
 	cargo fmt --all

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Fan-out figures for `make bench` (issue 17): a release server on a scratch SQLite file, watched
+# Fan-out figures for `make bench`: a release server on a scratch SQLite file, watched
 # by growing crowds through `consilium load` (exact logs, connect times, live latency, RSS), a
 # fresh server for each crowd.
 # Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 1000:100 2000:500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/consilium
+bin=${CONSILIUM_BIN:-target/release/consilium}
 [ -x "$bin" ] || { echo "build it first: cargo build --release -p server" >&2; exit 1; }
 scratch=$(mktemp -d)
 port=${LOAD_PORT:-3497}

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds the browser side into target/site: the hydrating wasm bundle split per page (pkg/consilium.H.js,
-# pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's hash, in pkg/hash.txt — their
-# manifest, and each page's chunks packed in one file, pkg/pack_PAGE.H.bin), the live bundles
-# (pkg/live-PROTOCOL.H.js, .wasm: a debate's live page on its own), the stylesheet
-# (pkg/consilium.css), the offline audit viewer (viewer.html, self-contained) and the public assets.
+# Builds the browser side into target/site.
+# Usage: scripts/build-site.sh [pages|all]
+#   pages  what every page needs (`make run`): the hydrating wasm bundle split per page
+#          (pkg/consilium.H.js, pkg/consilium.H.wasm, the chunk loader, the chunks — H the bundle's
+#          hash, in pkg/hash.txt — their manifest, and each page's chunks packed in one file,
+#          pkg/pack_PAGE.H.bin), the stylesheet (pkg/consilium.css) and the public assets
+#   all    (default) and the offline audit viewer (viewer.html, self-contained) and the live
+#          bundles (pkg/live-PROTOCOL.H.js, .wasm: a debate's live page on its own, smaller than
+#          the split bundle's first load; without them the server sends the split bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Tools that `cargo install` puts in place must be found right after installing them.
@@ -16,24 +20,29 @@ features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-e
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
 # What is sent compressed: -Os without inlining functions that have one caller (-ocimfs=0). That
 # inlining makes a module smaller raw but larger on the wire: brotli compresses the repeated shapes
-# of small generic functions better than their copies merged into each caller (issue 17: a live
+# of small generic functions better than their copies merged into each caller (measured: a live
 # page 535 -> 489 KiB brotli against -Oz; -O1, -O3 and -Oz alone measured too).
 opt_flags=(-Os -ocimfs=0 "${features[@]}")
 # viewer.html is a file a judge keeps and opens from disk, read uncompressed: smallest raw (-Oz).
 file_opt_flags=(-Oz "${features[@]}")
+what=${1:-all}
+case "$what" in pages|all) ;; *) echo "usage: scripts/build-site.sh [pages|all]" >&2; exit 2 ;; esac
+# Each step says what it does and about how long it takes; the last line says how long it took.
+began=$SECONDS
+step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 
-# 1. The served site: one module per page (issue 17). tools/wasm-split cuts the module at its
+# 1. The served site: one module per page. `cargo xtask split` cuts the module at its
 #    lazy routes (app/src/ui/mod.rs) into a main module (what every page shares) and chunks
 #    fetched when a page is first shown, and writes the manifest from which the server-rendered
 #    page preloads the chunks of the page it shows. The home page's shared code stays in the main
 #    module (--with-main, vendor/wasm_split_cli_support/PATCH.md): it is one file, not 26 chunks.
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
+step "compiling the browser bundle to WebAssembly (~4 min the first time, ~1 min after a change)"
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
-cargo build -p wasm-split --profile tool --quiet
-target/tool/wasm-split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
-wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
+cargo xtask split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
+cargo xtask bindgen --target web --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
   --out-name consilium "$site/pkg.tmp/consilium_split.wasm"
 rm "$site/pkg.tmp/consilium_split.wasm"
 # npm binaryen's wasm-opt on every module, two at a time; Debian's wasm-opt 108 produces a bundle
@@ -43,11 +52,14 @@ find "$site/pkg.tmp" -name '*.wasm' -print0 \
   | { grep -v 'unknown name subsection' || true; }
 cp style/main.css "$site/pkg.tmp/consilium.css"
 
+if [ "$what" = all ]; then
+step "compiling the offline viewer and the five live bundles (~5 min the first time)"
 # 2. The offline viewers load no chunks: the same crate as one module (feature single-module),
-#    with the `viewer` entry point. The static judge viewer (Trunk, below) reuses this compile.
+#    with the `viewer` entry point. The static judge viewer (`make viewer`, Trunk) reuses this
+#    compile.
 cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release --features single-module
 mkdir -p "$site/pkg.tmp/viewer"
-wasm-bindgen --target no-modules --no-typescript --out-dir "$site/pkg.tmp/viewer" --out-name viewer "$wasm_out"
+cargo xtask bindgen --target no-modules --out-dir "$site/pkg.tmp/viewer" --out-name viewer "$wasm_out"
 wasm-opt "${file_opt_flags[@]}" -o "$site/pkg.tmp/viewer/viewer_bg.wasm" "$site/pkg.tmp/viewer/viewer_bg.wasm"
 python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp/viewer/viewer_bg.wasm" \
   style/main.css "$site/viewer.html"
@@ -61,16 +73,18 @@ rm -rf "$site/pkg.tmp/viewer"
 for protocol in s4 round_robin collapse escalation reconcile; do
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
     --features "single-module,live-$protocol"
-  wasm-bindgen --target web --no-typescript --out-dir "$site/pkg.tmp" --out-name "live-$protocol" "$wasm_out"
+  cargo xtask bindgen --target web --out-dir "$site/pkg.tmp" --out-name "live-$protocol" "$wasm_out"
 done
 find "$site/pkg.tmp" -name 'live-*_bg.wasm' -print0 \
   | xargs -0 -P 2 -I{} wasm-opt "${opt_flags[@]}" --strip-debug -o {} {} 2>&1 \
   | { grep -v 'unknown name subsection' || true; }
+fi
 # One content hash in every name of the split bundle, so the server can mark them immutable.
 python3 scripts/hash-bundle.py "$site/pkg.tmp"
 # Each lazy page's chunks also in one file, the pack the server-rendered page preloads: one
 # request, and one compressed stream is smaller than its chunks compressed one by one.
 python3 scripts/pack-pages.py "$site/pkg.tmp" --panels-on live,audit
+step "hashing, packing and compressing the bundle (~30 s)"
 # Precompressed beside each file, served as the browser accepts (brotli from scripts/setup.sh).
 for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css "$site"/pkg.tmp/*.bin; do
   gzip -9 -n -k -f "$f"
@@ -78,7 +92,5 @@ for f in "$site"/pkg.tmp/*.js "$site"/pkg.tmp/*.wasm "$site"/pkg.tmp/*.css "$sit
 done
 rm -rf "$site/pkg" && mv "$site/pkg.tmp" "$site/pkg"
 cp -r public/. "$site/"
-echo "site built in $site"
+echo "site built in $site in $((SECONDS - began)) s"
 python3 scripts/bundle-sizes.py "$site/pkg"
-# The static judge viewer (Trunk.toml) into target/viewer-static/, reusing the wasm compiled above.
-scripts/build-viewer-static.sh

@@ -2,7 +2,7 @@
 """Prints what each page of the site fetches before it works, as sent (brotli), from the split
 bundle in PKG (scripts/build-site.sh): every page loads the main module, its JS glue, the chunk
 loader and the stylesheet; a lazy route adds its pack (all its chunks in one file,
-scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists (issue 17). A page that
+scripts/pack-pages.py) or, without one, the chunks PKG/pages.json lists. A page that
 shows a protocol's panel is printed once without one (an S4 debate's) and once with each panel
 (`audit + es_panel`: an ES debate's audit page), as the server preloads it. A debate's live page
 asked for by address is sent with its protocol's live bundle alone (`live-escalation (by

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Puts one content hash into the name of every file of the split bundle in PKG (issue 17), so the
+"""Puts one content hash into the name of every file of the split bundle in PKG, so the
 server can let browsers keep them for good (`Cache-Control: immutable`): a new build has new names.
 
 consilium.js -> consilium.H.js, consilium_bg.wasm -> consilium.H.wasm (the names Leptos's

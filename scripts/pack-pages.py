@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes, for each lazy page of the split bundle in PKG that needs more than one file, one pack
-holding all its chunks (issue 17): the page the server renders preloads that one file instead of
+holding all its chunks: the page the server renders preloads that one file instead of
 one per chunk (`app/src/ui/chunks.rs`), and the chunk loader takes the chunks from it
 (`vendor/wasm_split_cli_support`, PATCH.md). One compressed stream of a page's ~15–25 chunks is
 smaller than the chunks compressed one by one (brotli finds what they share), and one request

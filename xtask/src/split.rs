@@ -1,7 +1,7 @@
-//! Splits the browser bundle at its `#[lazy]` points, as `cargo leptos --split` does, so that each
+//! `split`: splits the browser bundle at its `#[lazy]` points, as `cargo leptos --split` does, so that each
 //! page's code is fetched when the page is first shown instead of before the first page works.
 //!
-//! `wasm-split INPUT.wasm OUT_DIR NAME` reads the module cargo linked (with `--emit-relocs`) and
+//! `split INPUT.wasm OUT_DIR NAME` reads the module cargo linked (with `--emit-relocs`) and
 //! writes into OUT_DIR: `NAME_split.wasm` (the main module, for wasm-bindgen), one `.wasm` per split
 //! chunk, the loader `__wasm_split.______________________.js` the main module imports, and
 //! `__wasm_split_manifest.json` (which chunks each lazy point needs), from which the server-rendered
@@ -13,23 +13,12 @@
 //! The option is Consilium's patch of `wasm_split_cli_support` (vendor/wasm_split_cli_support).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("wasm-split: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn run() -> Result<(), String> {
-    let usage = "usage: wasm-split INPUT.wasm OUT_DIR NAME [--with-main PREFIX]...";
+pub fn run(args: &[String]) -> Result<(), String> {
+    let usage = "usage: split INPUT.wasm OUT_DIR NAME [--with-main PREFIX]...";
     let mut positional = Vec::new();
     let mut with_main = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = args.iter().cloned();
     while let Some(arg) = args.next() {
         if arg == "--with-main" {
             let prefix = args.next();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Prints the performance figures the README holds (the table under "Measured here" whose first
+"""Prints the performance figures docs/PERFORMANCE.md records (the table whose first
 column is "figure"), so that `make bench` shows this run's figures beside the last recorded ones.
-Usage: scripts/readme-figures.py [README.md]"""
+Usage: scripts/recorded-figures.py [docs/PERFORMANCE.md]"""
 import re
 import sys
 
@@ -24,7 +24,7 @@ def plain(cell):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    path = sys.argv[1] if len(sys.argv) > 1 else "docs/PERFORMANCE.md"
     try:
         text = open(path, encoding="utf-8").read()
     except OSError as e:
