@@ -1,6 +1,6 @@
-//! Issue 19, item 6: this server's Ed25519 key. Created on first start (256 random bits from the
-//! OS) and kept in a file beside the database (`--signing-key`, mode 0600); its public half is
-//! served at `GET /api/keys`. Every log that ends is signed over its last hash
+//! This server's Ed25519 key. Created on first start (256 random bits from the OS) and kept in a
+//! file under the data directory (`--signing-key`, `--data-dir`; mode 0600, and a key file that
+//! group or others may read is refused); its public half is served at `GET /api/keys`. Every log that ends is signed over its last hash
 //! ([`app::audit::signature`]), so a log edited and re-hashed by hand no longer verifies.
 
 use std::path::{Path, PathBuf};
@@ -19,6 +19,12 @@ pub enum SigningError {
          backup, or move it away to make a new one"
     )]
     Malformed(PathBuf),
+    #[error(
+        "the signing key {path} may be read by group or others (mode {mode:o}): anyone who can read \
+         it can sign logs as this server; run `chmod 600 {path}` (and make a new key if others may \
+         have read it)"
+    )]
+    Exposed { path: PathBuf, mode: u32 },
 }
 
 pub struct Signer {
@@ -40,6 +46,7 @@ impl Signer {
     pub fn load_or_create(path: &Path) -> Result<Signer, SigningError> {
         match std::fs::read_to_string(path) {
             Ok(text) => {
+                refuse_exposed(path)?;
                 let bytes = app::audit::signature::hex_bytes(text.trim())
                     .and_then(|b| <[u8; 32]>::try_from(b).ok())
                     .ok_or_else(|| SigningError::Malformed(path.to_owned()))?;
@@ -54,7 +61,14 @@ impl Signer {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     std::fs::create_dir_all(dir).map_err(|e| create(e.to_string()))?;
                 }
-                write_private(path, &to_hex(&seed)).map_err(|e| create(e.to_string()))?;
+                match write_private(path, &to_hex(&seed)) {
+                    Ok(()) => {}
+                    // Another process of this installation (PostgreSQL) made it first: use theirs.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        return Signer::load_or_create(path)
+                    }
+                    Err(e) => return Err(create(e.to_string())),
+                }
                 let signer = Signer::from_seed(seed);
                 tracing::info!(
                     "made a signing key {} in {} (back it up: logs signed by it verify only \
@@ -110,8 +124,12 @@ fn fresh_seed() -> Result<[u8; 32], String> {
     Ok(seed)
 }
 
+/// Writes the key whole before it appears under its name: into a file of its own beside it, then
+/// linked to `path`, which fails with `AlreadyExists` if another process of this installation
+/// made the key first — no process ever reads a half-written key.
 fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    let staging = PathBuf::from(format!("{}.{}.new", path.display(), std::process::id()));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -119,27 +137,71 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let mut file = options.open(path)?;
-    file.write_all(text.as_bytes())?;
-    file.write_all(b"\n")?;
-    file.sync_all()
+    let written = (|| {
+        let mut file = options.open(&staging)?;
+        file.write_all(text.as_bytes())?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        std::fs::hard_link(&staging, path)
+    })();
+    let _ = std::fs::remove_file(&staging);
+    written
 }
 
-/// Where the key lives by default: beside a SQLite file (`data/consilium.db` →
-/// `data/consilium.db.signing-key`); for PostgreSQL in `data/`; none for an in-memory database.
-pub fn default_path(database_url: &str) -> Option<PathBuf> {
-    let lower = database_url.to_ascii_lowercase();
-    if lower.starts_with("sqlite:") {
-        let path = database_url
-            .strip_prefix("sqlite://")
-            .or_else(|| database_url.strip_prefix("sqlite:"))
-            .unwrap_or(database_url);
-        let path = path.split('?').next().unwrap_or(path);
-        (path != ":memory:" && !path.is_empty())
-            .then(|| PathBuf::from(format!("{path}.signing-key")))
-    } else {
-        Some(PathBuf::from("data/consilium.signing-key"))
+/// A key file must be this user's alone.
+fn refuse_exposed(path: &Path) -> Result<(), SigningError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| SigningError::Read {
+                path: path.to_owned(),
+                error: e.to_string(),
+            })?
+            .permissions()
+            .mode()
+            & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(SigningError::Exposed {
+                path: path.to_owned(),
+                mode,
+            });
+        }
     }
+    Ok(())
+}
+
+/// The key's file name under the data directory.
+pub const KEY_FILE: &str = "consilium.signing-key";
+
+/// Where the key lives by default: `DATA_DIR/consilium.signing-key`. A key an earlier version made
+/// beside a SQLite file (`consilium.db.signing-key`) is kept in use while the new file is absent,
+/// so logs go on being signed by the key judges already pinned.
+pub fn default_path(data_dir: &Path, database_url: &str) -> PathBuf {
+    let path = data_dir.join(KEY_FILE);
+    if !path.exists() {
+        if let Some(db) = sqlite_file(database_url) {
+            let beside = PathBuf::from(format!("{}.signing-key", db.display()));
+            if beside.is_file() {
+                return beside;
+            }
+        }
+    }
+    path
+}
+
+/// The file of a `sqlite:` URL; `None` for an in-memory database or another kind of URL.
+pub fn sqlite_file(database_url: &str) -> Option<PathBuf> {
+    let lower = database_url.to_ascii_lowercase();
+    if !lower.starts_with("sqlite:") {
+        return None;
+    }
+    let path = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))
+        .unwrap_or(database_url);
+    let path = path.split('?').next().unwrap_or(path);
+    (path != ":memory:" && !path.is_empty()).then(|| PathBuf::from(path))
 }
 
 #[cfg(test)]
@@ -162,15 +224,38 @@ mod tests {
         }
         assert!(!format!("{a:?}").contains(&std::fs::read_to_string(&path).expect("read")[..20]));
         std::fs::write(dir.path().join("bad"), "nope").expect("write");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let private = std::fs::Permissions::from_mode(0o600);
+            std::fs::set_permissions(dir.path().join("bad"), private).expect("chmod");
+        }
         assert!(matches!(
             Signer::load_or_create(&dir.path().join("bad")),
             Err(SigningError::Malformed(_))
         ));
+        let data = dir.path().join("data");
         assert_eq!(
-            default_path("sqlite:data/consilium.db"),
-            Some(PathBuf::from("data/consilium.db.signing-key"))
+            default_path(&data, "sqlite:x/consilium.db"),
+            data.join(KEY_FILE)
         );
-        assert_eq!(default_path("sqlite::memory:"), None);
+        assert_eq!(sqlite_file("sqlite::memory:"), None);
+        assert_eq!(
+            sqlite_file("sqlite://d/c.db?mode=rwc"),
+            Some(PathBuf::from("d/c.db"))
+        );
+        assert_eq!(sqlite_file("postgres://u@h/db"), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let shared = dir.path().join("shared");
+            Signer::load_or_create(&shared).expect("create");
+            std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o640))
+                .expect("chmod");
+            let error = Signer::load_or_create(&shared).expect_err("a key others may read");
+            assert!(matches!(error, SigningError::Exposed { mode: 0o640, .. }));
+            assert!(error.to_string().contains("chmod 600"), "{error}");
+        }
         let _ = check_signature;
         let _ = SignatureCheck::Unsigned;
     }

@@ -143,8 +143,13 @@ pub struct ServeArgs {
     /// remote debates get 429 until midnight UTC.
     #[arg(long, env = "CONSILIUM_DAILY_TOKEN_BUDGET", default_value_t = LimitConfig::default().daily_tokens)]
     pub daily_token_budget: u64,
-    /// Issue 19: this server's Ed25519 signing key (made on first start). Default: beside a
-    /// SQLite database (`<file>.signing-key`), `data/consilium.signing-key` for PostgreSQL.
+    /// Where this server keeps its own files (the signing key). [default: the folder of the
+    /// SQLite database file; for PostgreSQL, data/ of this checkout] Made absolute at start.
+    #[arg(long, env = "CONSILIUM_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// This server's Ed25519 signing key, made on first start (mode 0600; a key file group or
+    /// others may read is refused). [default: DATA_DIR/consilium.signing-key; none for an
+    /// in-memory database, whose key lives in memory]
     #[arg(long, env = "CONSILIUM_SIGNING_KEY")]
     pub signing_key: Option<PathBuf>,
     /// Directory with the built browser bundle (`pkg/`), styles and public assets.
@@ -188,6 +193,73 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
         client: crate::outbound::client(args.ca_cert.as_deref())?,
         token_budget: args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET),
     })
+}
+
+/// This server's signing key: its file's, made on first start, or one kept in memory only.
+fn signer(args: &ServeArgs) -> Result<crate::signing::Signer, CliError> {
+    let signer = match signing_key_path(args)? {
+        Some(path) => {
+            let signer = crate::signing::Signer::load_or_create(&path)?;
+            tracing::info!(
+                "signing ended logs with key {} ({})",
+                signer.key_id,
+                path.display()
+            );
+            signer
+        }
+        None => {
+            let signer = crate::signing::Signer::ephemeral()?;
+            tracing::info!(
+                "signing ended logs with key {}, kept in memory only",
+                signer.key_id
+            );
+            signer
+        }
+    };
+    Ok(signer)
+}
+
+/// The signing key's file, absolute whatever the working directory: `--signing-key`, else
+/// `DATA_DIR/consilium.signing-key`; `None` for an in-memory database without either flag.
+fn signing_key_path(args: &ServeArgs) -> Result<Option<PathBuf>, CliError> {
+    let absolute = |path: &std::path::Path| {
+        std::path::absolute(path).map_err(|e| {
+            CliError::Config(format!(
+                "cannot make {} an absolute path: {e}",
+                path.display()
+            ))
+        })
+    };
+    if let Some(key) = &args.signing_key {
+        return absolute(key).map(Some);
+    }
+    let sqlite = crate::signing::sqlite_file(&args.database_url);
+    let data_dir = match (&args.data_dir, &sqlite) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(db)) => db
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf),
+        (None, None)
+            if args
+                .database_url
+                .to_ascii_lowercase()
+                .starts_with("sqlite:") =>
+        {
+            return Ok(None)
+        }
+        (None, None) => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data")),
+    };
+    let data_dir = absolute(&data_dir)?;
+    let sqlite = sqlite.map(|db| absolute(&db)).transpose()?;
+    Ok(Some(crate::signing::default_path(
+        &data_dir,
+        sqlite
+            .as_deref()
+            .map(|db| format!("sqlite:{}", db.display()))
+            .as_deref()
+            .unwrap_or(&args.database_url),
+    )))
 }
 
 fn default_site_root() -> PathBuf {
@@ -287,16 +359,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
             eval_dir: args.eval_dir.clone(),
         },
     );
-    let signer = match args
-        .signing_key
-        .clone()
-        .or_else(|| crate::signing::default_path(&args.database_url))
-    {
-        Some(path) => crate::signing::Signer::load_or_create(&path)?,
-        None => crate::signing::Signer::ephemeral()?,
-    };
-    tracing::info!("signing ended logs with key {}", signer.key_id);
-    let engine = engine.with_signer(Arc::new(signer));
+    let engine = engine.with_signer(Arc::new(signer(args)?));
     let limits = Limits::new(LimitConfig {
         max_debates: args.max_debates.max(1),
         max_debates_per_client: args.max_debates_per_client.max(1),
@@ -340,7 +403,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     }
     let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
     let site_root = site_dir.to_string_lossy().into_owned();
-    // Issue 17: a built bundle's file names carry its hash, recorded in pkg/hash.txt
+    // A built bundle's file names carry its hash, recorded in pkg/hash.txt
     // (scripts/hash-bundle.py); Leptos's hydration script then asks for those names.
     let hash_file = site_dir.join("pkg").join("hash.txt");
     let hashed = hash_file.exists();
