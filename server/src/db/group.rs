@@ -1,4 +1,4 @@
-//! Group commit (issue 17, item 2): the events that many running debates append at the same
+//! Group commit: the events that many running debates append at the same
 //! moment go to the database as one multi-row `INSERT` — one round trip to the driver and one
 //! commit for all of them instead of one each. Every debate still waits until its own events
 //! are committed before it publishes them (SV-5); a batch the database refuses is written again

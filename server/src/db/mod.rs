@@ -7,6 +7,7 @@
 
 mod error;
 mod group;
+mod migrations;
 mod postgres;
 mod sqlite;
 mod sqlite_writer;
@@ -21,7 +22,7 @@ use tokio::sync::broadcast;
 pub use error::{redact, StoreError};
 use postgres::Postgres;
 
-/// What a committed event survives (issue 17).
+/// What a committed event survives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Durability {
     /// SQLite in WAL mode with `synchronous=NORMAL`: a committed event survives the process

@@ -16,6 +16,7 @@ use sqlx::{ConnectOptions, Connection, PgConnection};
 use tokio::sync::broadcast;
 
 use super::error::{redact, StoreError};
+use super::migrations;
 
 /// The notification channel written by the `events_notify` trigger.
 pub const CHANNEL: &str = "consilium_events";
@@ -50,7 +51,7 @@ pub async fn connect(url: &str) -> Result<Postgres, StoreError> {
         .await
         .map_err(fail)?;
     // Concurrent starts are safe: sqlx serialises migrations with an advisory lock of its own.
-    sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+    migrations::postgres().run(&pool).await?;
     tokio::spawn(keep_instance_lock(options, instance, lock));
 
     let mut listener = PgListener::connect_with(&pool).await.map_err(fail)?;

@@ -1,4 +1,4 @@
-//! Issue 19: each ended log's signature, stored with its last events ([`Store::append_signed`];
+//! Each ended log's signature, stored with its last events ([`Store::append_signed`];
 //! the database refuses to change it).
 
 use app::audit::signature::LogSignature;
@@ -35,7 +35,7 @@ mod tests {
     use super::*;
     use crate::db::NewDebate;
 
-    /// Issue 19: the database refuses to change or delete events and signatures.
+    /// The database refuses to change or delete events and signatures.
     #[tokio::test]
     async fn events_and_signatures_are_append_only() {
         let store = Store::connect("sqlite::memory:").await.expect("db");

@@ -6,6 +6,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::SqlitePool;
 
 use super::error::StoreError;
+use super::migrations;
 
 /// SQLite's page size for a new file; `max_size_mb` is counted in these pages.
 const PAGE_BYTES: u64 = 4096;
@@ -90,7 +91,7 @@ pub(super) async fn connect(
         .connect_with(options)
         .await
         .map_err(|e| fail(e.to_string()))?;
-    sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+    migrations::sqlite().run(&pool).await?;
     let writer = if path == ":memory:" {
         None
     } else {

@@ -1,4 +1,4 @@
-//! SQLite's writer (issue 17, item 2): one thread owns one connection and commits the writes of
+//! SQLite's writer: one thread owns one connection and commits the writes of
 //! the drive loop's hot path — a debate's creation, every append, its end — in groups. Whatever
 //! is waiting when the thread comes round shares one transaction, each write in its own savepoint,
 //! so one write's failure (a conflict, a full database) is its own; each caller awaits its own

@@ -1,4 +1,4 @@
-//! Issue 13: the track record — predictions and their outcomes, both append-only (migration
+//! The track record — predictions and their outcomes, both append-only (migration
 //! 0006). The latest outcome of a prediction is the one that counts.
 
 use app::protocol::credibility::{ContextTags, Point};

@@ -61,7 +61,7 @@ impl Store {
     }
 
     /// [`Store::append`]; a log that ends with these events gets `signature` in the same
-    /// transaction (issue 19), so nobody reads an ended log that is not yet signed.
+    /// transaction, so nobody reads an ended log that is not yet signed.
     pub async fn append_signed(
         &self,
         debate: &str,
@@ -72,7 +72,7 @@ impl Store {
     }
 
     /// [`Store::append_signed`]; a log that ends with these events also records `predictions`
-    /// (each agent's final position, issue 13) in the same transaction.
+    /// (each agent's final position) in the same transaction.
     pub async fn append_final(
         &self,
         debate: &str,
