@@ -1,4 +1,4 @@
-//! The track record on the wire (issue 13): agents and their credibility, predictions with
+//! The track record on the wire: agents and their credibility, predictions with
 //! their outcomes, the outcome a judge records, and the import format
 //! (`consilium track-record import FILE.jsonl`). Shared by the server, the CLI and the pages.
 
@@ -10,6 +10,7 @@ use crate::protocol::time;
 
 /// `GET /api/agents`: one row per agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AgentRow {
     pub identity: String,
     pub credibility: Credibility,
@@ -21,6 +22,7 @@ pub struct AgentRow {
 
 /// `GET /api/agents/{identity}`: the row, CR-1's breakdown and the recent predictions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AgentDetail {
     pub identity: String,
     pub credibility: Credibility,
@@ -37,6 +39,7 @@ pub struct AgentDetail {
 pub const RECENT: usize = 50;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PredictionRow {
     pub id: String,
     pub identity: String,
@@ -55,6 +58,7 @@ pub struct PredictionRow {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OutcomeRow {
     pub correct: bool,
     pub actual: Option<f64>,
@@ -67,6 +71,7 @@ pub struct OutcomeRow {
 
 /// `POST /api/predictions/{id}/outcome`: exactly one of `correct`, `actual` or `ruling`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RecordOutcome {
     #[serde(default)]

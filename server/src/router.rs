@@ -5,7 +5,6 @@ use std::sync::Arc;
 use axum::extract::{DefaultBodyLimit, FromRef, State};
 use axum::http::HeaderValue;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -15,13 +14,15 @@ use tower_governor::GovernorLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::access::client::ClientKey;
 use crate::access::guard::{self, HostPolicy};
 use crate::access::SharedAccess;
 use crate::engine::Engine;
 use crate::http::error::AppError;
-use crate::http::{agents, debates, judge};
+use crate::http::{agents, debates, judge, openapi};
 use crate::live::sse;
 
 /// Request bodies above this are refused with 413.
@@ -53,35 +54,39 @@ impl FromRef<AppState> for Engine {
     }
 }
 
+/// The JSON API, under `/api`. DX-3: each route is registered from its handler's
+/// `#[utoipa::path]` annotation, which also documents it in `GET /api/openapi.json`
+/// ([`openapi`]), so a route cannot exist without its documentation. Paths are relative to
+/// `/api`; one `routes!` per path.
+pub fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::base())
+        .routes(routes!(debates::list_debates, debates::create_debate))
+        .routes(routes!(debates::baseline_counts))
+        .routes(routes!(debates::eval_runs))
+        .routes(routes!(debates::get_debate))
+        .routes(routes!(judge::stop))
+        .routes(routes!(judge::decide))
+        .routes(routes!(judge::budget))
+        .routes(routes!(judge::rule))
+        .routes(routes!(agents::of_debate))
+        .routes(routes!(agents::list))
+        .routes(routes!(agents::detail))
+        .routes(routes!(agents::record_outcome))
+        .routes(routes!(judge::me))
+        .routes(routes!(judge::queue))
+        .routes(routes!(judge::desk))
+        .routes(routes!(debates::keys))
+        .routes(routes!(judge::sign_in))
+        .routes(routes!(judge::sign_out))
+        .routes(routes!(sse::handler))
+        .routes(routes!(debates::export_json))
+        .routes(routes!(debates::export_md))
+        .routes(routes!(openapi::openapi_json))
+}
+
 pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route(
-            "/debates",
-            get(debates::list_debates).post(debates::create_debate),
-        )
-        .route("/debates/baseline", get(debates::baseline_counts))
-        .route("/eval", get(debates::eval_runs))
-        .route("/debates/{id}", get(debates::get_debate))
-        .route("/debates/{id}/stop", post(judge::stop))
-        .route("/debates/{id}/decision", post(judge::decide))
-        .route("/debates/{id}/budget", post(judge::budget))
-        .route(
-            "/debates/{id}/challenges/{challenge}/ruling",
-            post(judge::rule),
-        )
-        .route("/debates/{id}/predictions", get(agents::of_debate))
-        .route("/agents", get(agents::list))
-        .route("/agents/{*identity}", get(agents::detail))
-        .route("/predictions/{id}/outcome", post(agents::record_outcome))
-        .route("/judge/me", get(judge::me))
-        .route("/judge/queue", get(judge::queue))
-        .route("/judge/desk", get(judge::desk))
-        .route("/keys", get(debates::keys))
-        .route("/judge/sign-in", post(judge::sign_in))
-        .route("/judge/sign-out", post(judge::sign_out))
-        .route("/debates/{id}/events", get(sse::handler))
-        .route("/debates/{id}/export.json", get(debates::export_json))
-        .route("/debates/{id}/export.md", get(debates::export_md))
+    let (api, _) = api_routes().split_for_parts();
+    let api = api
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
         .method_not_allowed_fallback(|method: axum::http::Method| async move {
             AppError::MethodNotAllowed(format!("method {method} is not allowed on this endpoint"))
@@ -111,8 +116,15 @@ pub fn router(state: AppState) -> Router {
     };
     let live_bundles: Arc<[app::api::Protocol]> = live_bundles(&pkg_dir(&state.leptos)).into();
     let pkg = assets(&state.leptos);
-    let mut app = Router::new()
-        .nest("/api", api)
+    let viewer_built = std::path::Path::new(state.leptos.site_root.as_ref())
+        .join("viewer.html")
+        .is_file();
+    let mut app = Router::new();
+    if !viewer_built {
+        app = app.route("/viewer.html", axum::routing::get(viewer_not_built));
+    }
+    let mut app = app
+        .nest(openapi::PREFIX, api)
         .nest_service(&format!("/{}", state.leptos.site_pkg_dir), pkg)
         .leptos_routes_with_context(&state, routes, page_context.clone(), move || {
             app::shell(leptos.clone())
@@ -137,6 +149,24 @@ pub fn router(state: AppState) -> Router {
         // Pages and JSON, compressed as the browser accepts (brotli at quality 4, gzip). Never a
         // live stream (text/event-stream), nor what is already compressed (the bundle below).
         .layer(CompressionLayer::new())
+}
+
+/// UI-3: a site built with the pages alone (`make run`) has no offline viewer; its link then
+/// says how to get one instead of a bare "not found".
+async fn viewer_not_built() -> (axum::http::StatusCode, axum::response::Html<&'static str>) {
+    (
+        axum::http::StatusCode::NOT_FOUND,
+        axum::response::Html(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>Offline viewer not built</title></head><body>\
+             <h1>The offline viewer is not part of this build</h1>\
+             <p>This server was built with the pages alone (<code>make run</code>). Build the \
+             whole site with <code>make site</code> (or <code>make dist</code>) and restart the \
+             server to offer the single-file viewer here; <code>make viewer</code> builds a \
+             static copy for any web host. Meanwhile <code>consilium verify FILE.json</code> \
+             checks an exported log offline.</p></body></html>",
+        ),
+    )
 }
 
 /// The browser bundle (`pkg/`): each file sent as the `.br` or `.gz` written beside it at build
@@ -210,7 +240,7 @@ fn live_bundles(pkg: &std::path::Path) -> Vec<app::api::Protocol> {
         .collect()
 }
 
-/// Issue 17: a debate's live page asked for by address (not reached by a link inside the app)
+/// A debate's live page asked for by address (not reached by a link inside the app)
 /// is hydrated by its protocol's live bundle, a module that holds that live view and nothing
 /// else of the app (`app::ui::Bundle`). Decided here, before the page renders, since its
 /// `<head>` names the bundle; every other page, a protocol whose live bundle the site lacks, and
@@ -285,7 +315,7 @@ fn rate_limited(e: tower_governor::GovernorError) -> axum::response::Response {
 mod tests {
     use super::live_page_id;
 
-    /// Issue 17: only a live page's path, with what can be a debate id, asks the store.
+    /// Only a live page's path, with what can be a debate id, asks the store.
     #[test]
     fn a_live_page_path_names_its_debate() {
         for (path, id) in [

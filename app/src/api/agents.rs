@@ -8,6 +8,7 @@ use super::{Backend, RequestError};
 
 /// One agent's choice, as the request gives it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AgentChoice {
     /// The agent: its id in the protocol (`safety`, `valuation`, …).

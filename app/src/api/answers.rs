@@ -5,17 +5,20 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::{DebateStatus, Event};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Created {
     pub id: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     pub error: String,
 }
 
 /// One row of `GET /api/debates`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DebateSummary {
     pub id: String,
     pub query: String,
@@ -34,6 +37,7 @@ pub struct DebateSummary {
 
 /// QL-2: one run `consilium eval` saved, as `GET /api/eval` lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SavedEval {
     /// The file's name in the server's eval directory.
     pub file: String,
@@ -47,6 +51,7 @@ pub struct SavedEval {
 
 /// QL-1 over every stored debate: `GET /api/debates/baseline`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BaselineCounts {
     /// Decided debates whose decision carries a vote baseline.
     pub decided: u64,
@@ -56,6 +61,7 @@ pub struct BaselineCounts {
 
 /// `GET /api/debates/{id}`: the summary plus the whole event log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DebateDetail {
     pub id: String,
     pub query: String,
@@ -66,7 +72,7 @@ pub struct DebateDetail {
     pub seed: u64,
     pub created_at: String,
     pub events: Vec<Event>,
-    /// Issue 19: the server's signature over the log's end, once it has ended.
+    /// The server's signature over the log's end, once it has ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<crate::audit::signature::LogSignature>,
 }

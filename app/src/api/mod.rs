@@ -14,6 +14,7 @@ pub const MAX_QUERY_CHARS: usize = 4000;
 
 /// `POST /api/debates` body.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateDebate {
     pub query: String,
@@ -253,7 +254,7 @@ impl CreateDebate {
     /// S4-8 / SV-6: empty or over-long queries and unknown protocols are rejected, naming the field.
     pub fn validate(&self) -> Result<ValidDebate, RequestError> {
         // Invisible characters (zero-width, bidi controls) are removed: they can only hide what
-        // a reader sees from what the agents read (issue 19).
+        // a reader sees from what the agents read.
         let visible = crate::protocol::normalise::strip_invisible(&self.query);
         let query = visible.trim();
         if query.is_empty() {

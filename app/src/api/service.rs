@@ -37,7 +37,7 @@ pub trait DebateService: Send + Sync + 'static {
         action: crate::protocol::escalation::JudgeAction,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
-    /// ES-11: the signed-in judge decides a collapse debate escalated to a human.
+    /// ES-12: the signed-in judge decides a collapse debate escalated to a human.
     fn decide(
         &self,
         id: String,
@@ -45,7 +45,7 @@ pub trait DebateService: Send + Sync + 'static {
         rationale: String,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<(), String>>;
-    /// ES-12: the signed-in judge grants tokens to, or closes, a debate paused on its budget.
+    /// ES-11: the signed-in judge grants tokens to, or closes, a debate paused on its budget.
     fn budget(
         &self,
         id: String,

@@ -1,4 +1,4 @@
-//! Issue 19, item 6: a log that proves its author. When a log ends, the server that wrote it
+//! A log that proves its author. When a log ends, the server that wrote it
 //! signs its last hash with its Ed25519 key; anyone re-hashing an edited log by hand cannot
 //! re-sign it, and a log cut before its end no longer reaches the signed hash. Checked here, by the
 //! same code in `consilium verify`, the audit page and the offline viewer.
@@ -11,6 +11,7 @@ use crate::protocol::Event;
 
 /// The signature a finished or interrupted log ends with (in the export, beside `events`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct LogSignature {
     /// `ed25519`.
     pub algorithm: String,

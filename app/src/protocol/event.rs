@@ -50,6 +50,64 @@ impl Event {
     }
 }
 
+/// DX-3: an event in the OpenAPI document. Its payload differs by `type` (dozens of kinds across
+/// the protocols, docs/PROTOCOLS.md), so the schema states exactly what every event carries —
+/// the envelope the hash chain covers — and leaves the payload's members open.
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for Event {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+        let field = |ty: Type, about: &str| {
+            ObjectBuilder::new()
+                .schema_type(ty)
+                .description(Some(about))
+                .build()
+        };
+        let envelope = ObjectBuilder::new()
+            .description(Some(
+                "One event of the hash-chained log; its `type` names it (`debate_started`, \
+                 `position`, `decision`, …) and decides the other members — see \
+                 docs/PROTOCOLS.md.",
+            ))
+            .property(
+                "seq",
+                field(
+                    Type::Integer,
+                    "1-based, gap-free within a debate; `Last-Event-ID: n` resumes after `n`.",
+                ),
+            )
+            .property(
+                "ts",
+                field(Type::String, "RFC 3339 UTC time the server appended it."),
+            )
+            .property("type", field(Type::String, "The event's kind."))
+            .property(
+                "prev_hash",
+                field(
+                    Type::String,
+                    "SV-2: the previous event's `hash` (64 zeros for the first), hex.",
+                ),
+            )
+            .property(
+                "hash",
+                field(
+                    Type::String,
+                    "SV-2: SHA-256 of `prev_hash` and the event's canonical JSON, hex.",
+                ),
+            )
+            .required("seq")
+            .required("ts")
+            .required("type")
+            .required("prev_hash")
+            .required("hash")
+            .build();
+        utoipa::openapi::RefOr::T(Schema::Object(envelope))
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for Event {}
+
 /// The remote agents of a debate, as recorded in `debate_started`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackendInfo {
@@ -65,7 +123,7 @@ pub struct BackendInfo {
     pub service: Option<String>,
 }
 
-/// Every event is moved several times between a machine and the log (issue 17), so the large,
+/// Every event is moved several times between a machine and the log, so the large,
 /// rare payloads (a debate's parameters, WC's cards, ES's messages and rulings, RC's beliefs) are
 /// boxed: a move copies 176 bytes, not 504.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -195,7 +253,7 @@ pub enum EventBody {
     Analysis(AnalysisRun),
     /// ES-8: a gate override's downstream impact and re-run plan, before the re-runs.
     Impact(Box<ImpactRun>),
-    /// ES-11: a judge's decision for a WC debate escalated to a human; its `decision` follows.
+    /// ES-12: a judge's decision for a WC debate escalated to a human; its `decision` follows.
     HumanDecision(HumanDecision),
     /// RC-1: the embeddings the topics are formed from (one integer vector per observation).
     Embedded(Embedded),
@@ -225,16 +283,16 @@ pub enum EventBody {
     /// The debate's token budget ran out before the next call; the decision that follows is
     /// made from the positions that exist, the most cautious way.
     BudgetExhausted { round: u16, used: u64, budget: u64 },
-    /// ES-12: the budget is spent and judges are configured: the debate waits for a judge to
+    /// ES-11: the budget is spent and judges are configured: the debate waits for a judge to
     /// grant more tokens or close it, instead of stopping at once.
     BudgetPaused { used: u64, budget: u64 },
-    /// ES-12: a judge granted `tokens` more; `budget` is the new total. The debate resumes.
+    /// ES-11: a judge granted `tokens` more; `budget` is the new total. The debate resumes.
     BudgetGranted {
         judge: String,
         tokens: u64,
         budget: u64,
     },
-    /// ES-12: a judge closed a paused debate; it ends with the cautious decision (a
+    /// ES-11: a judge closed a paused debate; it ends with the cautious decision (a
     /// `budget_exhausted` follows).
     BudgetClosed { judge: String },
     /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
@@ -404,7 +462,7 @@ pub enum Config {
 mod tests {
     use super::{Event, EventBody};
 
-    /// Issue 17: a variant that makes every event larger makes every debate slower (each event
+    /// A variant that makes every event larger makes every debate slower (each event
     /// is moved from its machine's queue to the log several times); box a large payload instead.
     /// The envelope holds its timestamp and hashes inline (`ShortStr`): 104 bytes more to move
     /// than three `String`s, and three allocations and frees fewer per event (measured faster).

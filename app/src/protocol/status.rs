@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::event::EventBody;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DebateStatus {
     /// Agents are still being asked; more events will follow.

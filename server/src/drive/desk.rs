@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::db::Store;
 
-/// ES-5/ES-7/ES-12: a judge's action on a running debate, on its way to the drive loop; `done`
+/// ES-5/ES-7/ES-11: a judge's action on a running debate, on its way to the drive loop; `done`
 /// gets the machine's answer once the events it wrote are stored.
 pub struct Ruling {
     pub judge: String,
@@ -28,7 +28,7 @@ pub enum Act {
         challenge: String,
         action: JudgeAction,
     },
-    /// ES-12: grant tokens to, or close, a debate paused on its budget.
+    /// ES-11: grant tokens to, or close, a debate paused on its budget.
     Budget(BudgetAction),
 }
 
@@ -41,7 +41,7 @@ pub struct Judging<'a> {
 }
 
 /// `GET /api/judge/queue`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Queue {
     /// The most challenges one judge holds at once.
     pub capacity: usize,
@@ -49,7 +49,7 @@ pub struct Queue {
     pub held: Vec<HeldChallenge>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct HeldChallenge {
     pub debate: String,
     pub challenge: String,
@@ -60,7 +60,7 @@ pub struct HeldChallenge {
 pub struct JudgeDesk {
     store: Store,
     desk: Mutex<Desk>,
-    /// ES-12: debates of this process waiting for a budget approval: (debate, used, budget).
+    /// ES-11: debates of this process waiting for a budget approval: (debate, used, budget).
     paused: Mutex<Vec<(String, u64, u64)>>,
 }
 
@@ -123,12 +123,12 @@ impl JudgeDesk {
         self.queue()
     }
 
-    /// Whether any judge could act now (ES-12: a spent budget then waits for one).
+    /// Whether any judge could act now (ES-11: a spent budget then waits for one).
     pub async fn has_judges(&self) -> bool {
         !self.judges("a budget approval").await.is_empty()
     }
 
-    /// ES-12: debate `debate` waits for a budget approval (`Some((used, budget))`) or not.
+    /// ES-11: debate `debate` waits for a budget approval (`Some((used, budget))`) or not.
     pub fn set_paused(&self, debate: &str, paused: Option<(u64, u64)>) {
         let mut list = self
             .paused
@@ -140,7 +140,7 @@ impl JudgeDesk {
         }
     }
 
-    /// ES-12: the debates waiting for a budget approval, oldest first.
+    /// ES-11: the debates waiting for a budget approval, oldest first.
     pub fn paused(&self) -> Vec<(String, u64, u64)> {
         self.paused
             .lock()

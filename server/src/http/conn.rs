@@ -1,7 +1,7 @@
 //! The server's connections: accepted, served over HTTP/1.1 by hyper with the router, and closed
 //! gracefully at shutdown.
 //!
-//! Issue 17: `axum::serve` polls a shared `Notify` (its shutdown watch's `closed`) every time a
+//! `axum::serve` polls a shared `Notify` (its shutdown watch's `closed`) every time a
 //! connection's task wakes — a contended lock per viewer per live event with thousands of viewers.
 //! Here a connection registers for the shutdown once and reads a flag after that
 //! ([`crate::live::closing`]).

@@ -1,13 +1,13 @@
 //! The JSON API over debates: start one, list them, read one, export its log (SV-2, SV-6).
 
-use app::api::{CreateDebate, Created, DebateDetail, DebateSummary};
+use app::api::{CreateDebate, Created, DebateDetail, DebateSummary, ErrorBody};
 use app::protocol::DebateStatus;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::AppError;
 use super::extract::{json_object, not_found, DebateId};
@@ -16,8 +16,26 @@ use crate::access::{Caller, SharedAccess};
 use crate::db::ListQuery;
 use crate::engine::Engine;
 
+/// Starts a debate.
+///
 /// SV-7: with a start token set, only the operator and judges start debates; every start takes a
 /// place among the running debates (server-wide and per client address).
+#[utoipa::path(
+    post,
+    path = "/debates",
+    tag = "debates",
+    request_body = CreateDebate,
+    security((), ("bearer" = []), ("session" = [])),
+    responses(
+        (status = 201, description = "Started; follow it at `/api/debates/{id}/events`", body = Created),
+        (status = 400, description = "Not a valid request; the error names the field", body = ErrorBody),
+        (status = 401, description = "This server needs the start token or a judge, or the bearer token matches nobody", body = ErrorBody),
+        (status = 403, description = "A viewer, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 429, description = "Too many running debates (server-wide or from this address), or the daily token budget is spent; see `Retry-After`", body = ErrorBody),
+        (status = 507, description = "The database is full; stored debates can still be read", body = ErrorBody),
+    )
+)]
 pub async fn create_debate(
     State(engine): State<Engine>,
     State(access): State<SharedAccess>,
@@ -37,14 +55,21 @@ pub async fn create_debate(
 
 /// `GET /api/debates?limit=&before=&protocol=&status=&decision=&q=`: newest first, a page at a
 /// time (`before` is the last id of the previous page).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
+    /// Debates on the page, 1 to 200 (default 50).
     limit: Option<u32>,
+    /// The last id of the previous page.
     before: Option<String>,
+    /// Only this protocol (`s4`, `round_robin`, `collapse`, `escalation`, `reconcile`).
     protocol: Option<String>,
+    /// Only this status: `running`, `finished`, `interrupted` or `budget_exhausted`.
     status: Option<String>,
+    /// Only this decision label (`ACT`, `BUY`, …; any case).
     decision: Option<String>,
+    /// Text the query contains.
     q: Option<String>,
 }
 
@@ -52,6 +77,17 @@ pub struct ListParams {
 pub const MAX_PAGE: u32 = 200;
 pub const DEFAULT_PAGE: u32 = 50;
 
+/// Lists debates, newest first, a page at a time.
+#[utoipa::path(
+    get,
+    path = "/debates",
+    tag = "debates",
+    params(ListParams),
+    responses(
+        (status = 200, description = "One page of debates", body = Vec<DebateSummary>),
+        (status = 400, description = "A bad or unknown query parameter, named", body = ErrorBody),
+    )
+)]
 pub async fn list_debates(
     State(engine): State<Engine>,
     params: Result<Query<ListParams>, QueryRejection>,
@@ -62,6 +98,12 @@ pub async fn list_debates(
 }
 
 /// QL-1: of the decided debates that carry a vote baseline, how many the debate changed.
+#[utoipa::path(
+    get,
+    path = "/debates/baseline",
+    tag = "debates",
+    responses((status = 200, description = "The counts over every stored debate", body = app::api::BaselineCounts))
+)]
 pub async fn baseline_counts(
     State(engine): State<Engine>,
 ) -> Result<Json<app::api::BaselineCounts>, AppError> {
@@ -69,6 +111,12 @@ pub async fn baseline_counts(
 }
 
 /// QL-2: the evaluation runs saved in the server's eval directory, newest first.
+#[utoipa::path(
+    get,
+    path = "/eval",
+    tag = "debates",
+    responses((status = 200, description = "At most 50 saved runs, each with its report", body = Vec<app::api::SavedEval>))
+)]
 pub async fn eval_runs(State(engine): State<Engine>) -> Json<Vec<app::api::SavedEval>> {
     Json(crate::eval::saved_runs_async(engine.settings.eval_dir.clone()).await)
 }
@@ -116,6 +164,18 @@ fn list_query(p: ListParams) -> Result<ListQuery, AppError> {
     })
 }
 
+/// One debate: its summary and whole event log.
+#[utoipa::path(
+    get,
+    path = "/debates/{id}",
+    tag = "debates",
+    params(("id" = String, Path, description = "The debate's id")),
+    responses(
+        (status = 200, description = "The debate and its log (signed once it ended)", body = DebateDetail),
+        (status = 400, description = "The id is not valid UTF-8", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+    )
+)]
 pub async fn get_debate(
     State(engine): State<Engine>,
     DebateId(id): DebateId,
@@ -124,6 +184,18 @@ pub async fn get_debate(
 }
 
 /// SV-2: the whole log with its hash chain, as a download `consilium verify` can check.
+#[utoipa::path(
+    get,
+    path = "/debates/{id}/export.json",
+    tag = "debates",
+    params(("id" = String, Path, description = "The debate's id")),
+    responses(
+        (status = 200, description = "The debate as an attachment (`Content-Disposition`)", body = DebateDetail,
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"consilium-{id}.json\"`"))),
+        (status = 400, description = "The id is not valid UTF-8", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+    )
+)]
 pub async fn export_json(
     State(engine): State<Engine>,
     DebateId(id): DebateId,
@@ -136,6 +208,18 @@ pub async fn export_json(
 }
 
 /// The same log as a report a person reads (query, rounds, before/after, votes, decision, check).
+#[utoipa::path(
+    get,
+    path = "/debates/{id}/export.md",
+    tag = "debates",
+    params(("id" = String, Path, description = "The debate's id")),
+    responses(
+        (status = 200, description = "The report, Markdown, as an attachment", body = String, content_type = "text/markdown",
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"consilium-{id}.md\"`"))),
+        (status = 400, description = "The id is not valid UTF-8", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+    )
+)]
 pub async fn export_md(
     State(engine): State<Engine>,
     DebateId(id): DebateId,
@@ -153,18 +237,33 @@ pub async fn export_md(
     ))
 }
 
-/// Issue 19: `GET /api/keys`, the public keys this server signs logs with.
-pub async fn keys(State(engine): State<Engine>) -> Json<Vec<serde_json::Value>> {
+/// A public key this server signs logs with.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct KeyInfo {
+    /// The first 16 hex digits of SHA-256 of the public key: how logs and people name it.
+    pub key_id: String,
+    /// `ed25519`.
+    pub algorithm: &'static str,
+    /// The 32-byte public key, hex.
+    pub public_key: String,
+}
+
+/// `GET /api/keys`, the public keys this server signs logs with.
+#[utoipa::path(
+    get,
+    path = "/keys",
+    tag = "debates",
+    responses((status = 200, description = "The keys (none when this server signs nothing)", body = Vec<KeyInfo>))
+)]
+pub async fn keys(State(engine): State<Engine>) -> Json<Vec<KeyInfo>> {
     Json(
         engine
             .signer
             .iter()
-            .map(|s| {
-                serde_json::json!({
-                    "key_id": s.key_id,
-                    "algorithm": "ed25519",
-                    "public_key": s.public_key,
-                })
+            .map(|s| KeyInfo {
+                key_id: s.key_id.clone(),
+                algorithm: "ed25519",
+                public_key: s.public_key.clone(),
             })
             .collect(),
     )

@@ -25,6 +25,13 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for DebateId {
     }
 }
 
+/// A path parameter axum could not read (not valid UTF-8 once percent-decoded): a JSON 400 like
+/// every other error (SV-6), not axum's plain-text one — and so what the OpenAPI document says
+/// (DX-3).
+pub fn path_error(e: axum::extract::rejection::PathRejection) -> AppError {
+    AppError::BadRequest(format!("invalid path: {}", e.body_text()))
+}
+
 pub fn not_found(id: &str) -> AppError {
     let shown: String = id.chars().take(64).collect();
     AppError::NotFound(format!("no debate with id '{shown}'"))

@@ -9,18 +9,30 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::error::AppError;
-use super::extract::{not_found, DebateId};
+use super::extract::{not_found, path_error, DebateId};
 use crate::access::{session, token, Caller, Judge, Principal, SharedAccess};
 use crate::engine::{Engine, RuleError, Stopped};
+use app::api::ErrorBody;
 use app::protocol::escalation::RulingError;
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Me {
     pub name: String,
     pub role: &'static str,
 }
 
 /// `GET /api/judge/me`: 401 without credentials; the name and role of a judge's token or session.
+#[utoipa::path(
+    get,
+    path = "/judge/me",
+    tag = "judges",
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "The judge or viewer the credentials belong to", body = Me),
+        (status = 401, description = "Not signed in, or a token that matches nobody", body = ErrorBody),
+        (status = 403, description = "The operator's start token, which is no judge's", body = ErrorBody),
+    )
+)]
 pub async fn me(Caller(who): Caller) -> Result<Json<Me>, AppError> {
     match who {
         Principal::Person { name, role, .. } => Ok(Json(Me {
@@ -37,14 +49,33 @@ pub async fn me(Caller(who): Caller) -> Result<Json<Me>, AppError> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 struct SignIn {
+    /// A judge's or viewer's token (`cj_…`).
     token: String,
 }
 
 /// `POST /api/judge/sign-in` with the token as a form field (the sign-in page) or JSON
 /// `{"token": …}`: a session cookie. The form is answered with a redirect back to the page (with
 /// `?error=` when the token is wrong), JSON with the judge or a 401.
+#[utoipa::path(
+    post,
+    path = "/judge/sign-in",
+    tag = "judges",
+    request_body(content(
+        (SignIn = "application/json"),
+        (SignIn = "application/x-www-form-urlencoded"),
+    )),
+    responses(
+        (status = 200, description = "JSON: signed in; the session cookie is set", body = Me,
+            headers(("Set-Cookie" = String, description = "`consilium_session=…; HttpOnly; SameSite=Strict`"))),
+        (status = 303, description = "A form: back to the sign-in page (with `?error=token` when the token is wrong); signed in, the session cookie is set",
+            headers(("Location" = String, description = "`/judge/sign-in`"))),
+        (status = 400, description = "No `token` field", body = ErrorBody),
+        (status = 401, description = "JSON: an unknown, rotated or removed token", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
 pub async fn sign_in(
     State(access): State<SharedAccess>,
     headers: HeaderMap,
@@ -105,6 +136,15 @@ pub async fn sign_in(
 }
 
 /// `POST /api/judge/sign-out`: ends the session (in the database and the browser).
+#[utoipa::path(
+    post,
+    path = "/judge/sign-out",
+    tag = "judges",
+    responses(
+        (status = 303, description = "Signed out (with or without a session); the cookie is cleared",
+            headers(("Location" = String, description = "`/judge/sign-in`"))),
+    )
+)]
 pub async fn sign_out(
     State(access): State<SharedAccess>,
     headers: HeaderMap,
@@ -120,7 +160,7 @@ pub async fn sign_out(
     Ok(response)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct StopReply {
     pub id: String,
     pub stopped_by: String,
@@ -128,6 +168,22 @@ pub struct StopReply {
 
 /// `POST /api/debates/{id}/stop` (judges only): ends a running debate with an `interrupted` event
 /// that names the judge. 409 when it already ended or runs in another server process.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/stop",
+    tag = "judges",
+    params(("id" = String, Path, description = "The debate's id")),
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "Stopped; its log ends with `interrupted` naming the judge", body = StopReply),
+        (status = 400, description = "The id is not valid UTF-8", body = ErrorBody),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer or the operator, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 409, description = "It already ended, or runs in another server process", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
 pub async fn stop(
     State(engine): State<Engine>,
     judge: Judge,
@@ -173,6 +229,17 @@ fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
 
 /// `GET /api/judge/queue` (judges only, ES-5): the judges' desk — each judge's load against the
 /// capacity, and the challenges held, in priority order.
+#[utoipa::path(
+    get,
+    path = "/judge/queue",
+    tag = "judges",
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "The judges' load and the challenges held", body = crate::drive::desk::Queue),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer, or the operator's start token", body = ErrorBody),
+    )
+)]
 pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::drive::desk::Queue> {
     Json(engine.desk.queue_now().await)
 }
@@ -180,6 +247,17 @@ pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::d
 /// `GET /api/judge/desk` (judges only, UI-4): every case a judge may act on across the latest
 /// escalation pipelines — held, provisional, awaiting review at the gate — in the desk's order,
 /// with both positions, credibility, time left, the impact of the other position and precedents.
+#[utoipa::path(
+    get,
+    path = "/judge/desk",
+    tag = "judges",
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "Every case a judge may act on, in the desk's order", body = app::protocol::escalation::docket::DeskView),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer, or the operator's start token", body = ErrorBody),
+    )
+)]
 pub async fn desk(
     State(engine): State<Engine>,
     _judge: Judge,
@@ -187,7 +265,7 @@ pub async fn desk(
     Ok(Json(engine.desk_view().await?))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct RulingReply {
     pub id: String,
     pub challenge: String,
@@ -199,12 +277,34 @@ pub struct RulingReply {
 /// `{"action": "redebate", "context": "…"}`: the ruling is logged as `judge_ruling` naming the
 /// judge and applied. 400 for a bad action or value, 409 when the challenge is not at a judge's
 /// level or the debate is not running here, 404 for an unknown debate.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/challenges/{challenge}/ruling",
+    tag = "judges",
+    params(
+        ("id" = String, Path, description = "The debate's id"),
+        ("challenge" = String, Path, description = "The challenge's id (`CH-001`, …)"),
+    ),
+    request_body = app::protocol::escalation::JudgeAction,
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "Logged as `judge_ruling` and applied", body = RulingReply),
+        (status = 400, description = "A bad action or value, named", body = ErrorBody),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer or the operator, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 409, description = "The challenge is not at a judge's level, or the debate is not running here", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
 pub async fn rule(
     State(engine): State<Engine>,
     judge: Judge,
-    axum::extract::Path((id, challenge)): axum::extract::Path<(String, String)>,
+    path: Result<axum::extract::Path<(String, String)>, axum::extract::rejection::PathRejection>,
     body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Json<RulingReply>, AppError> {
+    let axum::extract::Path((id, challenge)) = path.map_err(path_error)?;
     if !app::api::is_debate_id(&id) {
         return Err(not_found(&id));
     }
@@ -246,7 +346,7 @@ fn refused(id: &str, e: RuleError) -> AppError {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct BudgetReply {
     pub id: String,
     pub judge: String,
@@ -254,16 +354,35 @@ pub struct BudgetReply {
     pub action: app::protocol::run::BudgetAction,
 }
 
-/// `POST /api/debates/{id}/budget` (judges only, ES-12) with `{"action": "grant", "tokens":
+/// `POST /api/debates/{id}/budget` (judges only, ES-11) with `{"action": "grant", "tokens":
 /// 50000}` or `{"action": "close"}`: a debate paused on its spent budget resumes with more
 /// tokens, or ends now with the cautious decision. 400 for a bad grant, 409 when the debate is
 /// not paused (or not running here), 404 unknown.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/budget",
+    tag = "judges",
+    params(("id" = String, Path, description = "The debate's id")),
+    request_body = app::protocol::run::BudgetAction,
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "Granted (the debate resumes) or closed", body = BudgetReply),
+        (status = 400, description = "A bad action or grant, named", body = ErrorBody),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer or the operator, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 409, description = "The debate is not paused on its budget, or not running here", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
 pub async fn budget(
     State(engine): State<Engine>,
     judge: Judge,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    path: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
     body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Json<BudgetReply>, AppError> {
+    let axum::extract::Path(id) = path.map_err(path_error)?;
     let action: app::protocol::run::BudgetAction = super::extract::json_object(body?.0)?;
     budget_as(&engine, &judge, &id, action.clone()).await?;
     Ok(Json(BudgetReply {
@@ -290,30 +409,49 @@ pub async fn budget_as(
 }
 
 /// `POST /api/debates/{id}/decision`: a judge's choice for a debate escalated to a human.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecisionBody {
     pub chosen: String,
     pub rationale: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct DecisionReply {
     pub id: String,
     pub chosen: String,
     pub judge: String,
 }
 
-/// `POST /api/debates/{id}/decision` (judges only, ES-11) with `{"chosen": "P2", "rationale":
+/// `POST /api/debates/{id}/decision` (judges only, ES-12) with `{"chosen": "P2", "rationale":
 /// "…"}`: a collapse debate that ended ESCALATED_TO_HUMAN gets the judge's decision, appended
 /// to its log as `human_decision` and a new `decision`. 400 for an unknown position or an empty
 /// rationale, 409 when the debate was not escalated to a human (or is running), 404 unknown.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/decision",
+    tag = "judges",
+    params(("id" = String, Path, description = "The debate's id")),
+    request_body = DecisionBody,
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "Logged as `human_decision` and a new `decision`", body = DecisionReply),
+        (status = 400, description = "An unknown position or an empty rationale, named", body = ErrorBody),
+        (status = 401, description = "No judge's credentials", body = ErrorBody),
+        (status = 403, description = "A viewer or the operator, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 409, description = "The debate was not escalated to a human, or it runs", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
 pub async fn decide(
     State(engine): State<Engine>,
     judge: Judge,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    path: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
     body: Result<Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Json<DecisionReply>, AppError> {
+    let axum::extract::Path(id) = path.map_err(path_error)?;
     if !app::api::is_debate_id(&id) {
         return Err(not_found(&id));
     }

@@ -8,4 +8,5 @@ pub mod debates;
 pub mod error;
 pub mod extract;
 pub mod judge;
+pub mod openapi;
 pub mod ui_service;

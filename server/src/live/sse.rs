@@ -34,6 +34,30 @@ const POLL: Duration = Duration::from_millis(250);
 /// this is only the safety net.
 const SAFETY_POLL: Duration = Duration::from_secs(2);
 
+/// A debate's events as Server-Sent Events: the log after the cursor, then each event as it is
+/// appended, until the log's end.
+///
+/// Each message is one event: `id:` its `seq`, `data:` its JSON (an `Event`). A stream that
+/// cannot go on ends with one `event: failed` message whose data is `{"error": …}`. Comment
+/// lines keep an idle connection alive.
+#[utoipa::path(
+    get,
+    operation_id = "debate_events",
+    path = "/debates/{id}/events",
+    tag = "live",
+    params(
+        ("id" = String, Path, description = "The debate's id"),
+        EventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "The resume cursor EventSource sends on reconnect; wins over `after`"),
+    ),
+    responses(
+        (status = 200, description = "The stream; its messages' data are `Event`s", body = String, content_type = "text/event-stream"),
+        (status = 204, description = "Nothing follows the cursor: the debate ended there (EventSource stops reconnecting)"),
+        (status = 400, description = "A cursor that is not a sequence number, or a bad query string", body = app::api::ErrorBody),
+        (status = 404, description = "No debate with this id", body = app::api::ErrorBody),
+        (status = 429, description = "Too many open streams from this address; see `Retry-After`", body = app::api::ErrorBody),
+    )
+)]
 pub async fn handler(
     State(engine): State<Engine>,
     State(access): State<SharedAccess>,
@@ -50,8 +74,8 @@ pub async fn handler(
     let live = engine.hub.follow(&id);
     let changes = engine.store.changes();
     match &live {
-        // Running here: it exists, and the hub has its log so far (issue 17: a crowd of new
-        // viewers costs no database read).
+        // Running here: it exists, and the hub has its log so far (a crowd of new viewers
+        // costs no database read).
         Some(live) => {
             if live
                 .so_far
@@ -92,7 +116,7 @@ pub async fn handler(
         pending: std::collections::VecDeque::new(),
     };
     // Polled by the response itself: no task and no channel per viewer between the hub and
-    // the socket (issue 17: with thousands of viewers, every hop was a wake-up per event), and
+    // the socket (with thousands of viewers, every hop would be a wake-up per event), and
     // nothing allocated per live event.
     let stream = futures::stream::unfold(follow, |mut f| async move {
         loop {
@@ -199,7 +223,7 @@ impl Follow {
         };
         self.take(backlog);
         self.take(so_far);
-        // A run whose log could not be stored (issue 19: a full disk): say so, then end, so the
+        // A run whose log could not be stored (as on a full disk): say so, then end, so the
         // page shows why instead of reconnecting forever.
         if !self.done {
             if let Some(reason) = self.hub.failure(&self.id) {
@@ -310,9 +334,11 @@ async fn wait_for_change(rx: &mut broadcast::Receiver<String>, id: &str) {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EventsQuery {
-    /// The resume cursor for clients that cannot send `Last-Event-ID` (page reloads).
+    /// The resume cursor for clients that cannot send `Last-Event-ID` (page reloads): the last
+    /// `seq` seen.
     pub after: Option<String>,
 }
 
@@ -363,8 +389,7 @@ impl Out {
 
 /// A `text/event-stream` response of `stream`'s messages, with a comment line once the stream
 /// has been quiet for [`KEEP_ALIVE`] (idle connections and proxies stay open), ending when
-/// `closing` begins. The messages go out as they were rendered: nothing is formatted per viewer
-/// (issue 17).
+/// `closing` begins. The messages go out as they were rendered: nothing is formatted per viewer.
 pub fn sse_response(
     stream: impl Stream<Item = Out> + Send + 'static,
     closing: crate::live::closing::Waiter,
@@ -387,7 +412,7 @@ pub fn sse_response(
 
 /// A stream of SSE messages with a keep-alive comment whenever it was quiet for a whole
 /// [`KEEP_ALIVE`], which ends at shutdown. Its timer ticks every half [`KEEP_ALIVE`] and is not
-/// touched by the messages (issue 17: re-arming it for every message of every viewer was a
+/// touched by the messages (re-arming it for every message of every viewer would be a
 /// timer-wheel update per delivery), so a comment follows 5–10 s of quiet.
 struct KeepAlive {
     inner: futures::stream::BoxStream<'static, Bytes>,

@@ -5,6 +5,12 @@ use serde::{Deserialize, Serialize};
 /// The context a request or a prediction carries (CR-1): the market regime and five matching
 /// dimensions. All optional free text, at most [`ContextTags::MAX_CHARS`] characters each.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+// DX-3: also the query string of `GET /api/agents/{identity}`, so it documents those parameters.
+#[cfg_attr(
+    feature = "ssr",
+    derive(utoipa::ToSchema, utoipa::IntoParams),
+    into_params(parameter_in = Query)
+)]
 #[serde(deny_unknown_fields)]
 pub struct ContextTags {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,6 +129,7 @@ impl Default for CrParams {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CrStatus {
     Ok,
@@ -132,6 +139,7 @@ pub enum CrStatus {
 /// The contract's short form: `score`, `low`, `high` are `None` (JSON null) with
 /// `insufficient_data` — never a number pretending to be one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Credibility {
     pub score: Option<f64>,
     pub low: Option<f64>,
@@ -151,6 +159,7 @@ impl Credibility {
 
 /// CR-1's trend term: the weighted least-squares line through the periods' accuracy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Trend {
     /// Accuracy change per year.
     pub slope_per_year: f64,
@@ -163,6 +172,7 @@ pub struct Trend {
 
 /// Accuracy in one period of the record (the chart's points).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Period {
     /// First day of the period (days since 1970-01-01).
     pub start: f64,
@@ -178,6 +188,7 @@ impl Period {
 
 /// Accuracy of the points that share one value of one tag.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagAccuracy {
     /// `regime`, `sector`, …
     pub tag: String,
@@ -188,6 +199,7 @@ pub struct TagAccuracy {
 
 /// CR-1 in full: the score and every part of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Breakdown {
     pub credibility: Credibility,
     /// Recency-weighted accuracy (half-life decay).

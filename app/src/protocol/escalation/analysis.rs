@@ -21,6 +21,7 @@ use super::assumptions::Assumptions;
 
 /// The company the pipeline values: what is known, not argued about.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Company {
     /// Last year's revenue per share.
     pub revenue_per_share: f64,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// ES-2: the order a human queue serves disputes in; earlier variants come first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Priority {
     /// The pipeline cannot go on without it (highest).
@@ -213,6 +214,7 @@ pub fn assumption(key: &str) -> Option<&'static Assumption> {
 
 /// Values for every assumption, by key, in catalogue order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Assumptions(pub Vec<(String, f64)>);
 
 impl Default for Assumptions {

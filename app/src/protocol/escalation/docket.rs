@@ -18,6 +18,7 @@ use crate::protocol::event::{Config, Event, EventBody};
 
 /// What a case waits for, in the order the desk lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CaseKind {
     /// A judge holds it (level 3) and rules before the timer runs out.
@@ -30,6 +31,7 @@ pub enum CaseKind {
 
 /// One side of a dispute.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CaseSide {
     pub agent: String,
     /// `challenger` or `challenged`.
@@ -45,6 +47,7 @@ pub struct CaseSide {
 
 /// A judge's earlier resolution of the same assumption in another pipeline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Precedent {
     pub debate: String,
     pub challenge: String,
@@ -56,6 +59,7 @@ pub struct Precedent {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Case {
     pub debate: String,
     pub query: String,
@@ -236,13 +240,15 @@ fn shown(key: &str, v: f64) -> String {
 
 /// A judge's load at the desk.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct JudgeLoad {
     pub name: String,
     pub load: usize,
 }
 
-/// ES-11: a collapse debate whose rules could not settle it, waiting for a judge's decision.
+/// ES-12: a collapse debate whose rules could not settle it, waiting for a judge's decision.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Escalated {
     pub debate: String,
     pub query: String,
@@ -250,8 +256,9 @@ pub struct Escalated {
     pub reason: String,
 }
 
-/// ES-12: a debate paused on its spent token budget, waiting for a judge.
+/// ES-11: a debate paused on its spent token budget, waiting for a judge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Paused {
     pub debate: String,
     pub query: String,
@@ -260,9 +267,10 @@ pub struct Paused {
 }
 
 /// `GET /api/judge/desk` and the `/judge` page: each judge's load against the capacity, the
-/// cases in the desk's order, the collapse debates escalated to a human (ES-11) and the debates
-/// awaiting budget approval (ES-12).
+/// cases in the desk's order, the collapse debates escalated to a human (ES-12) and the debates
+/// awaiting budget approval (ES-11).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DeskView {
     pub capacity: usize,
     pub judges: Vec<JudgeLoad>,

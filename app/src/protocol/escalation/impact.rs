@@ -16,6 +16,7 @@ pub const RISK_ABS: f64 = 0.10;
 
 /// One affected analysis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Impact {
     pub analysis: String,
     /// `target_price`, `risk_score` or `rating`.
@@ -30,6 +31,7 @@ pub struct Impact {
 
 /// The impact of setting one assumption, shown to the judge before an override is confirmed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ImpactReport {
     pub assumption: String,
     pub old_value: f64,
@@ -40,6 +42,7 @@ pub struct ImpactReport {
 
 /// ES-8: how the required re-runs go.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RerunPlan {
     /// Required re-runs, largest move first.
     pub required: Vec<String>,

@@ -49,6 +49,7 @@ pub enum Stage {
 
 /// ES-9: the record of a resolution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Resolution {
     pub challenge: String,
     pub assumption: String,
@@ -86,6 +87,7 @@ pub enum Step {
 /// ES-7: a judge's action on a challenge at level 3 (a ruling) or on a provisional decision
 /// (level 5: confirm, override, re-debate).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum JudgeAction {
     Confirm,

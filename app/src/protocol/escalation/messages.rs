@@ -65,6 +65,7 @@ pub struct Message {
 
 /// ES-2: one agent disputes another's value of an assumption.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Challenge {
     /// `CH-001`, `CH-002`, … in order of raising.
     pub id: String,

@@ -13,6 +13,7 @@ use crate::protocol::event::EventBody;
 
 /// One challenge as a viewer sees it climb.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ChallengeView {
     pub challenge: Challenge,
     /// 1–5.

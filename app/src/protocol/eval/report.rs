@@ -11,6 +11,7 @@ use crate::protocol::credibility::wilson;
 
 /// What was run, and against what. A resumed run must have the same configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct EvalConfig {
     /// `arithmetic` or `file:<name>`.
     pub task_set: String,
@@ -86,6 +87,7 @@ pub struct EvalRun {
 
 /// One row of the table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Cell {
     pub method: String,
     pub correct: u32,
@@ -99,6 +101,7 @@ pub struct Cell {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Report {
     /// One agent, self-consistency, debate.
     pub cells: Vec<Cell>,

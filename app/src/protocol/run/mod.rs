@@ -96,14 +96,15 @@ pub struct DebateRun {
     queue: VecDeque<EventBody>,
     /// QL-1: the first positions and what became of them, for the decision's vote baseline.
     fold: BaselineFold,
-    /// ES-12: when the budget is spent, wait for a judge instead of stopping (judges exist).
+    /// ES-11: when the budget is spent, wait for a judge instead of stopping (judges exist).
     pausable: bool,
-    /// ES-12: the budget is spent and the debate waits for a judge.
+    /// ES-11: the budget is spent and the debate waits for a judge.
     paused: bool,
 }
 
-/// ES-12: what a judge does with a debate paused on its spent budget.
+/// ES-11: what a judge does with a debate paused on its spent budget.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum BudgetAction {
     /// Add `tokens` to the budget; the debate resumes where it stopped.
@@ -199,7 +200,7 @@ impl DebateRun {
         }
     }
 
-    /// ES-12: whether a spent budget pauses the debate for a judge (the runner knows whether
+    /// ES-11: whether a spent budget pauses the debate for a judge (the runner knows whether
     /// judges exist) rather than stopping it.
     pub fn set_pausable(&mut self, pausable: bool) {
         self.pausable = pausable;
@@ -210,12 +211,12 @@ impl DebateRun {
         self.budget.is_some_and(|b| self.used >= b)
     }
 
-    /// ES-12: waiting for a judge to grant tokens or close the debate: `(used, budget)`.
+    /// ES-11: waiting for a judge to grant tokens or close the debate: `(used, budget)`.
     pub fn paused(&self) -> Option<(u64, u64)> {
         self.paused.then(|| (self.used, self.budget.unwrap_or(0)))
     }
 
-    /// ES-12: judge `judge` grants tokens to, or closes, a debate paused on its budget.
+    /// ES-11: judge `judge` grants tokens to, or closes, a debate paused on its budget.
     pub fn budget_action(&mut self, judge: &str, action: BudgetAction) -> Result<(), RulingError> {
         if !self.paused {
             return Err(RulingError::Conflict(
@@ -252,14 +253,14 @@ impl DebateRun {
     }
 
     /// The next request to put to an agent, or `None` when the debate is over (or paused for a
-    /// judge, ES-12, when [`DebateRun::set_pausable`]). Once the agents
+    /// judge, ES-11, when [`DebateRun::set_pausable`]). Once the agents
     /// have used the budget, the machine stops asking and decides from what exists.
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
         if let Some(budget) = self.budget.filter(|b| self.used >= *b) {
             if self.paused {
                 return None;
             }
-            // ES-12: with judges to ask, wait for one rather than stop.
+            // ES-11: with judges to ask, wait for one rather than stop.
             if self.pausable && !self.debate.is_finished() {
                 self.paused = true;
                 // After what the last answer wrote.
