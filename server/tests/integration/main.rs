@@ -1,6 +1,6 @@
-//! The server's integration tests, linked as one binary: every file here used to be its own test
-//! target, each statically linking the whole server — nineteen links of the same code, which filled
-//! a CI machine's disk. One module per subject; `common` starts the real `consilium` binary on a
+//! The server's integration tests, linked as one binary: as a test target each, every file here
+//! would statically link the whole server — nineteen links of the same code, which filled a CI
+//! machine's disk. One module per subject; `common` starts the real `consilium` binary on a
 //! real database (SQLite, or PostgreSQL when `CONSILIUM_TEST_DB` says so) and reads its SSE.
 //!
 //! Select a subject with a filter: `cargo test -p server --test integration -- reconcile::`.
@@ -14,6 +14,7 @@ mod access;
 mod bad_input;
 mod budget_pause;
 mod credibility;
+mod docs;
 mod escalation;
 mod eval;
 mod export;
@@ -21,6 +22,7 @@ mod gate;
 mod http_api;
 mod judges;
 mod limits;
+mod openapi;
 mod postgres;
 mod protocols;
 mod real_model;
