@@ -1,4 +1,4 @@
-//! Issue 12, item 6: fuzzing the three parsers that read what strangers send — an agent's reply,
+//! Fuzzing the three parsers that read what strangers send — an agent's reply,
 //! an export a judge opens, and the canonical JSON the hash chain is computed over. Each target
 //! runs `FUZZ_CASES` generated inputs (default 3,000, bounded for `make test`; the README says how
 //! to run millions) and must never panic; canonical JSON must also round-trip exactly.

@@ -24,7 +24,7 @@ test('the audit view verifies the chain and recomputes the decision in the brows
   await expect(verification).toHaveAttribute('data-verdict', 'verified');
   await expect(page.getByTestId('verdict')).toHaveText(`verified: ${n} events, decision ${log.decision} recomputed`);
   await expect(verification).toContainText('Checked by this page\'s WebAssembly');
-  // Issue 19: the log's end carries the server's signature, checked here against its key.
+  // The log's end carries the server's signature, checked here against its key.
   const keys = await (await request.get('/api/keys')).json();
   await expect(page.getByTestId('signature')).toHaveText(`signed by ${keys[0].key_id}`);
 

@@ -2,7 +2,7 @@ import { test, expect, Page } from '@playwright/test';
 import { finishedDebate } from './exports';
 import { hydrated } from './pages';
 
-// Issue 17: the bundle is split per page. The home page fetches the main module and its own module
+// The bundle is split per page. The home page fetches the main module and its own module
 // only (what it shares with other pages is in the main module: vendor/wasm_split_cli_support); a
 // page's own code (a module per lazy route, and chunks it shares) is fetched when the page is first
 // shown — a server-rendered page preloads all of its chunks as one file (its pack), and a page
@@ -175,7 +175,7 @@ test("a protocol's panel comes in its page's pack (an RR debate's audit page, no
 });
 
 test("an S4 debate's live page, asked for by address, is hydrated by the live bundle alone and follows the debate", async ({ page, request }) => {
-  // Issue 17: the server gives such a page the live bundle (app::ui::hydrate_live): one module
+  // The server gives such a page the live bundle (app::ui::hydrate_live): one module
   // holding the live view, without the router, the other pages or any protocol's panel. Its
   // props ride in the page once (`data-props`), not also as a serialised resource.
   const created = await request.post('/api/debates', {

@@ -51,7 +51,7 @@ test('UI-4: the judges\' desk lists what waits at the gate with both positions, 
   await expect(page.getByTestId('decision')).toHaveAttribute('data-provisional', '0');
 });
 
-test('ES-11: a collapse debate escalated to a human waits on the desk, and a judge decides it on its page', async ({ page, request }) => {
+test('ES-12: a collapse debate escalated to a human waits on the desk, and a judge decides it on its page', async ({ page, request }) => {
   await signInAsJudge(page, 'wc-judge');
 
   const r = await request.post('/api/debates', {

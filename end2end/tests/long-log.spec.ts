@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-// Issue 17 item 6: a long log. A contested round-robin debate of 630 rounds (5,043 events, the
+// A long log. A contested round-robin debate of 630 rounds (5,043 events, the
 // same debate as the server's unit test `a_contested_debate_runs_to_a_high_round_limit_rr_3`)
 // renders its audit view, hydrated and verified by the page's WebAssembly. The time is printed,
 // not asserted. It runs on a server of its own with no pacing: at the suite's 200 ms per turn

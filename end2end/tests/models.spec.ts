@@ -2,7 +2,7 @@ import { test, expect, Page } from '@playwright/test';
 import { hydrated } from './pages';
 import { signInAsJudge } from './judges';
 
-// Issue 5: real models as agents. The `openai` backend answered by the real SmolLM2 server that
+// Real models as agents. The `openai` backend answered by the real SmolLM2 server that
 // `make test` starts (scripts/llm.sh), and the S4-8 defence shown for an injected query.
 
 test('openai backend: a real model debates; calls, latency and tokens per agent; injection flagged', async ({ page }) => {
@@ -79,10 +79,10 @@ test('QL-3: one agent on the real model, the others builtin, chosen on the form'
   expect(agents.find((a: any) => a.id === 'utility')).toMatchObject({ backend: 'builtin', identity: 'builtin:utility' });
 });
 
-test('ES-12 on the live page: a real model spends its budget, the debate waits, a judge grants tokens and then closes it', async ({ page, request, browser }) => {
+test('ES-11 on the live page: a real model spends its budget, the debate waits, a judge grants tokens and then closes it', async ({ page, request, browser }) => {
   test.setTimeout(240_000);
   // A judge exists, so a spent budget pauses the debate instead of ending it. An S4 debate's
-  // live page asked for by address is hydrated by the live bundle (issue 17): its judge
+  // live page asked for by address is hydrated by the live bundle: its judge
   // controls work there.
   await signInAsJudge(page, 'budgeteer');
   const created = await request.post('/api/debates', {

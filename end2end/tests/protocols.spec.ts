@@ -1,7 +1,7 @@
 import { test, expect, Page } from '@playwright/test';
 import { hydrated } from './pages';
 
-// Issue 4: the round-robin and weighted-collapse views, and the judge's what-if panel.
+// The round-robin and weighted-collapse views, and the judge's what-if panel.
 
 async function start(page: Page, protocol: string, query: string, seed: string) {
   await page.goto('/');

@@ -37,7 +37,7 @@ impl Export {
     }
 }
 
-/// The chain and decision check, then the signature (issue 19): a signature that does not hold
+/// The chain and decision check, then the signature: a signature that does not hold
 /// (cut off, re-hashed, another key than the pinned one) makes the whole check fail.
 pub fn check_signed(export: &Export, pinned: Option<&str>) -> (Check, signature::SignatureCheck) {
     let checked = check(&export.events);

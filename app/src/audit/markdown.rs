@@ -183,7 +183,7 @@ pub fn report(detail: &DebateDetail) -> String {
         w,
         "Re-check it yourself: `consilium verify export.json`, or open the export in the offline viewer.",
     );
-    // A report a person reads: no invisible or direction-changing characters (issue 19).
+    // A report a person reads: no invisible or direction-changing characters.
     crate::protocol::normalise::strip_invisible(&md)
 }
 

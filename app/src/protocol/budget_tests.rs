@@ -1,4 +1,4 @@
-//! ES-12: a spent budget pauses a debate for a judge (when the runner says judges exist); a
+//! ES-11: a spent budget pauses a debate for a judge (when the runner says judges exist); a
 //! grant resumes it where it stopped, a close ends it cautiously; verify checks every pause,
 //! grant and close against the logged calls (AG-2).
 
@@ -69,10 +69,10 @@ fn kinds(bodies: &[EventBody]) -> Vec<&'static str> {
     bodies.iter().map(EventBody::kind).collect()
 }
 
-/// ES-12: the spent budget pauses the debate after the third call; nothing is asked while it
+/// ES-11: the spent budget pauses the debate after the third call; nothing is asked while it
 /// waits; a grant resumes it where it stopped and it finishes; the log verifies.
 #[test]
-fn a_grant_resumes_a_paused_debate_es_12() {
+fn a_grant_resumes_a_paused_debate_es_11() {
     let (mut run, mut bodies, asked) = paused_run();
     assert_eq!(asked, 3);
     assert_eq!(run.paused(), Some((1500, 1200)));
@@ -105,9 +105,9 @@ fn a_grant_resumes_a_paused_debate_es_12() {
     ));
 }
 
-/// ES-12: a close ends the paused debate with the cautious budget stop, naming the judge.
+/// ES-11: a close ends the paused debate with the cautious budget stop, naming the judge.
 #[test]
-fn a_close_ends_a_paused_debate_cautiously_es_12() {
+fn a_close_ends_a_paused_debate_cautiously_es_11() {
     let (mut run, mut bodies, _) = paused_run();
     run.budget_action("bob", BudgetAction::Close)
         .expect("closed");
@@ -126,9 +126,9 @@ fn a_close_ends_a_paused_debate_cautiously_es_12() {
     assert!(o.budget_exhausted() && o.label() != "ACT", "{o:?}");
 }
 
-/// AG-2 + ES-12: forged pauses, grants and calls fail verification by name.
+/// AG-2 + ES-11: forged pauses, grants and calls fail verification by name.
 #[test]
-fn forged_budget_events_fail_verification_es_12() {
+fn forged_budget_events_fail_verification_es_11() {
     let (mut run, mut bodies, _) = paused_run();
     run.budget_action("ada", BudgetAction::Grant { tokens: 1000 })
         .expect("granted");

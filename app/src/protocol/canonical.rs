@@ -49,7 +49,7 @@ type Buffers = (Vec<u8>, Vec<Member>);
 /// between the quotes: where the key starts and ends, where the value starts and ends, whether
 /// the key needed no escaping (then the member is copied out whole, as it stands), and the key's
 /// first eight bytes as a big-endian number (zero-padded), so that sorting compares one number
-/// for most pairs of keys (issue 17: comparing keys and writing members one piece at a time were
+/// for most pairs of keys (comparing keys and writing members one piece at a time measured
 /// a third of an event's canonical JSON, SHA-256 aside).
 #[derive(Clone, Copy, Debug)]
 struct Member {
@@ -91,8 +91,8 @@ impl Member {
 }
 
 thread_local! {
-    /// Buffers of finished objects, emptied, for the next objects (issue 17: sealing an event
-    /// allocated and freed a pair for every object in it).
+    /// Buffers of finished objects, emptied, for the next objects (without them, sealing an
+    /// event allocates and frees a pair for every object in it).
     static SPARE: std::cell::RefCell<Vec<Buffers>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -113,7 +113,7 @@ fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> Result<(), Error> {
 }
 
 /// Collects an object's members, then writes them sorted by key. Every key and value is written
-/// into one buffer of the object's own (issue 17: a buffer per member and a `String` per key were
+/// into one buffer of the object's own (a buffer per member and a `String` per key would be
 /// most of the allocations of sealing an event).
 struct Object<'a> {
     out: &'a mut Vec<u8>,

@@ -43,7 +43,7 @@ fn hash_event(prev_hash: &[u8], event: &Event) -> HexHash {
         Some(hash_bytes(prev_hash, &buffer))
     });
     // Not reached in practice (no thread-local, or an event that cannot be canonicalised, which
-    // `verify_chain` rejects): as before, with a buffer of its own.
+    // `verify_chain` rejects): hashed with a buffer of its own.
     with_buffer
         .ok()
         .flatten()
@@ -58,7 +58,7 @@ fn hash_bytes(prev_hash: &[u8], canonical: &[u8]) -> HexHash {
 }
 
 /// Lower-case hex of a SHA-256 digest, written into a buffer first (a `char` pushed at a time
-/// was a tenth of sealing an event), held inline: no allocation (issue 17).
+/// costs a tenth of sealing an event), held inline: no allocation.
 fn hex(digest: &[u8; 32]) -> HexHash {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut buffer = [0u8; 64];

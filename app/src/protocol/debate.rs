@@ -222,7 +222,7 @@ mod tests {
         }
     }
 
-    /// Issue 19, item 4: an endpoint reporting `u64::MAX` tokens cannot wrap the count past the
+    /// An endpoint reporting `u64::MAX` tokens cannot wrap the count past the
     /// budget: the sum saturates and the debate ends `budget_exhausted` at once.
     #[test]
     fn a_hostile_usage_report_ends_the_debate_budget_exhausted() {

@@ -149,7 +149,7 @@ pub fn scan(text: &str) -> Vec<Finding> {
 }
 
 /// The scan's buffers, kept by each thread: the scan runs on every reply of every debate, and
-/// they were three allocations per reply (issue 17).
+/// fresh ones would be three allocations per reply.
 #[derive(Default)]
 struct Scratch {
     /// The normalised text.
@@ -314,7 +314,7 @@ struct Compiled {
 }
 
 /// FNV-1a over a word's bytes. Every word of every reply is looked up, and the standard
-/// library's SipHash was a third of the scan's time (issue 17, `perf`: the scan 6.9 → 5.4 % of
+/// library's SipHash was a third of the scan's time (`perf`: the scan 6.9 → 5.4 % of
 /// an in-memory turn); the table's keys are the patterns' own words, so a text chosen to
 /// collide only slows its own lookups.
 type WordHash = std::hash::BuildHasherDefault<super::seeded::Fnv1a>;
@@ -405,7 +405,7 @@ fn clip(s: &str) -> String {
 /// The free text of a reply, where an injection aimed at the other agents would sit.
 pub fn each_reply_text<'a>(reply: &'a AgentReply, mut f: impl FnMut(&'a str)) {
     // Visited, not collected: most replies hold one text, and the scan runs on every reply
-    // (issue 17: a vector per reply).
+    // (collecting would allocate a vector per reply).
     match reply {
         AgentReply::Position(p) => f(&p.reasoning),
         AgentReply::Challenge { text, .. } => f(text),

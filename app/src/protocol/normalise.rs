@@ -1,4 +1,4 @@
-//! Issue 19, item 7: text is normalised before the S4-8 scan looks at it, so an injection cannot
+//! Text is normalised before the S4-8 scan looks at it, so an injection cannot
 //! hide behind Unicode: NFKC (full-width and styled letters become plain ones), invisible
 //! characters removed (zero-width, soft hyphen, bidi controls), and letters that look like Latin
 //! ones folded to them (Cyrillic `а`, Greek `ο`, …).
@@ -41,7 +41,7 @@ pub fn for_scan(text: &str) -> String {
 }
 
 /// [`for_scan`] written into `out` (emptied first): the scan runs on every reply and keeps one
-/// buffer per thread (issue 17: a fresh `String` per reply).
+/// buffer per thread (not a fresh `String` per reply).
 pub fn for_scan_into(text: &str, out: &mut String) {
     out.clear();
     // ASCII is its own NFKC and has no invisible characters and no look-alikes: lower case is
@@ -97,7 +97,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hidden_and_look_alike_letters_become_plain_issue_19() {
+    fn hidden_and_look_alike_letters_become_plain() {
         let cases = [
             ("ig\u{200B}nore", "ignore"),
             ("ＩＧＮＯＲＥ", "ignore"),

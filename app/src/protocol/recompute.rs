@@ -107,12 +107,12 @@ pub struct BudgetStop {
 /// any, or the event that is wrong and why.
 #[allow(clippy::too_many_lines)] // every budget claim checked in log order
 pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String)> {
-    // The budget in force: the declared one plus every judge's grant (ES-12).
+    // The budget in force: the declared one plus every judge's grant (ES-11).
     let mut declared = None;
     let mut spent: u64 = 0;
     let mut calls = 0;
     let mut stop: Option<(u64, BudgetStop)> = None;
-    // ES-12: the event that paused the debate for a judge, while it waits.
+    // ES-11: the event that paused the debate for a judge, while it waits.
     let mut paused: Option<u64> = None;
     for e in events {
         let fail = |reason: String| Err((e.seq, reason));

@@ -1,9 +1,9 @@
 //! A string held inside its owner when it is short: an event's timestamp (24 bytes) and its two
 //! hashes (64 hex digits) are written for every event of every debate, and as `String`s they
-//! were three allocations per event and three frees (issue 17: a third of the allocations of an
-//! in-memory turn). Longer text — a log read from outside may hold anything in those fields — is
-//! kept on the heap, so a `ShortStr` holds exactly the text it was given, whatever its length,
-//! and compares, prints and serialises as that text.
+//! would be three allocations per event and three frees (measured: a third of the allocations
+//! of an in-memory turn). Longer text — a log read from outside may hold anything in those
+//! fields — is kept on the heap, so a `ShortStr` holds exactly the text it was given, whatever
+//! its length, and compares, prints and serialises as that text.
 
 use std::fmt;
 
@@ -175,7 +175,7 @@ impl<'de, const N: usize> serde::Deserialize<'de> for ShortStr<N> {
 mod tests {
     use super::*;
 
-    /// Issue 17: the same text in, the same text out, inline up to `N` bytes and boxed past it,
+    /// The same text in, the same text out, inline up to `N` bytes and boxed past it,
     /// and as JSON exactly what a `String` is.
     #[test]
     fn holds_any_text_inline_when_short() {

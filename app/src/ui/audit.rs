@@ -119,7 +119,7 @@ pub fn AuditBody(export: Export) -> impl IntoView {
 /// taken from the server. Server-rendered HTML only says it is about to happen.
 #[component]
 fn Verification(export: Export, result: RwSignal<Option<(Check, f64)>>) -> impl IntoView {
-    // Issue 19: who signed the log's end, checked with the chain.
+    // Who signed the log's end, checked with the chain.
     let signed = RwSignal::new(None::<SignatureCheck>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
@@ -259,8 +259,8 @@ fn ChallengeMatrix(audit: Audit) -> impl IntoView {
     }
 }
 
-/// Rows per page of a long log's timeline (issue 17 item 6): a log of up to this many events is
-/// one table, as before; a longer one is paged rather than thousands of rows at once (200, not
+/// Rows per page of a long log's timeline: a log of up to this many events is
+/// one table; a longer one is paged rather than thousands of rows at once (200, not
 /// 500: the rows are most of what the page renders and hydrates besides the log itself).
 const PAGE: usize = 200;
 

@@ -1,4 +1,4 @@
-//! The server side of the split bundle (issue 17): a server-rendered page asks the browser to
+//! The server side of the split bundle: a server-rendered page asks the browser to
 //! fetch its code at once (`<link rel="preload">`), beside the main module, instead of after the
 //! main module has started. `pkg/pages.json` (`scripts/pack-pages.py`, from the manifest
 //! `tools/wasm-split` writes) names the chunk loader and, for each lazy page's split point

@@ -47,7 +47,7 @@ pub async fn who_am_i() -> Result<Option<(String, String)>, ServerFnError> {
     Ok(service()?.whoami(head()?).await)
 }
 
-/// ES-11: the signed-in judge decides a collapse debate escalated to a human.
+/// ES-12: the signed-in judge decides a collapse debate escalated to a human.
 #[server(endpoint = "decide_debate")]
 pub async fn decide_debate(
     id: String,
@@ -60,7 +60,7 @@ pub async fn decide_debate(
         .map_err(ServerFnError::new)
 }
 
-/// ES-12: the signed-in judge grants `tokens` more (or, with `None`, closes the debate).
+/// ES-11: the signed-in judge grants `tokens` more (or, with `None`, closes the debate).
 #[server(endpoint = "budget_debate")]
 pub async fn budget_debate(id: String, tokens: Option<u64>) -> Result<(), ServerFnError> {
     use crate::protocol::run::BudgetAction;

@@ -1,4 +1,4 @@
-//! Long debates (issue 17 item 6): a round-robin debate may run 1,000 rounds and its log 18,000
+//! Long debates: a round-robin debate may run 1,000 rounds and its log 18,000
 //! events. A list longer than a screen shows its newest part, or one page of it, says what it
 //! left out, and shows everything when the reader asks.
 

@@ -1,4 +1,4 @@
-//! ES-11 on the live page: a collapse debate that ended ESCALATED_TO_HUMAN waits for a judge.
+//! ES-12 on the live page: a collapse debate that ended ESCALATED_TO_HUMAN waits for a judge.
 //! A signed-in judge chooses one of its positions (each with its score S and first claim) and
 //! gives a rationale; the decision is appended to the log and the page follows it. Viewers see
 //! that the debate waits for a judge, without the form.

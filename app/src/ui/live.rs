@@ -154,7 +154,7 @@ fn without_serialising<T: 'static>(make: impl FnOnce() -> T + 'static) -> T {
     make()
 }
 
-/// A live bundle's entry point (issue 17: a live page's first load under 300 KB): hydrates the
+/// A live bundle's entry point (a live page's first load under 300 KB): hydrates the
 /// server-rendered live view of a debate from its island's props, with `parts`, its protocol's
 /// (`parts::…`), and without the router, the other pages or the other protocols' parts. The
 /// server gives each protocol's live bundle to that protocol's live pages asked for by address
@@ -195,7 +195,7 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
     } else {
         Connection::Connecting
     });
-    // Why the stream ended without the log's end (issue 19: the server could not store it).
+    // Why the stream ended without the log's end (the server could not store it).
     let failure = RwSignal::new(None::<String>);
     let id = detail.id.clone();
 
@@ -248,7 +248,7 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
             }
         })
     };
-    // Issue 17 item 6: a long debate's board holds its last rounds so far (and the next one),
+    // A long debate's board holds its last rounds so far (and the next one),
     // not a section for each of up to 1,000 planned rounds, unless the viewer asks for all.
     let all_rounds = RwSignal::new(false);
     let reached = move || {

@@ -40,7 +40,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::{path, Lazy, SsrMode};
 
-/// A page whose code the browser fetches only when the page is first shown (issue 17): the route
+/// A page whose code the browser fetches only when the page is first shown: the route
 /// is a `LazyRoute`, and in the hydrating bundle `#[lazy_route]` makes its view a split point, so
 /// `scripts/build-site.sh` (tools/wasm-split) moves the code only it reaches into a chunk of its
 /// own; the server-rendered page preloads those chunks (`chunks.rs`). With the `single-module`
@@ -120,7 +120,7 @@ lazy_pages! {
     EvalRoute => eval::EvalPage,
 }
 
-/// Which browser bundle hydrates the page being rendered (issue 17). The server chooses per
+/// Which browser bundle hydrates the page being rendered. The server chooses per
 /// request and provides it: `Live(protocol)` for a debate's live page asked for by address when
 /// the site has the live bundles (`pkg/live-PROTOCOL.H.js`, `frontend`'s `live-…` features:
 /// `live::hydrate_live` with that protocol's parts), so that page's first load carries neither
@@ -162,7 +162,7 @@ mod tests {
     use super::Bundle;
     use crate::api::Protocol;
 
-    /// Issue 17: every protocol's live page goes to that protocol's live bundle, named after the
+    /// Every protocol's live page goes to that protocol's live bundle, named after the
     /// protocol as `scripts/build-site.sh` names the files (the server checks they are there).
     #[test]
     fn each_protocol_has_its_live_bundle() {

@@ -1,5 +1,5 @@
-//! Issue 13 on a debate's audit page: what each agent held when the debate ended, its outcome,
-//! and — for a signed-in judge — buttons that append one (right, wrong, or a ruling that
+//! The track record on a debate's audit page: what each agent held when the debate ended, its
+//! outcome, and — for a signed-in judge — buttons that append one (right, wrong, or a ruling that
 //! overrides the agent). Outcomes are appended, never edited: the latest one counts.
 
 use leptos::prelude::*;

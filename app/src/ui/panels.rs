@@ -1,8 +1,8 @@
 //! A protocol's own panel (RR, WC, ES, RC) on a debate's live and audit pages, its code in the
-//! browser only for that protocol's debates (issue 17). Each panel is a split point (`#[lazy]`):
+//! browser only for that protocol's debates. Each panel is a split point (`#[lazy]`):
 //! `scripts/build-site.sh` cuts the code only it reaches into chunks of its own, and
 //! `scripts/pack-pages.py` packs a page's chunks with each panel's, so an S4 debate's live page
-//! no longer fetches the escalation ladder's forms or the reconciliation's topics. The server
+//! does not fetch the escalation ladder's forms or the reconciliation's topics. The server
 //! names the panel in the page (`chunks::preload_panel`) and the browser loads its code before it
 //! hydrates (`load_shown_panel`), as it does the page's. The offline viewers build one module
 //! (`single-module`): there each panel is a plain async function.

@@ -1,4 +1,4 @@
-//! ES-12 on the live page: a debate whose token budget is spent while judges are configured
+//! ES-11 on the live page: a debate whose token budget is spent while judges are configured
 //! pauses instead of stopping. Everyone sees that it waits; a signed-in judge grants more
 //! tokens (it resumes where it stopped) or closes it with the cautious decision. Every grant
 //! stays listed.

@@ -78,7 +78,7 @@ const KEEP_TURNS: usize = 60;
 #[component]
 pub fn RrPanel(state: Signal<DebateView>) -> impl IntoView {
     let trigger = move || state.with(|v| v.rr.trigger.clone());
-    // Issue 17 item 6: a long debate shows its last rounds and turns unless asked for all.
+    // A long debate shows its last rounds and turns unless asked for all.
     let all_rounds = RwSignal::new(false);
     let all_turns = RwSignal::new(false);
     let checks = move || {

@@ -1,4 +1,4 @@
-//! Checks every request passes before any handler (issue 12, issue 19 item 3), and the headers
+//! Checks every request passes before any handler, and the headers
 //! every response carries:
 //!
 //! - **Host allow-list** (DNS rebinding): a server bound to loopback answers only to loopback

@@ -1,4 +1,4 @@
-//! Abuse limits with clear answers (issue 12): running debates (server-wide and per client
+//! Abuse limits with clear answers: running debates (server-wide and per client
 //! address) and open live streams per address. A taken place is a [`Slot`]; dropping it gives the
 //! place back, so a debate that ends any way — finished, interrupted, panicked — frees it.
 

@@ -298,7 +298,7 @@ fn unit(unit: &str) -> &'static str {
     }
 }
 
-/// Issue 19, item 7: the user's text inside markers it cannot guess (random for every call), so
+/// The user's text inside markers it cannot guess (random for every call), so
 /// it cannot close the block and speak as the operator. The agent is told the block is data.
 fn delimited(query: &str) -> String {
     let tag: String = uuid::Uuid::new_v4().simple().to_string()[..12].to_owned();

@@ -1,4 +1,4 @@
-//! Issue 19, item 2: nothing secret from an upstream goes into the permanent log. Error bodies and
+//! Nothing secret from an upstream goes into the permanent log. Error bodies and
 //! causes are summarised through [`redact`] before they become `agent_failed` events, exports or
 //! log lines: a URL's userinfo and anything that looks like a key or token are replaced.
 
@@ -79,7 +79,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_and_userinfo_are_removed_issue_19() {
+    fn keys_and_userinfo_are_removed() {
         let cases = [
             (
                 "Incorrect API key provided: sk-proj-AbC123dEf456GhI789. See docs.",

@@ -47,11 +47,11 @@ pub struct BenchArgs {
 
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum Suite {
-    /// Recall and false alarms of the builtin agents per hazard category (issue 18).
+    /// Recall and false alarms of the builtin agents per hazard category.
     Safety(super::bench_safety::SafetyArgs),
-    /// Time to compute an agent's credibility (CR-1) over a long record (issue 13).
+    /// Time to compute an agent's credibility (CR-1) over a long record.
     Credibility(super::bench_credibility::CredibilityArgs),
-    /// RC: five conflicting observations reconciled, 500 clustered (issue 15).
+    /// RC: five conflicting observations reconciled, 500 clustered.
     Reconcile(super::bench_reconcile::RcBenchArgs),
 }
 

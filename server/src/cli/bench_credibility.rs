@@ -1,4 +1,4 @@
-//! `consilium bench credibility` (issue 13): how long CR-1 takes on a long record — the pure
+//! `consilium bench credibility`: how long CR-1 takes on a long record — the pure
 //! function over N points in memory, and the whole path the server takes (read the record from
 //! a real SQLite file, then compute).
 

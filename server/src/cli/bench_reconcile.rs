@@ -1,4 +1,4 @@
-//! `consilium bench reconcile`: RC's speed (issue 15, item 7) — seed 003's conflicting
+//! `consilium bench reconcile`: RC's speed — seed 003's conflicting
 //! observations reconciled end to end with the builtin agents (embedding, topics, one
 //! reconciler answer per topic, every event sequenced and hashed, the log recomputed as
 //! `verify` does), and 500 observations embedded and clustered. Figures are printed, never

@@ -1,5 +1,5 @@
-//! `consilium track-record import FILE.jsonl | --sample` and `consilium track-record sample`
-//! (issue 13): bring outcomes in from elsewhere, or the labelled sample history.
+//! `consilium track-record import FILE.jsonl | --sample` and `consilium track-record sample`:
+//! bring outcomes in from elsewhere, or the labelled sample history.
 
 use std::path::PathBuf;
 

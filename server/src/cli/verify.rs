@@ -7,7 +7,7 @@ use app::audit::{check_signed, parse_export_full, too_large, Check, MAX_EXPORT_B
 
 use super::error::CliError;
 
-/// Checks the chain, the decision and — issue 19 — the server's signature over the log's end
+/// Checks the chain, the decision and the server's signature over the log's end
 /// (with `key`, that key must have signed it). Exits 0 only when all hold.
 pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Result<(), CliError> {
     let text = load(source, ca_cert).await?;

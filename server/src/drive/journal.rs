@@ -8,8 +8,8 @@ use crate::db::{Store, StoreError};
 use crate::live::hub::Hub;
 
 /// Where a driven debate's events go. A batch is durable (or failed) as a whole; once it is
-/// appended, `events` is left empty with its capacity, for the next batch (issue 17: a batch of
-/// 584-byte events allocated anew for every step of a debate).
+/// appended, `events` is left empty with its capacity, for the next batch, rather than a batch
+/// of 584-byte events allocated anew for every step of a debate.
 pub trait Journal {
     fn append(
         &mut self,
@@ -30,7 +30,7 @@ pub struct StoredJournal {
     pub id: String,
     pub store: Store,
     pub hub: Arc<Hub>,
-    /// Signs the log when it ends (issue 19); `None` leaves it unsigned.
+    /// Signs the log when it ends; `None` leaves it unsigned.
     pub signer: Option<Arc<crate::signing::Signer>>,
     /// Every event stored so far, when this journal has seen them all (a debate it runs from its
     /// start): the decision's predictions are then taken from it. `None`: read back from the
@@ -38,7 +38,7 @@ pub struct StoredJournal {
     pub log: Option<Vec<Event>>,
 }
 
-/// Issue 19: the signature a batch that ends the log is stored with (its last hash, signed).
+/// The signature a batch that ends the log is stored with (its last hash, signed).
 pub fn end_signature(
     signer: Option<&crate::signing::Signer>,
     debate: &str,
@@ -51,7 +51,7 @@ pub fn end_signature(
 impl Journal for StoredJournal {
     async fn append(&mut self, events: &mut Vec<Event>) -> Result<(), StoreError> {
         let signature = end_signature(self.signer.as_deref(), &self.id, events);
-        // Issue 13: a log that ends with its decision records each agent's prediction with it,
+        // A log that ends with its decision records each agent's prediction with it,
         // once: a gate review's new decision (ES-7) changes no agent's prediction.
         let predictions = match events.last() {
             Some(e) if matches!(e.body, EventBody::Decision(_)) => {

@@ -52,7 +52,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     // One batch's buffer for every step: the journal empties it and leaves its capacity.
     let mut batch = Vec::new();
     // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
-    // that same moment, so it is not read again (issue 17: a turn read the clock five times).
+    // that same moment, so it is not read again (read at every step, a turn reads it five times).
     let mut answered_at: Option<(u64, app::protocol::event::Stamp)> = None;
     loop {
         let (elapsed, stamp) = match answered_at.take() {
@@ -64,7 +64,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             while let Ok(r) = j.rulings.try_recv() {
                 answered.push(act(run, r));
             }
-            // ES-12: a spent budget waits for a judge when there is one to ask.
+            // ES-11: a spent budget waits for a judge when there is one to ask.
             if run.budget_spent() && run.paused().is_none() && !run.is_finished() {
                 run.set_pausable(j.desk.has_judges().await);
             }
@@ -111,7 +111,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                     tokio::time::sleep(Duration::from_millis(at.saturating_sub(elapsed).max(1)))
                         .await;
                 }
-                // ES-12: paused on its budget, the debate waits for a judge, however long.
+                // ES-11: paused on its budget, the debate waits for a judge, however long.
                 (None, Some(j)) if paused => match j.rulings.recv().await {
                     Some(r) => answered.push(act(run, r)),
                     None => return Ok(()),

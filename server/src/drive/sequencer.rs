@@ -37,7 +37,7 @@ impl Sequencer {
     }
 
     /// [`Sequencer::stamp`] with the time already read: the events of one batch are appended
-    /// together, so they share one reading of the clock (issue 17).
+    /// together, so they share one reading of the clock.
     pub fn stamp_at(&mut self, body: EventBody, ts: Stamp) -> Event {
         let seq = self.next;
         self.next += 1;
@@ -57,7 +57,7 @@ impl Default for Sequencer {
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Hand-rolled because it runs for every event
 /// and a general-purpose formatter costs more than the rest of a turn's orchestration; the date
 /// and time of day are formatted once per second per thread, and only the milliseconds per call.
-/// Held inline: no allocation (issue 17).
+/// Held inline: no allocation.
 pub fn now_stamp() -> Stamp {
     thread_local! {
         /// The second last formatted on this thread, and its `YYYY-MM-DDTHH:MM:SS.`.

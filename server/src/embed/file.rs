@@ -1,7 +1,7 @@
-//! The embedder's table file, mapped read-only (issue 17). Its rows stay in the kernel's page
+//! The embedder's table file, mapped read-only. Its rows stay in the kernel's page
 //! cache, shared by every process that maps the file and reclaimable under memory pressure,
 //! and enter this process's resident set only when a token's row is read: a copy on the heap
-//! was 23 MB of private memory from the first second, whether or not a builtin agent ever ran.
+//! would be 23 MB of private memory from the first second, whether or not a builtin agent ever ran.
 
 use std::fs::File;
 use std::io;

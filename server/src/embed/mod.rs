@@ -115,7 +115,7 @@ impl Embedder {
     }
 
     /// Hands the table's pages back to the page cache (see [`TableFile::release`]): after
-    /// the start-up embeddings, an idle server keeps no rows resident (issue 17).
+    /// the start-up embeddings, an idle server keeps no rows resident.
     pub fn release_rows(&self) {
         self.file.release();
     }
@@ -212,7 +212,7 @@ mod tests {
         }
     }
 
-    /// Issue 17: rows handed back to the page cache are read again, unchanged.
+    /// Rows handed back to the page cache are read again, unchanged.
     #[test]
     fn rows_released_after_start_read_back_the_same() {
         let embedder = shared().expect("the embedder table (scripts/setup.sh)");

@@ -1,6 +1,6 @@
 //! UI-4: the judges' desk across pipelines — the cases of the latest escalation debates
 //! (held, provisional, awaiting review at the gate) with precedents from one another, the
-//! collapse debates escalated to a human (ES-11), and each judge's load.
+//! collapse debates escalated to a human (ES-12), and each judge's load.
 
 use app::protocol::escalation::docket::{
     attach_precedents, docket, order, DeskView, Escalated, Paused,
@@ -40,7 +40,7 @@ impl Engine {
         }
         attach_precedents(&mut cases, &precedents, PRECEDENTS);
         order(&mut cases);
-        // ES-11: collapse debates the rules handed to a human, newest first.
+        // ES-12: collapse debates the rules handed to a human, newest first.
         let escalated = self
             .store
             .list(&ListQuery {
@@ -61,7 +61,7 @@ impl Engine {
                 });
             }
         }
-        // ES-12: debates of this process paused on their budget.
+        // ES-11: debates of this process paused on their budget.
         let mut paused = Vec::new();
         for (debate, used, budget) in self.desk.paused() {
             if let Some(d) = self.store.get(&debate).await? {

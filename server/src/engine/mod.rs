@@ -31,14 +31,14 @@ use crate::live::hub::Hub;
 pub struct Engine {
     pub store: Store,
     pub hub: Arc<Hub>,
-    /// Shared: every request's handler clones the engine (issue 17: cloning the settings' paths
-    /// and configurations was a few microseconds of each of 5,000 viewers' connects).
+    /// Shared: every request's handler clones the engine (cloning the settings' paths and
+    /// configurations would cost a few microseconds of each of 5,000 viewers' connects).
     pub settings: Arc<Settings>,
     /// The debates this process runs, each with the way to stop it (SV-7: a judge's stop).
     running: Arc<Mutex<HashMap<String, oneshot::Sender<String>>>>,
     /// Set when the server shuts down: live streams end so shutdown is not held up by them.
     pub closing: Arc<crate::live::closing::Closing>,
-    /// Signs every log that ends (issue 19); `None` leaves logs unsigned.
+    /// Signs every log that ends; `None` leaves logs unsigned.
     pub signer: Option<Arc<crate::signing::Signer>>,
     /// ES-5: the judges' places, shared by every debate this process runs.
     pub desk: Arc<JudgeDesk>,
@@ -323,7 +323,7 @@ mod tests {
         }
     }
 
-    /// Issue 19, item 4: a panicking debate ends `interrupted`, its hub closes (live viewers stop
+    /// A panicking debate ends `interrupted`, its hub closes (live viewers stop
     /// waiting) and its limit place is given back.
     #[tokio::test]
     async fn a_panicking_debate_ends_interrupted_and_closes_its_streams() {
@@ -377,7 +377,7 @@ mod tests {
         );
     }
 
-    /// Issue 19, item 4: the database refuses writes mid-debate (as on a full disk). The run ends,
+    /// The database refuses writes mid-debate (as on a full disk). The run ends,
     /// its live channel closes and its streams are told why; the next recovery does not fail on
     /// it, and once writes work again it ends the log `interrupted`.
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! ES-5/ES-7: a judge's ruling on a challenge of a running debate, handed to its drive loop;
 //! L5, the gate: a judge's review of a finished pipeline's provisional decision, appended to its
-//! log by the machine rebuilt from it; ES-11: a judge's decision for a collapse debate escalated
+//! log by the machine rebuilt from it; ES-12: a judge's decision for a collapse debate escalated
 //! to a human, appended the same way.
 
 use std::collections::HashMap;
@@ -70,7 +70,7 @@ impl Engine {
         }
     }
 
-    /// ES-12: judge `judge` grants tokens to, or closes, debate `id` paused on its budget; the
+    /// ES-11: judge `judge` grants tokens to, or closes, debate `id` paused on its budget; the
     /// `budget_granted` (or `budget_closed` and the cautious end) is stored by the time this
     /// returns.
     pub async fn budget(
@@ -200,7 +200,7 @@ impl Engine {
         Ok(())
     }
 
-    /// ES-11: judge `judge` decides a collapse debate that ended ESCALATED_TO_HUMAN by choosing
+    /// ES-12: judge `judge` decides a collapse debate that ended ESCALATED_TO_HUMAN by choosing
     /// position `chosen`: its `human_decision` and the judge's `decision` are appended to the
     /// ended log, stored signed and published.
     pub async fn decide(

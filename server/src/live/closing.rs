@@ -1,7 +1,7 @@
-//! The server's shutdown as every connection and live stream sees it (issue 17): a flag read on
+//! The server's shutdown as every connection and live stream sees it: a flag read on
 //! each poll — one atomic load of memory nobody writes while the server runs — and a wake-up
 //! registered once per waiter. Polling a shared `Notify` (a `watch` channel's `changed`, or
-//! `closed`) on every wake-up takes its one lock: with thousands of viewers, that was two
+//! `closed`) on every wake-up takes its one lock: with thousands of viewers, that is two
 //! contended locks per viewer per event.
 
 use std::future::Future;

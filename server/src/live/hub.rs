@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use app::protocol::Event;
 use tokio::sync::broadcast;
 
-/// One appended event as every viewer's stream sends it: rendered once, shared by all (issue 17:
-/// with thousands of viewers, serialising and formatting per viewer was most of a publish's cost).
+/// One appended event as every viewer's stream sends it: rendered once, shared by all (with
+/// thousands of viewers, serialising and formatting per viewer would be most of a publish's cost).
 #[derive(Debug)]
 pub struct Frame {
     pub seq: u64,
@@ -45,7 +45,7 @@ pub struct Hub {
     failed: Mutex<HashMap<String, String>>,
 }
 
-/// One running debate's channel, and every frame it has carried (issue 17: a crowd of new
+/// One running debate's channel, and every frame it has carried (a crowd of new
 /// viewers gets the log so far from here — no database read, nothing serialised per viewer).
 struct Live {
     tx: broadcast::Sender<Arc<Frame>>,
@@ -138,7 +138,7 @@ mod tests {
             .collect()
     }
 
-    /// SV-3 for a crowd (issue 17): a viewer's start is the log so far plus the channel of what
+    /// SV-3 for a crowd: a viewer's start is the log so far plus the channel of what
     /// follows, with nothing between them and nothing twice, however appends and viewers
     /// interleave.
     #[test]

@@ -1,4 +1,4 @@
-//! Memory back after a crowd leaves (issue 17). Thousands of live viewers leave their buffers
+//! Memory back after a crowd leaves. Thousands of live viewers leave their buffers
 //! in the allocator's free lists when they go; glibc keeps those pages, so a server that once
 //! served 3,000 viewers stayed near its peak size. When the open streams fall well below their
 //! peak, the free pages are handed back to the system (`malloc_trim`), off the async threads.

@@ -1,4 +1,4 @@
-//! Issue 13 on the server: reads the track record into CR-1/CR-3 (pure, in
+//! The track record on the server: reads it into CR-1/CR-3 (pure, in
 //! `app::protocol::credibility`), writes the predictions a finished debate holds, and imports
 //! records (`consilium track-record import`).
 

@@ -1,4 +1,4 @@
-//! The bundled sample history (issue 13, item 7): a seeded, documented generator of track
+//! The bundled sample history: a seeded, documented generator of track
 //! records for the builtin agents, so a fresh install can show a populated credibility page.
 //! It is imported only when the operator asks (`consilium track-record import --sample`),
 //! stored as `source = 'sample'` and labelled as sample data wherever it shows.

@@ -1,4 +1,4 @@
-//! Issue 12 against the real binary and a real database: the non-loopback refusal, the Host
+//! Access checks against the real binary and a real database: the non-loopback refusal, the Host
 //! allow-list, the Origin check, security headers, and finding old debates. Judges are in
 //! `judges.rs`.
 

@@ -443,7 +443,7 @@ async fn injection_strings_are_ordinary_text_in_a_query() {
     assert_eq!(html.matches("</title>").count(), 1, "{html}");
 }
 
-/// Issue 18: the builtin agents' embedder is part of the install. Without its table (or with a
+/// The builtin agents' embedder is part of the install. Without its table (or with a
 /// file that is not one) the server refuses to start, naming the file and the setup step.
 #[test]
 fn serve_refuses_to_start_without_the_embedder_table() {

@@ -1,4 +1,4 @@
-//! ES-12 through the real binary with a fake model that reports its tokens: with a judge
+//! ES-11 through the real binary with a fake model that reports its tokens: with a judge
 //! configured, a spent budget pauses the debate instead of stopping it; the desk lists it; a
 //! judge's grant resumes it where it stopped, or a close ends it with the cautious decision; every
 //! log verifies.
@@ -40,7 +40,7 @@ async fn budget(server: &Server, id: &str, token: Option<&str>, body: Value) -> 
 }
 
 #[tokio::test]
-async fn a_spent_budget_waits_for_a_judge_es_12() {
+async fn a_spent_budget_waits_for_a_judge_es_11() {
     let fake = Fake {
         tokens_per_call: 400,
         ..Fake::default()

@@ -1,4 +1,4 @@
-//! Issue 13 against the real binary and a real database (SQLite, or PostgreSQL with
+//! The track record against the real binary and a real database (SQLite, or PostgreSQL with
 //! `CONSILIUM_TEST_DB`): finished debates record predictions, judges append outcomes, the record
 //! is imported all-or-nothing, the numbers served equal the pure CR-1 function's, every debate
 //! logs its credibility snapshot (CR-4), and verify recomputes the credibility-weighted what-if.

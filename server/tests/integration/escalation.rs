@@ -1,4 +1,4 @@
-//! The escalation pipeline over the real HTTP/SSE surface of the real binary (issue 14): a
+//! The escalation pipeline over the real HTTP/SSE surface of the real binary: a
 //! challenge climbs the ladder on a scaled clock to a provisional decision, a judge's place is
 //! taken and times out, an agreeing panel raises nothing, and every log verifies.
 

@@ -336,12 +336,12 @@ async fn the_desk_lists_what_waits_at_the_gate_ui_4() {
     );
 }
 
-/// ES-11 + SV-7: a collapse debate the rules escalate to a human waits on the desk; a judge's
+/// ES-12 + SV-7: a collapse debate the rules escalate to a human waits on the desk; a judge's
 /// `POST /api/debates/{id}/decision` appends `human_decision` and the judge's `decision`, which
 /// verify recomputes; viewers, unknown positions, a second decision and other debates are
 /// refused by name.
 #[tokio::test]
-async fn a_judge_decides_a_collapse_debate_escalated_to_a_human_es_11() {
+async fn a_judge_decides_a_collapse_debate_escalated_to_a_human_es_12() {
     let (_dir, db) = temp_db();
     let server = Server::start(&db, 0);
     let (id, before) = run_to_end(

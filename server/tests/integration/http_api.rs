@@ -195,7 +195,7 @@ async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
     assert_eq!(detail["status"], "interrupted");
 }
 
-/// Issue 19, item 4: SIGTERM (what service managers and containers send) shuts the server down
+/// SIGTERM (what service managers and containers send) shuts the server down
 /// within a bounded time, ending open live streams instead of waiting on them; the next start
 /// marks the debate it cut short `interrupted`.
 #[tokio::test(flavor = "multi_thread")]
@@ -230,7 +230,7 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
     assert_eq!(detail["status"], "interrupted");
 }
 
-/// Issue 19, item 4, with SQLite's own limit: the file is capped (`max_size_mb=1`, SQLite's
+/// A full database, by SQLite's own limit: the file is capped (`max_size_mb=1`, SQLite's
 /// `max_page_count` on every connection) and other data fills it mid-debate, so the next page the
 /// log needs is refused exactly as on a full disk. The live stream ends with a named `failed`
 /// frame, a reconnecting viewer gets the stored log and the same reason, a new debate is refused
@@ -371,7 +371,7 @@ async fn every_decision_carries_its_vote_baseline_ql_1() {
     assert_eq!(counts, json!({"decided": 3, "changed": changed}));
 }
 
-/// Issue 17: a debate's live page asked for by address names its protocol's live bundle in its
+/// A debate's live page asked for by address names its protocol's live bundle in its
 /// `<head>` (when the site has it: `live:` in `pkg/hash.txt` and the files) and carries its
 /// props in the page once; other pages, a protocol whose bundle is missing and a site without
 /// the live bundles keep the site's bundle.

@@ -1,4 +1,4 @@
-//! Issue 12's abuse limits against the real binary: one client address floods the server with
+//! The abuse limits against the real binary: one client address floods the server with
 //! starts, requests and streams; it gets 429s with `Retry-After` and a JSON error, and another
 //! address still starts a debate and watches it to its decision. Figures are printed, never
 //! asserted as timings.

@@ -1,5 +1,5 @@
 //! RR and WC over the real HTTP/SSE surface of the real binary: start, stream to the decision,
-//! verify the log, and bad parameters refused by name (issue 4).
+//! verify the log, and bad parameters refused by name.
 
 use crate::common::*;
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! The real-model tier (issue 5): a full S4 debate through the `openai` kind against a real
+//! The real-model tier: a full S4 debate through the `openai` kind against a real
 //! llama.cpp server on 127.0.0.1 (SmolLM2-135M-Instruct, set up by `scripts/llm.sh start`).
 //!
 //! Ignored by a plain `cargo test`; `make test` runs it with `--ignored` once the model server is
@@ -250,7 +250,7 @@ async fn an_escalation_pipeline_on_a_real_small_model() {
     }
 }
 
-/// RC with real models (issue 15): all-MiniLM-L6-v2 through llama.cpp's `/v1/embeddings`
+/// RC with real models: all-MiniLM-L6-v2 through llama.cpp's `/v1/embeddings`
 /// groups seed 003's observations, SmolLM2 answers one XML prompt per topic; the builtin
 /// embedder's grouping of the same set is printed beside it.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! AG-1/AG-2/S4-8 against misbehaving HTTP servers on 127.0.0.1 (issue 5): the `openai` and `http`
+//! AG-1/AG-2/S4-8 against misbehaving HTTP servers on 127.0.0.1: the `openai` and `http`
 //! kinds through the real binary, with a fake model server that answers 500s, garbage, huge and
 //! slow replies. Every debate must end with a decision, log why each agent failed, record each
 //! call's attempts, latency and tokens, and verify.
@@ -207,7 +207,7 @@ async fn a_spent_token_budget_stops_the_debate_cautiously() {
     assert_eq!(list[0]["status"], "budget_exhausted");
 }
 
-/// Issue 19, item 2: an upstream that echoes the API key and URL credentials in its errors.
+/// An upstream that echoes the API key and URL credentials in its errors.
 /// Neither appears in any event, export, page or server log line.
 #[tokio::test(flavor = "multi_thread")]
 async fn secrets_an_upstream_echoes_never_reach_the_log() {
@@ -243,7 +243,7 @@ async fn secrets_an_upstream_echoes_never_reach_the_log() {
     }
 }
 
-/// Issue 12: the server-wide daily limit for remote models. Once today's spending reaches it,
+/// The server-wide daily limit for remote models. Once today's spending reaches it,
 /// a new remote debate gets 429 with the reason and the reset time; builtin debates still start.
 #[tokio::test]
 async fn the_daily_token_limit_refuses_new_remote_debates_until_midnight() {

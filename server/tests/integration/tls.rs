@@ -1,4 +1,4 @@
-//! HTTPS for every outbound call (issue 19, item 1): an OpenAI-compatible endpoint and an agent
+//! HTTPS for every outbound call: an OpenAI-compatible endpoint and an agent
 //! service served over TLS with a certificate from a private CA made in the test. With the CA
 //! (`CONSILIUM_CA_CERT` / `--ca-cert`) whole debates run through both; without it the certificate
 //! is refused, by name; `consilium verify https://…` reads an export from a TLS server; and a

@@ -183,7 +183,7 @@ fn exports_from_before_the_restructuring_still_verify() {
     }
 }
 
-/// Issue 12, item 6: `consilium verify` on hostile files answers with a clear error, quickly, and
+/// `consilium verify` on hostile files answers with a clear error, quickly, and
 /// never hangs or crashes: 5,000-deep nesting, a 200 MB file, a million events, invalid UTF-8,
 /// numbers that overflow.
 #[test]
@@ -223,7 +223,7 @@ fn hostile_exports_get_a_clear_error_not_a_hang_or_a_crash() {
     }
 }
 
-/// Issue 19, item 6: a log that proves its author. A finished log carries the server's signature
+/// A log that proves its author. A finished log carries the server's signature
 /// (key at `GET /api/keys`); verify reports "signed by <key id>", honours a pinned key, and calls
 /// a log edited and re-hashed by hand, or cut before its decision, tampered.
 #[tokio::test]

@@ -1,12 +1,12 @@
-//! What goes over the wire (issue 17), against the real binary: the bundle precompressed and
+//! What goes over the wire, against the real binary: the bundle precompressed and
 //! cached, JSON compressed, the live stream never; `consilium load` against a running server.
 
 use crate::common::*;
 use serde_json::json;
 
-/// Issue 17: a bundle built with hashed names (`scripts/hash-bundle.py`: `pkg/hash.txt`) is asked
+/// A bundle built with hashed names (`scripts/hash-bundle.py`: `pkg/hash.txt`) is asked
 /// for under those names by the page, and a file carrying the hash is kept by browsers for good;
-/// what does not carry it (the stylesheet, a name that is not there) is revalidated as before.
+/// what does not carry it (the stylesheet, a name that is not there) is revalidated (`no-cache`).
 #[tokio::test]
 async fn hashed_bundle_names_are_asked_for_and_kept_for_good() {
     let site = tempfile::tempdir().expect("site");
@@ -53,7 +53,7 @@ async fn hashed_bundle_names_are_asked_for_and_kept_for_good() {
     }
 }
 
-/// Issue 17: the browser hydrates synchronously (vendor/tachys/PATCH.md), so it must load a lazy
+/// The browser hydrates synchronously (vendor/tachys/PATCH.md), so it must load a lazy
 /// page's code first: every server-rendered page names the lazy route it shows in its `<head>`,
 /// and a page that is not lazy names none. A live page that its protocol's live bundle hydrates
 /// (when the site holds it) loads no lazy route: it names none.
@@ -112,7 +112,7 @@ async fn a_page_names_the_lazy_route_the_browser_must_load_before_hydrating() {
     }
 }
 
-/// Issue 17: the browser bundle is sent as the `.br` or `.gz` written beside it at build time,
+/// The browser bundle is sent as the `.br` or `.gz` written beside it at build time,
 /// whichever the browser accepts (the file itself otherwise), with `no-cache` and a
 /// `Last-Modified` that answers 304 while it has not changed; JSON is compressed on the fly;
 /// the live stream never is.
@@ -229,10 +229,10 @@ async fn the_bundle_goes_precompressed_json_compressed_never_the_stream() {
     assert!(stream.text().contains("event: decision") || stream.text().contains("\"decision\""));
 }
 
-/// Issue 17's contract: `consilium load` starts debates on a running server, watches them with
-/// many raw live viewers at once, and ends with a `load:` line counting the viewers that got
-/// the exact log and the live latency's p99. Without raised limits it stops at the first
-/// refusal and says which limits to raise.
+/// The load client's contract: `consilium load` starts debates on a running server, watches
+/// them with many raw live viewers at once, and ends with a `load:` line counting the viewers
+/// that got the exact log and the live latency's p99. Without raised limits it stops at the
+/// first refusal and says which limits to raise.
 #[tokio::test]
 async fn consilium_load_reports_exact_logs_and_latency() {
     let (_dir, db) = temp_db();

@@ -124,7 +124,7 @@ fn objects_at_every_depth_come_out_sorted_and_escaped_sv_2() {
     assert_eq!(canonical(&twice_in_order, &[]), r#"{"a":2,"b":3}"#);
 }
 
-/// Buffers reused from one value to the next leave nothing behind (issue 17's spare buffers).
+/// Buffers reused from one value to the next leave nothing behind (`SPARE`'s buffers).
 #[test]
 fn reused_buffers_do_not_leak_between_values_sv_2() {
     use serde_json::json;

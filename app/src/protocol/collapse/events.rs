@@ -178,7 +178,7 @@ pub enum WcOutcomeKind {
     HybridSynthesized,
     SafeFallback,
     EscalatedToHuman,
-    /// A judge chose a position for a debate escalated to a human (the queue, ES-11).
+    /// A judge chose a position for a debate escalated to a human (the queue, ES-12).
     DecidedByJudge,
 }
 
@@ -195,7 +195,7 @@ impl WcOutcomeKind {
     }
 }
 
-/// ES-11: a judge's decision for a debate escalated to a human: the position chosen, and why.
+/// ES-12: a judge's decision for a debate escalated to a human: the position chosen, and why.
 /// A new `decision` follows it, the judge's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HumanDecision {

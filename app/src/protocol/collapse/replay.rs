@@ -19,7 +19,7 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
     replay(events).map(|(_, outcome)| outcome)
 }
 
-/// ES-11: judge `judge` decides a debate escalated to a human by choosing position `chosen`:
+/// ES-12: judge `judge` decides a debate escalated to a human by choosing position `chosen`:
 /// the `human_decision` and the judge's `decision` to append (its vote baseline is the
 /// runner's). Refused by name: a rationale is required, the position must be one of the
 /// debate's, and only a debate whose decision is ESCALATED_TO_HUMAN takes it.

@@ -107,7 +107,7 @@ impl JsonString {
 mod tests {
     use super::*;
 
-    /// Issue 19, item 5: hostile replies cost one pass. 256 KiB of unclosed `{` is "cut off";
+    /// Hostile replies cost one pass. 256 KiB of unclosed `{` is "cut off";
     /// the same with a good object at its end still finds the object; thousands of broken
     /// candidates stop after the candidate cap.
     #[test]

@@ -56,10 +56,10 @@ pub struct DebateView {
     pub flags: Vec<Flag>,
     /// The token budget ran out: in which round, and the tokens used against the budget.
     pub budget_exhausted: Option<(u16, u64, u64)>,
-    /// ES-12: waiting for a judge to grant tokens or close it: tokens used, budget in force.
+    /// ES-11: waiting for a judge to grant tokens or close it: tokens used, budget in force.
     #[serde(default)]
     pub budget_paused: Option<(u64, u64)>,
-    /// ES-12: every grant: (judge, tokens, new budget).
+    /// ES-11: every grant: (judge, tokens, new budget).
     #[serde(default)]
     pub budget_grants: Vec<(String, u64, u64)>,
     /// Remote agents: which backend and model, and the debate's token budget.

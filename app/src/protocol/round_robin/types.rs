@@ -80,7 +80,7 @@ impl Default for RrParams {
 
 /// Bounds that keep a debate finite and meaningful. A contested debate runs to its round limit,
 /// and its cost is bounded by the token budget (AG-2); 1,000 rounds of 8 agents is a log of
-/// about 18,000 events, which the audit view pages (issue 17 item 6; measured at 5,044).
+/// about 18,000 events, which the audit view pages (measured at 5,044).
 pub const MAX_ROUNDS: u16 = 1_000;
 pub const MAX_AGENTS: usize = 8;
 

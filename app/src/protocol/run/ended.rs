@@ -1,6 +1,6 @@
 //! After a log's end: what judges do with a debate that has decided — a review at the gate
 //! (ES-7, which may send the pipeline back to its agents: the run then resumes from the log) and
-//! a decision for a debate escalated to a human (ES-11) — each new decision with its vote
+//! a decision for a debate escalated to a human (ES-12) — each new decision with its vote
 //! baseline (QL-1).
 
 use std::collections::VecDeque;
@@ -96,7 +96,7 @@ pub fn gate_review(
     Ok(GateReview::Appended(with_baselines(log, written)))
 }
 
-/// ES-11: judge `judge` decides a WC debate escalated to a human by choosing position `chosen`
+/// ES-12: judge `judge` decides a WC debate escalated to a human by choosing position `chosen`
 /// (see [`crate::protocol::collapse::decide`]); returns what to append, the new decision with its vote
 /// baseline against it.
 pub fn human_decision(

@@ -123,11 +123,11 @@ pub fn evaluate(
 mod tests {
     use super::*;
 
-    /// Issue 18 item 4: a regression guard on the test half, at the figures reported when the
-    /// semantic check landed (recall 81 of 96 = 84 %, false alarms 25 of 96 = 26 %; phrase
-    /// features alone: 50 % and 14 %), and since the thirteenth category (destructive
-    /// operations, 5 hazards and 5 look-alikes more: 86 of 101 = 85 %, 25 of 101 = 25 %). Not a
-    /// tuning target: thresholds are chosen on the development half.
+    /// A regression guard on the test half, at its measured figures: recall 86 of 101 = 85 %,
+    /// false alarms 25 of 101 = 25 %. Without the thirteenth category (destructive operations,
+    /// 5 hazards and 5 look-alikes) they are 81 of 96 = 84 % and 25 of 96 = 26 %, and with
+    /// phrase features alone 50 % and 14 %. Not a tuning target: thresholds are chosen on the
+    /// development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
         if let Err(e) = crate::embed::shared() {
@@ -146,7 +146,7 @@ mod tests {
         assert!(total.caught > before.caught, "{before:?} → {total:?}");
     }
 
-    /// The worst case the issue names: a person in crisis never gets ACT (the safety role's
+    /// The worst case: a person in crisis never gets ACT (the safety role's
     /// crisis text is checked in the S4 agent tests).
     #[test]
     fn self_harm_in_ordinary_words_is_never_act() {

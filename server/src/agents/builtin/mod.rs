@@ -44,7 +44,8 @@ impl BuiltinAgents {
         }
     }
 
-    /// Agents that read phrase features only, as before the semantic check existed.
+    /// Agents that read phrase features only, without the semantic check: the evaluation's
+    /// baseline.
     pub fn phrase_only(seed: u64) -> Self {
         BuiltinAgents {
             semantic: false,
@@ -134,7 +135,7 @@ impl BuiltinAgents {
 }
 
 /// Builds the hazard taxonomy's exemplar vectors now rather than in the first debate, then
-/// gives the table rows it read back to the page cache: an idle server holds none (issue 17).
+/// gives the table rows it read back to the page cache: an idle server holds none.
 pub fn warm_up() {
     let _ = taxonomy::shared();
     if let Ok(embedder) = crate::embed::shared() {

@@ -1,4 +1,4 @@
-//! `consilium load` (issue 17): starts debates on a running server, opens many live viewers of
+//! `consilium load`: starts debates on a running server, opens many live viewers of
 //! them over raw HTTP/1.1 connections at once, and reports what a crowd sees — whether every
 //! viewer got the exact log (no gap, no duplicate, to its end), how long connecting took, how
 //! long each live event took from being stamped to arriving, and the server's memory.

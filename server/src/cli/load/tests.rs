@@ -18,7 +18,7 @@ fn dechunks_across_reads() {
     assert!(dechunk(&mut bad, &mut Vec::new()).is_err());
 }
 
-/// Issue 17: the "connected" figures leave out events stamped before the last viewer was in.
+/// The "connected" figures leave out events stamped before the last viewer was in.
 #[test]
 fn connected_latencies_start_when_the_last_viewer_is_in() {
     let viewer = |connected_at: f64, live: Vec<(f64, f64)>| Seen {
@@ -108,7 +108,7 @@ fn reads_a_message_in_place() {
     assert!(late.live.is_empty());
 }
 
-/// Issue 17: a read is timed by the kernel's receive timestamp of its bytes (over a real
+/// A read is timed by the kernel's receive timestamp of its bytes (over a real
 /// loopback connection), which falls between their sending and their reading. The kernel turns
 /// timestamping on shortly after it is first asked for (a deferred switch), so the first reads
 /// may come without one: the exchange is repeated until one has it.
@@ -230,7 +230,7 @@ fn stream_of(events: &[(u64, &str)]) -> Vec<u8> {
 }
 
 /// SV-3 as a viewer sees it: the log to its last event, then the end of the response, with the
-/// connection kept open for the next request (issue 17: the crowd closes together at the end).
+/// connection kept open for the next request (the crowd closes together at the end).
 #[tokio::test]
 async fn a_viewer_reads_the_log_to_the_end_of_the_response() {
     let refused = b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n".to_vec();

@@ -24,7 +24,7 @@ const END_WAIT: Duration = Duration::from_secs(10);
 /// One viewer: a raw HTTP/1.1 request for the live stream, read to the log's end and to the end
 /// of the response. The connection is handed back open, as a browser keeps it for its next
 /// request (HTTP/1.1 keep-alive): the crowd closes together once every viewer is done, so one
-/// viewer's leaving is not timed as another's wait (issue 17).
+/// viewer's leaving is not timed as another's wait.
 pub(super) async fn watch(addr: SocketAddr, host: &str, id: &str) -> (Seen, Option<TcpStream>) {
     let mut seen = Seen::default();
     match follow(addr, host, id, &mut seen).await {
@@ -168,7 +168,7 @@ pub(super) fn on_event(
 }
 
 /// An event's first three fields where the server writes them — `{"seq":N,"ts":"…","type":"…",`
-/// — read in place, or `None` (then serde reads the event). Issue 17: the load client shares
+/// — read in place, or `None` (then serde reads the event). The load client shares
 /// the machine it measures, and parsing each whole event for three fields was most of its own
 /// time at 5,000 viewers. The exact-log check needs only the sequence numbers.
 pub(super) fn head(data: &[u8]) -> Option<(u64, &str, &str)> {
@@ -244,7 +244,7 @@ pub(super) async fn read_more(
         .map_err(|e| format!("read: {e}"))
 }
 
-/// An event's arrival as a viewer's own machine would time it (issue 17): the kernel's receive
+/// An event's arrival as a viewer's own machine would time it: the kernel's receive
 /// timestamp of the bytes on the socket (`SO_TIMESTAMPNS`). The load client runs thousands of
 /// viewers in one process on the cores it measures; while a crowd connects, its tasks read an
 /// event that has long arrived only after the connecting work queued before them, and the time

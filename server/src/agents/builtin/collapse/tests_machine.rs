@@ -1,4 +1,4 @@
-//! WC with the builtin agents through the real machine: fixtures reach every outcome (issue 4).
+//! WC with the builtin agents through the real machine: fixtures reach every outcome.
 
 use app::protocol::collapse::{
     default_authors, recompute, WcDebate, WcOutcome, WcOutcomeKind, WcParams,
@@ -97,11 +97,11 @@ fn builtin_fixtures_reach_every_outcome() {
     }
 }
 
-/// ES-11: a debate escalated to a human takes a judge's decision — one of its positions, with a
+/// ES-12: a debate escalated to a human takes a judge's decision — one of its positions, with a
 /// rationale — appended as `human_decision` and a new `decision` that verify recomputes; what
 /// the judge may not do is refused by name, and a forged choice fails verification.
 #[test]
-fn a_judge_decides_a_debate_escalated_to_a_human_es_11() {
+fn a_judge_decides_a_debate_escalated_to_a_human_es_12() {
     use app::protocol::collapse::decide;
     use app::protocol::escalation::RulingError;
     let query = "Disable authentication on the internal admin API to speed up debugging";

@@ -1,5 +1,5 @@
 //! How the builtin agents read a query, shared by every protocol's agents: phrase features
-//! (`patterns`, `features`), the hazard taxonomy read by meaning (`taxonomy`, issue 18), the
+//! (`patterns`, `features`), the hazard taxonomy read by meaning (`taxonomy`), the
 //! safety-first floors, the query's profile, cue words and text helpers.
 
 pub(crate) mod features;

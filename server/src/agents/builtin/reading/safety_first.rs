@@ -104,7 +104,7 @@ pub fn floor(category: Category, means: bool) -> Floor {
 mod tests {
     use super::*;
 
-    /// Issue 18 item 3: the floors, category by category.
+    /// The floors, category by category.
     #[test]
     fn self_harm_is_never_act_and_emergencies_say_call_for_help() {
         let table: [(Category, &str, Decision, &str); 6] = [

@@ -238,7 +238,7 @@ fn odd_input_never_panics() {
     assert!(!p.reasoning.is_empty());
 }
 
-/// Issue 17 item 6: a contested query runs to a high round limit, and the log it writes is the
+/// A contested query runs to a high round limit, and the log it writes is the
 /// long one the audit view must render (the Playwright spec `long-log` asks the server for this
 /// same debate: the default panel, 630 rounds, seed 7).
 #[test]

@@ -1,9 +1,9 @@
-//! The builtin S4 agents on dangerous questions said in ordinary words (issue 18).
+//! The builtin S4 agents on dangerous questions said in ordinary words.
 
 use app::protocol::s4::S4Debate;
 use app::protocol::{AgentSpec, Debate, Decision, EventBody};
 
-/// Issue 18 items 2 and 3: the safety role's round-1 reasoning names the category and the
+/// The safety role's round-1 reasoning names the category and the
 /// exemplar it resembled, points to crisis help for self-harm (a veto when means are sought),
 /// and says to call emergency services for a medical emergency.
 #[test]
