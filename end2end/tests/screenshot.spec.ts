@@ -5,7 +5,7 @@ import { hydrated } from './pages';
 // The README's picture of a live debate (docs/screenshot-live.png), taken from the real UI on
 // every run so that it always shows what the product looks like now.
 test('the README screenshot: an S4 debate watched live, mid-debate', async ({ page }) => {
-  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.setViewportSize({ width: 1280, height: 1180 });
   await page.goto('/');
   await hydrated(page);
   await page.getByLabel('Question for the agents').fill('Should I put all my savings into bitcoin?');
