@@ -37,7 +37,7 @@ site: setup
 # them. The server's compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
-	@scripts/embedder.sh & emb=$$!; \
+	@scripts/embedder.sh --beside-compile & emb=$$!; \
 	  printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~8 min the first time, ~1 min after a change; target/build-server.log)"; \
 	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \

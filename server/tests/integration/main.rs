@@ -21,6 +21,7 @@ mod export;
 mod gate;
 mod http_api;
 mod judges;
+mod keys;
 mod limits;
 mod openapi;
 mod postgres;
