@@ -56,9 +56,12 @@ dist: site
 	cargo build --profile dist -p server
 	@echo "target/dist/consilium: $$(du -h target/dist/consilium | cut -f1); it serves target/site (docs/OPERATIONS.md)"
 
-test: viewer
-	@scripts/embedder.sh
+# The embedder table is built beside the site's compile.
+test: setup
 	@mkdir -p target
+	@scripts/embedder.sh --beside-compile & emb=$$!; \
+	  $(MAKE) --no-print-directory viewer; status=$$?; \
+	  wait $$emb || status=1; exit $$status
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
 		$(CARGO_TEST) --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)

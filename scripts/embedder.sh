@@ -12,7 +12,7 @@ EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 if [ -s "$EMB/minilm-static.bin" ] && [ "$EMB/minilm-static.bin" -nt scripts/embedder-distill.py ]; then
   exit 0
 fi
-printf '\033[1m==> %s\033[0m\n' "building the builtin agents' embedder table in $EMB (all-MiniLM-L6-v2 distilled; ~2-4 min, beside the compile)"
+printf '\033[1m==> %s\033[0m\n' "building the builtin agents' embedder table in $EMB (all-MiniLM-L6-v2 distilled; ~3-4 min)"
 mkdir -p "$EMB/whl"
 [ -x "$EMB/venv/bin/python" ] || python3 -m venv "$EMB/venv"
 "$EMB/venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --require-hashes \
