@@ -370,23 +370,24 @@ fn every_example_in_the_docs_runs_against_a_server() {
     );
 }
 
+/// Split in two so that this file does not match itself.
+const PEM_PRIVATE: &str = concat!("PRIVATE", " KEY-----");
+
 /// Text that is a private key: a PEM private key, or 64 hex digits alone (an Ed25519 secret as
 /// Consilium writes it).
 fn is_private_key(name: &str, bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(bytes);
     let trimmed = text.trim();
     name.ends_with(".signing-key")
-        || text.contains("PRIVATE KEY-----")
+        || text.contains(PEM_PRIVATE)
         || (trimmed.len() == 64 && trimmed.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 #[test]
 fn no_private_key_is_tracked() {
     assert!(is_private_key("x", &[b'a'; 64]));
-    assert!(is_private_key(
-        "k.pem",
-        b"-----BEGIN PRIVATE KEY-----\nAAAA"
-    ));
+    let pem = format!("-----BEGIN {PEM_PRIVATE}\nAAAA");
+    assert!(is_private_key("k.pem", pem.as_bytes()));
     assert!(!is_private_key("a.rs", b"fn main() {}"));
     let root = root();
     let keys: Vec<String> = tracked()
@@ -414,7 +415,7 @@ fn diary_lines(text: &str) -> Vec<String> {
                     && lower[i + word.len()..].starts_with([' ', '#'])
             })
         };
-        if numbered("issue") || numbered("stop") || lower.contains("fast day") {
+        if numbered("issue") || numbered("stop") || lower.contains(concat!("fast", " day")) {
             hits.push(format!("{}: {}", n + 1, line.trim()));
         }
     }
