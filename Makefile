@@ -38,7 +38,7 @@ site: setup
 build: setup
 	@mkdir -p target
 	@scripts/embedder.sh --beside-compile & emb=$$!; \
-	  printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~8 min the first time, ~1 min after a change; target/build-server.log)"; \
+	  printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~14 min the first time, under a minute after a change; target/build-server.log)"; \
 	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \

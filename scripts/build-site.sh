@@ -39,7 +39,7 @@ rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 #    module (--with-main, vendor/wasm_split_cli_support/PATCH.md): it is one file, not 26 chunks.
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
-step "compiling the browser bundle to WebAssembly (~4 min the first time, ~1 min after a change)"
+step "compiling the browser bundle to WebAssembly (~5 min the first time, ~2 min after a change)"
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
 cargo xtask split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
 cargo xtask bindgen --target web --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
