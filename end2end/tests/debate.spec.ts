@@ -1,18 +1,11 @@
 import { test, expect, Page } from '@playwright/test';
-import { hydrated } from './pages';
+import { hydrated, startFromHome } from './pages';
 
 test('start a debate from the home page and watch it live to a decision', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
 
-  await page.goto('/');
-  await hydrated(page);
-  await page.getByLabel('Question for the agents').fill('Should I put all my savings into bitcoin?');
-  await page.getByLabel('Seed (optional)').fill('7');
-  await page.getByRole('button', { name: 'Start debate' }).click();
-
-  // Client-side navigation to the live page (only works when hydrated).
-  await expect(page).toHaveURL(/\/debates\/[0-9a-f]+$/);
+  await startFromHome(page, 'Should I put all my savings into bitcoin?', '7');
   await expect(page.locator('h1.debate-query')).toHaveText('Should I put all my savings into bitcoin?');
   await expect(page.locator('.agent-head')).toHaveCount(3);
 

@@ -25,6 +25,8 @@ pub enum SigningError {
          have read it)"
     )]
     Exposed { path: PathBuf, mode: u32 },
+    #[error("cannot make {path} an absolute path: {error}")]
+    Path { path: PathBuf, error: String },
 }
 
 pub struct Signer {
@@ -83,6 +85,36 @@ impl Signer {
                 error: e.to_string(),
             }),
         }
+    }
+
+    /// This server's key: `signing_key`, else `DATA_DIR/consilium.signing-key` (see
+    /// [`key_path`]), made on first start; for an in-memory database without either, one kept in
+    /// memory only.
+    pub fn for_server(
+        signing_key: Option<&Path>,
+        data_dir: Option<&Path>,
+        database_url: &str,
+    ) -> Result<Signer, SigningError> {
+        let signer = match key_path(signing_key, data_dir, database_url)? {
+            Some(path) => {
+                let signer = Signer::load_or_create(&path)?;
+                tracing::info!(
+                    "signing ended logs with key {} ({})",
+                    signer.key_id,
+                    path.display()
+                );
+                signer
+            }
+            None => {
+                let signer = Signer::ephemeral()?;
+                tracing::info!(
+                    "signing ended logs with key {}, kept in memory only",
+                    signer.key_id
+                );
+                signer
+            }
+        };
+        Ok(signer)
     }
 
     /// A key that lives only in memory (an in-memory database's server; tests).
@@ -169,6 +201,45 @@ fn refuse_exposed(path: &Path) -> Result<(), SigningError> {
         }
     }
     Ok(())
+}
+
+/// The key's file, absolute whatever the working directory: `signing_key`, else
+/// `DATA_DIR/consilium.signing-key` where the data directory is `data_dir`, else the SQLite
+/// file's folder, else (PostgreSQL) `data/` of this checkout; `None` for an in-memory database
+/// without either.
+pub fn key_path(
+    signing_key: Option<&Path>,
+    data_dir: Option<&Path>,
+    database_url: &str,
+) -> Result<Option<PathBuf>, SigningError> {
+    let absolute = |path: &Path| {
+        std::path::absolute(path).map_err(|e| SigningError::Path {
+            path: path.to_owned(),
+            error: e.to_string(),
+        })
+    };
+    if let Some(key) = signing_key {
+        return absolute(key).map(Some);
+    }
+    let sqlite = sqlite_file(database_url);
+    let data_dir = match (data_dir, &sqlite) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(db)) => db
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        (None, None) if database_url.to_ascii_lowercase().starts_with("sqlite:") => {
+            return Ok(None)
+        }
+        (None, None) => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data")),
+    };
+    let data_dir = absolute(&data_dir)?;
+    let sqlite = sqlite.map(|db| absolute(&db)).transpose()?;
+    let url = sqlite.map_or_else(
+        || database_url.to_owned(),
+        |db| format!("sqlite:{}", db.display()),
+    );
+    Ok(Some(default_path(&data_dir, &url)))
 }
 
 /// The key's file name under the data directory.

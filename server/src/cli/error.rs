@@ -26,9 +26,6 @@ pub enum CliError {
     Unsafe(String),
     #[error("{0}")]
     Judge(String),
-    /// A flag or setting that cannot be used as given.
-    #[error("{0}")]
-    Config(String),
     #[error("{0}")]
     Import(String),
     #[error("{0}")]

@@ -195,73 +195,6 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
     })
 }
 
-/// This server's signing key: its file's, made on first start, or one kept in memory only.
-fn signer(args: &ServeArgs) -> Result<crate::signing::Signer, CliError> {
-    let signer = match signing_key_path(args)? {
-        Some(path) => {
-            let signer = crate::signing::Signer::load_or_create(&path)?;
-            tracing::info!(
-                "signing ended logs with key {} ({})",
-                signer.key_id,
-                path.display()
-            );
-            signer
-        }
-        None => {
-            let signer = crate::signing::Signer::ephemeral()?;
-            tracing::info!(
-                "signing ended logs with key {}, kept in memory only",
-                signer.key_id
-            );
-            signer
-        }
-    };
-    Ok(signer)
-}
-
-/// The signing key's file, absolute whatever the working directory: `--signing-key`, else
-/// `DATA_DIR/consilium.signing-key`; `None` for an in-memory database without either flag.
-fn signing_key_path(args: &ServeArgs) -> Result<Option<PathBuf>, CliError> {
-    let absolute = |path: &std::path::Path| {
-        std::path::absolute(path).map_err(|e| {
-            CliError::Config(format!(
-                "cannot make {} an absolute path: {e}",
-                path.display()
-            ))
-        })
-    };
-    if let Some(key) = &args.signing_key {
-        return absolute(key).map(Some);
-    }
-    let sqlite = crate::signing::sqlite_file(&args.database_url);
-    let data_dir = match (&args.data_dir, &sqlite) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(db)) => db
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf),
-        (None, None)
-            if args
-                .database_url
-                .to_ascii_lowercase()
-                .starts_with("sqlite:") =>
-        {
-            return Ok(None)
-        }
-        (None, None) => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data")),
-    };
-    let data_dir = absolute(&data_dir)?;
-    let sqlite = sqlite.map(|db| absolute(&db)).transpose()?;
-    Ok(Some(crate::signing::default_path(
-        &data_dir,
-        sqlite
-            .as_deref()
-            .map(|db| format!("sqlite:{}", db.display()))
-            .as_deref()
-            .unwrap_or(&args.database_url),
-    )))
-}
-
 fn default_site_root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/site"))
 }
@@ -359,7 +292,12 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
             eval_dir: args.eval_dir.clone(),
         },
     );
-    let engine = engine.with_signer(Arc::new(signer(args)?));
+    let signer = crate::signing::Signer::for_server(
+        args.signing_key.as_deref(),
+        args.data_dir.as_deref(),
+        &args.database_url,
+    )?;
+    let engine = engine.with_signer(Arc::new(signer));
     let limits = Limits::new(LimitConfig {
         max_debates: args.max_debates.max(1),
         max_debates_per_client: args.max_debates_per_client.max(1),

@@ -9,25 +9,20 @@ use std::borrow::Cow;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::SqlStr;
 
-/// `(file name, text)` of every migration of one database kind, in `server/migrations/DIR/`.
+/// `(file name, text)` of every migration of both database kinds, which share their file names:
+/// `server/migrations/sqlite/` and `server/migrations/postgres/`.
 macro_rules! embedded {
-    ($dir:literal: $($file:literal),+ $(,)?) => {
-        &[$(($file, include_str!(concat!("../../migrations/", $dir, "/", $file)))),+]
+    ($($file:literal),+ $(,)?) => {
+        (
+            &[$(($file, include_str!(concat!("../../migrations/sqlite/", $file)))),+],
+            &[$(($file, include_str!(concat!("../../migrations/postgres/", $file)))),+],
+        )
     };
 }
 
-const SQLITE: &[(&str, &str)] = embedded!("sqlite":
-    "0001_debates.sql",
-    "0002_owner.sql",
-    "0003_budget_status.sql",
-    "0004_access.sql",
-    "0005_signatures.sql",
-    "0006_track_record.sql",
-    "0007_vote_baseline.sql",
-    "0008_log_signatures.sql",
-);
+type Files = &'static [(&'static str, &'static str)];
 
-const POSTGRES: &[(&str, &str)] = embedded!("postgres":
+const EMBEDDED: (Files, Files) = embedded!(
     "0001_debates.sql",
     "0002_owner.sql",
     "0003_budget_status.sql",
@@ -37,6 +32,8 @@ const POSTGRES: &[(&str, &str)] = embedded!("postgres":
     "0007_vote_baseline.sql",
     "0008_log_signatures.sql",
 );
+const SQLITE: Files = EMBEDDED.0;
+const POSTGRES: Files = EMBEDDED.1;
 
 pub fn sqlite() -> Migrator {
     migrator(SQLITE)
