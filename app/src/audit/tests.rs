@@ -305,6 +305,9 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
             completion_tokens: 100,
             ok: true,
             estimated: false,
+            retry_after_ms: 0,
+            streamed: false,
+            cancelled: false,
         }));
         let reply = AgentReply::Position(Position {
             decision: Decision::Act,

@@ -58,6 +58,7 @@ fn drive(run: &mut DebateRun, bodies: &mut Vec<EventBody>) -> usize {
                     prompt_tokens: 400,
                     completion_tokens: 100,
                     estimated: false,
+                    ..Usage::default()
                 }),
                 now: "2026-01-01T00:00:00.000Z".into(),
             },
@@ -158,5 +159,100 @@ fn forged_budget_events_fail_verification_es_11() {
     for (name, forged, needle) in table {
         let (_, why) = check_budget(&seal_all(forged)).expect_err(name);
         assert!(why.contains(needle), "{name}: {why}");
+    }
+}
+
+/// LM-2: with up to `parallel` calls in flight, the budget counts what is in flight: once the
+/// tokens used plus the mean cost of each call in flight reach the budget, nothing more goes
+/// out until the calls running are answered. A debate overshoots its budget by at most the
+/// calls that were running when it was crossed, and then decides cautiously from what exists.
+#[test]
+fn the_budget_counts_calls_in_flight_lm_2() {
+    use super::request::{AgentRequest, Task};
+    // (parallel, cost of a call, budget)
+    let cases = [
+        (1, 500, 1_200),
+        (4, 500, 1_200),
+        (6, 500, 1_200),
+        (6, 500, 3_100),
+        (6, 100, 700),
+        (12, 500, 2_000),
+    ];
+    for (parallel, cost, budget) in cases {
+        let mut run = DebateRun::start(
+            Debate::S4(S4Debate::new("Ship it?", AgentSpec::default_s4(), 1).expect("s4")),
+            Start {
+                budget: Some(budget),
+                ..Start::default()
+            },
+        );
+        let mut flight: Vec<AgentRequest> = Vec::new();
+        let mut bodies = Vec::new();
+        // The most calls in flight at the moment the budget was first crossed.
+        let mut running_when_crossed = None;
+        loop {
+            while flight.len() < parallel {
+                let Some(req) = run.poll_request() else { break };
+                assert!(
+                    run.used() < budget,
+                    "nothing goes out once the budget is spent"
+                );
+                flight.push(req);
+            }
+            while let Some(e) = run.poll_event() {
+                bodies.push(e);
+            }
+            if flight.is_empty() {
+                break;
+            }
+            // The oldest call answers first; each costs `cost`.
+            let req = flight.remove(0);
+            let reply = match &req.task {
+                Task::Challenge { .. } => AgentReply::Challenge {
+                    text: "no".into(),
+                    argues_for: Decision::Warn,
+                },
+                _ => AgentReply::Position(Position {
+                    decision: Decision::Act,
+                    confidence: 60,
+                    risk: 10,
+                    reasoning: "fine".into(),
+                }),
+            };
+            let before = run.used();
+            run.handle(
+                &req,
+                Answered {
+                    reply: Ok(reply),
+                    usage: Some(Usage {
+                        attempts: 1,
+                        prompt_tokens: cost,
+                        ..Usage::default()
+                    }),
+                    now: "2026-01-01T00:00:00.000Z".into(),
+                },
+            );
+            if before < budget && run.used() >= budget && running_when_crossed.is_none() {
+                running_when_crossed = Some(flight.len() as u64);
+            }
+        }
+        let crossed = running_when_crossed.unwrap_or(0);
+        assert!(
+            run.used() <= budget + cost * crossed.max(1),
+            "parallel {parallel}: used {} of {budget}; {crossed} calls were running",
+            run.used()
+        );
+        assert!(crossed < parallel as u64, "parallel {parallel}");
+        assert!(
+            bodies
+                .iter()
+                .any(|b| matches!(b, EventBody::BudgetExhausted { .. })),
+            "parallel {parallel}, budget {budget}: the debate is cut short"
+        );
+        assert!(
+            matches!(bodies.last(), Some(EventBody::Decision(_))),
+            "and still decides"
+        );
+        assert_eq!(run.in_flight(), 0);
     }
 }

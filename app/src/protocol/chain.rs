@@ -321,6 +321,9 @@ mod tests {
                 completion_tokens: 1,
                 ok: true,
                 estimated: false,
+                retry_after_ms: 0,
+                streamed: false,
+                cancelled: false,
             })
         };
         let stop = |used: u64, budget: u64| EventBody::BudgetExhausted {

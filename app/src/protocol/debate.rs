@@ -112,6 +112,7 @@ mod tests {
                 prompt_tokens: tokens,
                 completion_tokens: tokens / 5,
                 estimated: false,
+                ..Usage::default()
             };
             let answer = Answered {
                 reply: Ok(reply(n)),
@@ -249,6 +250,7 @@ mod tests {
                 prompt_tokens: u64::MAX,
                 completion_tokens: u64::MAX,
                 estimated: false,
+                ..Usage::default()
             };
             run.handle(
                 &req,

@@ -445,6 +445,21 @@ pub struct AgentCall {
     /// The endpoint reported no usage; the tokens are estimated (4 characters a token).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// LM-2: milliseconds spent waiting as the endpoint asked (`429`/`503` with `Retry-After`)
+    /// before the attempt that answered.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retry_after_ms: u64,
+    /// LM-3: the reply was streamed to the viewers as it was written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub streamed: bool,
+    /// LM-4: the call was in flight when the debate was stopped, and was cancelled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Protocol parameters logged with `debate_started`.

@@ -1,6 +1,8 @@
 //! Pure protocol logic (sans-IO): no async, no clock, no I/O, no randomness but a passed-in seed.
 //! Compiled natively for the server and to WebAssembly for the browser.
 
+#[cfg(test)]
+mod any_order;
 pub mod baseline;
 #[cfg(test)]
 mod budget_tests;

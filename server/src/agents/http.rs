@@ -8,7 +8,8 @@ use app::protocol::AgentRequest;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::remote::{estimate_tokens, excerpt, post_json, CallPolicy};
+use super::remote::{estimate_tokens, excerpt, post, CallPolicy, Streaming};
+use super::stream::{Dialect, Sink};
 use super::{Agent, AgentError, Answer, Usage};
 
 #[derive(Clone, Debug)]
@@ -24,6 +25,8 @@ pub struct HttpAgents {
     pub client: reqwest::Client,
     pub protocol: &'static str,
     pub seed: u64,
+    /// LM-2: the service's places for calls in flight, shared by every debate.
+    pub endpoint: std::sync::Arc<super::endpoint::Endpoint>,
 }
 
 /// The request body for one turn.
@@ -43,19 +46,29 @@ pub fn request_body(protocol: &str, seed: u64, req: &AgentRequest) -> Value {
 }
 
 impl HttpAgents {
-    async fn call(&self, req: &AgentRequest) -> Answer {
+    /// One turn. With `sink`, the service may answer a stream (LM-3): SSE or NDJSON of
+    /// `{"text": "<piece>"}` objects, then the reply object a plain answer would be.
+    async fn call(&self, req: &AgentRequest, sink: Option<Sink<'_>>) -> Answer {
         let payload = request_body(self.protocol, self.seed, req);
-        let call = post_json(
+        let _place = self.endpoint.place().await;
+        let streaming = sink.map(|sink| Streaming {
+            dialect: Dialect::Service,
+            sink,
+        });
+        let call = post(
             &self.client,
             &self.policy,
             &self.config.url,
             self.config.token.as_deref(),
             &payload,
+            streaming,
         )
         .await;
         let mut usage = Usage {
             attempts: call.attempts,
             latency_ms: call.latency_ms,
+            retry_after_ms: call.retry_after_ms,
+            streamed: call.streamed,
             ..Usage::default()
         };
         let reply = call.body.map_err(AgentError::Failed).and_then(|body| {
@@ -103,7 +116,19 @@ impl HttpAgents {
 
 impl Agent for HttpAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
-        Box::pin(self.call(req))
+        Box::pin(self.call(req, None))
+    }
+
+    fn respond_streaming<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+        sink: Sink<'a>,
+    ) -> BoxFuture<'a, Answer> {
+        Box::pin(self.call(req, Some(sink)))
+    }
+
+    fn parallel(&self) -> usize {
+        self.endpoint.limit()
     }
 
     fn backend(&self) -> &'static str {

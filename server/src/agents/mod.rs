@@ -3,11 +3,13 @@
 
 pub mod builtin;
 mod embeddings;
+pub mod endpoint;
 pub mod http;
 pub mod openai;
 pub mod prompt;
 pub mod remote;
 pub mod secrets;
+pub mod stream;
 
 use app::protocol::{AgentReply, AgentRequest};
 use futures::future::BoxFuture;
@@ -32,6 +34,23 @@ pub struct Answer {
 /// (with an error) rather than hang: the runner also bounds every call with a timeout.
 pub trait Agent: Send + Sync + 'static {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer>;
+
+    /// LM-3: [`Agent::respond`], sending each piece of the reply to `sink` as it is written
+    /// (kinds that cannot stream answer whole).
+    fn respond_streaming<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+        sink: stream::Sink<'a>,
+    ) -> BoxFuture<'a, Answer> {
+        let _ = sink;
+        self.respond(req)
+    }
+
+    /// LM-1/LM-2: how many of a debate's requests may be in flight at once (1: one at a time,
+    /// as the builtin agents answer, paced for people to watch).
+    fn parallel(&self) -> usize {
+        1
+    }
 
     /// `builtin`, `openai` or `http`, as logged in `agent_call` events.
     fn backend(&self) -> &'static str;

@@ -9,7 +9,11 @@ use app::protocol::AgentRequest;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::remote::{estimate_tokens, excerpt, post_json, reported_usage, CallPolicy};
+use super::endpoint::Endpoint;
+use super::remote::{
+    estimate_tokens, excerpt, post, post_json, reported_usage, Call, CallPolicy, Streaming,
+};
+use super::stream::{Dialect, Sink};
 use super::{prompt, Agent, AgentError, Answer, Usage};
 
 /// Where the model is and how to ask it.
@@ -30,6 +34,8 @@ pub struct OpenAiConfig {
     pub embeddings_model: Option<String>,
     /// Where the embeddings endpoint is, when not at `base_url` (up to `/v1`).
     pub embeddings_base_url: Option<String>,
+    /// LM-3: ask for `"stream": true` so viewers see replies as they are written.
+    pub stream: bool,
 }
 
 impl OpenAiConfig {
@@ -44,10 +50,12 @@ pub struct OpenAiAgents {
     pub client: reqwest::Client,
     /// The debate's seed: with the request id it seeds the model, so a rerun asks alike.
     pub seed: u64,
+    /// LM-2: the chat endpoint's places for calls in flight, shared by every debate.
+    pub endpoint: Arc<Endpoint>,
 }
 
 impl OpenAiAgents {
-    async fn call(&self, req: &AgentRequest) -> Answer {
+    async fn call(&self, req: &AgentRequest, sink: Option<Sink<'_>>) -> Answer {
         let system = prompt::system(req);
         let user = prompt::user(req);
         let mut payload = json!({
@@ -65,17 +73,14 @@ impl OpenAiAgents {
         if self.config.json_mode && !matches!(req.task, app::protocol::Task::Reconcile { .. }) {
             payload["response_format"] = json!({"type": "json_object"});
         }
-        let call = post_json(
-            &self.client,
-            &self.policy,
-            &self.config.endpoint(),
-            self.config.api_key.as_deref(),
-            &payload,
-        )
-        .await;
+        let _place = self.endpoint.place().await;
+        let streaming = sink.filter(|_| self.config.stream && self.endpoint.streams());
+        let call = self.post(&payload, streaming).await;
         let mut usage = Usage {
             attempts: call.attempts,
             latency_ms: call.latency_ms,
+            retry_after_ms: call.retry_after_ms,
+            streamed: call.streamed,
             ..Usage::default()
         };
         let reply = match call.body {
@@ -117,6 +122,55 @@ impl OpenAiAgents {
             usage: Some(usage),
         }
     }
+
+    /// One chat completion, streamed when `sink` is given (LM-3). An endpoint that refuses the
+    /// streamed request with a client error (400, 415, 422…) is asked once more without
+    /// `stream`; when that answers, it is asked plainly from then on.
+    async fn post(&self, payload: &Value, sink: Option<Sink<'_>>) -> Call {
+        let url = self.config.endpoint();
+        let key = self.config.api_key.as_deref();
+        let Some(sink) = sink else {
+            return post_json(&self.client, &self.policy, &url, key, payload).await;
+        };
+        let mut streamed = payload.clone();
+        streamed["stream"] = json!(true);
+        streamed["stream_options"] = json!({"include_usage": true});
+        let streaming = Streaming {
+            dialect: Dialect::OpenAi,
+            sink,
+        };
+        let call = post(
+            &self.client,
+            &self.policy,
+            &url,
+            key,
+            &streamed,
+            Some(streaming),
+        )
+        .await;
+        let refused = match &call.body {
+            Err(e) if !call.streamed => refusal(e),
+            _ => None,
+        };
+        let Some(why) = refused else { return call };
+        let plain = post_json(&self.client, &self.policy, &url, key, payload).await;
+        if plain.body.is_ok() {
+            self.endpoint.refused_streaming(&why);
+        }
+        Call {
+            attempts: call.attempts + plain.attempts,
+            latency_ms: call.latency_ms + plain.latency_ms,
+            retry_after_ms: call.retry_after_ms + plain.retry_after_ms,
+            ..plain
+        }
+    }
+}
+
+/// A client error that may be the endpoint refusing `stream` (not auth, not a missing model
+/// route, not a rate limit): its status line, to say so in the server's log.
+fn refusal(error: &str) -> Option<String> {
+    let status = error.strip_prefix("HTTP ")?.get(..3)?;
+    matches!(status, "400" | "405" | "415" | "422" | "501").then(|| format!("HTTP {status}"))
 }
 
 pub(crate) fn completion_text(body: &Value) -> Option<String> {
@@ -133,8 +187,23 @@ impl Agent for OpenAiAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         match &req.task {
             app::protocol::Task::Embed { texts, .. } => Box::pin(self.embed(texts)),
-            _ => Box::pin(self.call(req)),
+            _ => Box::pin(self.call(req, None)),
         }
+    }
+
+    fn respond_streaming<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+        sink: Sink<'a>,
+    ) -> BoxFuture<'a, Answer> {
+        match &req.task {
+            app::protocol::Task::Embed { texts, .. } => Box::pin(self.embed(texts)),
+            _ => Box::pin(self.call(req, Some(sink))),
+        }
+    }
+
+    fn parallel(&self) -> usize {
+        self.endpoint.limit()
     }
 
     fn backend(&self) -> &'static str {

@@ -16,6 +16,8 @@ pub struct CallPolicy {
     pub backoff: Duration,
     /// Larger replies are refused without reading further.
     pub max_reply_bytes: usize,
+    /// LM-2: the longest wait a `Retry-After` may ask for; a longer one waits this long.
+    pub max_retry_after: Duration,
 }
 
 impl Default for CallPolicy {
@@ -25,6 +27,7 @@ impl Default for CallPolicy {
             retries: 2,
             backoff: Duration::from_millis(500),
             max_reply_bytes: 256 * 1024,
+            max_retry_after: Duration::from_secs(30),
         }
     }
 }
@@ -32,7 +35,9 @@ impl Default for CallPolicy {
 impl CallPolicy {
     /// The longest a whole call can take, every attempt and wait included: the runner's bound.
     pub fn worst_case(&self) -> Duration {
-        let waits: Duration = (1..=self.retries).map(|k| self.backoff_before(k)).sum();
+        let waits: Duration = (1..=self.retries)
+            .map(|k| self.backoff_before(k).max(self.max_retry_after))
+            .sum();
         self.timeout * (self.retries + 1) + waits + Duration::from_secs(1)
     }
 
@@ -47,14 +52,25 @@ pub struct Call {
     pub body: Result<Value, String>,
     pub attempts: u32,
     pub latency_ms: u64,
+    /// LM-2: time waited as the endpoint asked (`Retry-After`).
+    pub retry_after_ms: u64,
+    /// LM-3: the body was read from a stream.
+    pub streamed: bool,
 }
 
 enum Attempt {
     Done(Value),
-    /// Worth another try.
-    Retry(String),
+    /// Worth another try, after the wait the endpoint asked for, if it asked (`Retry-After`).
+    Retry(String, Option<Duration>),
     /// Will not get better by asking again.
     Fail(String),
+}
+
+/// How a call reads a streamed reply (LM-3): its dialect and where the pieces go.
+#[derive(Clone, Copy)]
+pub struct Streaming<'a> {
+    pub dialect: super::stream::Dialect,
+    pub sink: super::stream::Sink<'a>,
 }
 
 /// POSTs `payload` to `url` (with `bearer` when given), retrying what is worth retrying.
@@ -65,36 +81,74 @@ pub async fn post_json(
     bearer: Option<&str>,
     payload: &Value,
 ) -> Call {
+    post(client, policy, url, bearer, payload, None).await
+}
+
+/// [`post_json`], reading a streamed reply as it comes when `streaming` is given and the
+/// endpoint answers with a stream. Once a piece went to the viewers, a failure is not retried
+/// (asking again would show them the text twice).
+pub async fn post(
+    client: &reqwest::Client,
+    policy: &CallPolicy,
+    url: &str,
+    bearer: Option<&str>,
+    payload: &Value,
+    streaming: Option<Streaming<'_>>,
+) -> Call {
     let started = Instant::now();
     let mut attempts = 0;
+    let mut waited = Duration::ZERO;
+    let streamed = std::sync::atomic::AtomicBool::new(false);
     let body = loop {
         attempts += 1;
         let outcome = match tokio::time::timeout(
             policy.timeout,
-            attempt(client, policy, url, bearer, payload),
+            attempt(client, policy, url, bearer, payload, streaming, &streamed),
         )
         .await
         {
             Ok(outcome) => outcome,
-            Err(_) => Attempt::Retry(format!(
-                "no reply within {} s",
-                policy.timeout.as_secs_f32()
-            )),
+            Err(_) if streamed.load(std::sync::atomic::Ordering::Relaxed) => {
+                Attempt::Fail(format!(
+                    "the stream did not end within {} s",
+                    policy.timeout.as_secs_f32()
+                ))
+            }
+            Err(_) => Attempt::Retry(
+                format!("no reply within {} s", policy.timeout.as_secs_f32()),
+                None,
+            ),
         };
         match outcome {
             Attempt::Done(v) => break Ok(v),
             Attempt::Fail(e) => break Err(e),
-            Attempt::Retry(e) if attempts > policy.retries => {
+            Attempt::Retry(e, _) if attempts > policy.retries => {
                 break Err(if attempts > 1 {
                     format!("{e} (after {attempts} attempts)")
                 } else {
                     e
                 })
             }
-            Attempt::Retry(e) => {
+            Attempt::Retry(e, after) => {
                 let url = crate::db::redact(url);
-                tracing::debug!(url, attempts, "agent call failed, retrying: {e}");
-                tokio::time::sleep(policy.backoff_before(attempts)).await;
+                let wait = match after {
+                    Some(asked) => {
+                        let wait = asked.min(policy.max_retry_after);
+                        waited += wait;
+                        tracing::info!(
+                            url,
+                            attempts,
+                            "the endpoint asked to wait {} ms: {e}",
+                            wait.as_millis()
+                        );
+                        wait
+                    }
+                    None => {
+                        tracing::debug!(url, attempts, "agent call failed, retrying: {e}");
+                        policy.backoff_before(attempts)
+                    }
+                };
+                tokio::time::sleep(wait).await;
             }
         }
     };
@@ -102,32 +156,65 @@ pub async fn post_json(
         body,
         attempts,
         latency_ms: started.elapsed().as_millis() as u64,
+        retry_after_ms: waited.as_millis() as u64,
+        streamed: streamed.load(std::sync::atomic::Ordering::Relaxed),
     }
 }
 
+/// LM-2: `Retry-After` as seconds (the HTTP-date form waits the default backoff instead).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    let secs: f64 = v.trim().parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+}
+
+#[allow(clippy::too_many_lines)] // one attempt: send, status, then a body or a stream
 async fn attempt(
     client: &reqwest::Client,
     policy: &CallPolicy,
     url: &str,
     bearer: Option<&str>,
     payload: &Value,
+    streaming: Option<Streaming<'_>>,
+    streamed: &std::sync::atomic::AtomicBool,
 ) -> Attempt {
     let mut request = client.post(url).json(payload);
     if let Some(key) = bearer.filter(|k| !k.is_empty()) {
         request = request.bearer_auth(key);
+    }
+    if streaming.is_some() {
+        request = request.header(
+            reqwest::header::ACCEPT,
+            "text/event-stream, application/x-ndjson, application/json",
+        );
     }
     let mut response = match request.send().await {
         Ok(r) => r,
         // The URL is the operator's configuration, not the log's business (it may name internal
         // hosts or carry credentials): only the cause, redacted.
         Err(e) => {
-            return Attempt::Retry(format!(
-                "cannot reach the endpoint: {}",
-                super::secrets::redact(&root_cause(&e))
-            ))
+            return Attempt::Retry(
+                format!(
+                    "cannot reach the endpoint: {}",
+                    super::secrets::redact(&root_cause(&e))
+                ),
+                None,
+            )
         }
     };
     let status = response.status();
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if let Some(s) =
+        streaming.filter(|_| status.is_success() && super::stream::is_stream(&content_type))
+    {
+        return read_stream(response, policy, s, streamed).await;
+    }
+    let asked_wait = retry_after(response.headers());
     if let Some(len) = response.content_length() {
         if len > policy.max_reply_bytes as u64 {
             return Attempt::Fail(format!(
@@ -151,16 +238,24 @@ async fn attempt(
             }
             Ok(None) => break,
             Err(e) => {
-                return Attempt::Retry(format!(
-                    "reading the reply failed: {}",
-                    super::secrets::redact(&root_cause(&e))
-                ))
+                return Attempt::Retry(
+                    format!(
+                        "reading the reply failed: {}",
+                        super::secrets::redact(&root_cause(&e))
+                    ),
+                    None,
+                )
             }
         }
     }
     let text = String::from_utf8_lossy(&bytes);
     if status.as_u16() == 429 || status.is_server_error() {
-        return Attempt::Retry(format!("HTTP {status}: {}", excerpt(&text, 200)));
+        // LM-2: a rate limit or an overload says how long to wait; 429 and 503 are honoured.
+        let honoured = matches!(status.as_u16(), 429 | 503);
+        return Attempt::Retry(
+            format!("HTTP {status}: {}", excerpt(&text, 200)),
+            asked_wait.filter(|_| honoured),
+        );
     }
     if !status.is_success() {
         return Attempt::Fail(format!("HTTP {status}: {}", excerpt(&text, 300)));
@@ -171,6 +266,54 @@ async fn attempt(
             "the reply is not JSON ({e}): {}",
             excerpt(&text, 200)
         )),
+    }
+}
+
+/// Reads a streamed 2xx reply, sending each piece on as it arrives (LM-3).
+async fn read_stream(
+    mut response: reqwest::Response,
+    policy: &CallPolicy,
+    s: Streaming<'_>,
+    streamed: &std::sync::atomic::AtomicBool,
+) -> Attempt {
+    let mut collector = super::stream::Collector::new(s.dialect);
+    let mut bytes = 0usize;
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                bytes += chunk.len();
+                if bytes > policy.max_reply_bytes {
+                    return Attempt::Fail(format!(
+                        "the streamed reply is over {bytes} bytes; the limit is {} bytes",
+                        policy.max_reply_bytes
+                    ));
+                }
+                if let Err(e) = collector.feed(&chunk, s.sink) {
+                    return Attempt::Fail(e);
+                }
+                if collector.pieces > 0 {
+                    streamed.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                let why = format!(
+                    "the stream broke off after {} characters: {}",
+                    collector.received(),
+                    super::secrets::redact(&root_cause(&e))
+                );
+                return if collector.pieces > 0 {
+                    Attempt::Fail(why)
+                } else {
+                    Attempt::Retry(why, None)
+                };
+            }
+        }
+    }
+    streamed.store(true, std::sync::atomic::Ordering::Relaxed);
+    match collector.finish(s.sink) {
+        Ok(v) => Attempt::Done(v),
+        Err(e) => Attempt::Fail(e),
     }
 }
 

@@ -194,6 +194,7 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             json_mode: false,
             embeddings_model: None,
             embeddings_base_url: None,
+            stream: false,
         },
         policy: CallPolicy {
             timeout: Duration::from_secs(args.timeout_s.max(1)),

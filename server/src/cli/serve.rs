@@ -86,6 +86,14 @@ pub struct ServeArgs {
     /// AG-2: the wait before the first retry, doubled for each next one.
     #[arg(long, env = "CONSILIUM_REMOTE_BACKOFF_MS", default_value_t = 500)]
     pub remote_backoff_ms: u64,
+    /// LM-2: the most calls in flight to one model endpoint or agent service at once, across
+    /// every debate (1 asks one agent at a time).
+    #[arg(long, env = "CONSILIUM_MAX_PARALLEL_CALLS", default_value_t = crate::agents::endpoint::DEFAULT_MAX_PARALLEL)]
+    pub max_parallel_calls: usize,
+    /// LM-3: ask the `openai` backend to stream replies, so viewers watch them being written
+    /// (`false` for an endpoint that mishandles `stream`; one that refuses it is detected).
+    #[arg(long, env = "CONSILIUM_OPENAI_STREAM", default_value_t = true, action = clap::ArgAction::Set)]
+    pub openai_stream: bool,
     /// A debate's token budget when its request sets none; once used up, the debate stops and
     /// decides from what exists, the most cautious way.
     #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = DEFAULT_TOKEN_BUDGET)]
@@ -178,6 +186,7 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
                 json_mode: args.openai_json_mode,
                 embeddings_model: nonempty(&args.openai_embeddings_model),
                 embeddings_base_url: nonempty(&args.openai_embeddings_base_url),
+                stream: args.openai_stream,
             })
         }),
         http: nonempty(&args.http_agent_url).map(|url| HttpConfig {
@@ -192,6 +201,9 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
         },
         client: crate::outbound::client(args.ca_cert.as_deref())?,
         token_budget: args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET),
+        endpoints: Arc::new(crate::agents::endpoint::Endpoints::new(
+            args.max_parallel_calls,
+        )),
     })
 }
 

@@ -38,6 +38,8 @@ pub struct Judging<'a> {
     pub desk: &'a JudgeDesk,
     pub debate: &'a str,
     pub rulings: &'a mut mpsc::Receiver<Ruling>,
+    /// SV-7: a judge's stop (the judge's name).
+    pub stop: &'a mut oneshot::Receiver<String>,
 }
 
 /// `GET /api/judge/queue`.

@@ -15,6 +15,11 @@ pub trait Journal {
         &mut self,
         events: &mut Vec<Event>,
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send;
+
+    /// LM-3: where pieces of replies go to the debate's viewers, if anyone can watch.
+    fn deltas(&self) -> Option<crate::live::hub::Deltas> {
+        None
+    }
 }
 
 /// In-memory journal (benchmarks, tests).
@@ -49,6 +54,13 @@ pub fn end_signature(
 }
 
 impl Journal for StoredJournal {
+    fn deltas(&self) -> Option<crate::live::hub::Deltas> {
+        Some(crate::live::hub::Deltas::new(
+            self.hub.clone(),
+            self.id.clone(),
+        ))
+    }
+
     async fn append(&mut self, events: &mut Vec<Event>) -> Result<(), StoreError> {
         let signature = end_signature(self.signer.as_deref(), &self.id, events);
         // A log that ends with its decision records each agent's prediction with it,

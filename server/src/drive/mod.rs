@@ -1,56 +1,95 @@
-//! The drive loop: puts a debate's requests to its agents (each call bounded), feeds the answers
-//! back, and appends every event the machine writes — numbered and chained by the [`Sequencer`],
-//! stored by the [`Journal`] — in order.
+//! The drive loop: puts a debate's requests to its agents — every request the machine hands out
+//! at once, up to the agents' limit (LM-1), each call bounded — feeds the answers back as they
+//! arrive, and appends every event the machine writes — numbered and chained by the
+//! [`Sequencer`], stored by the [`Journal`] — in order.
 
 pub mod desk;
 pub mod journal;
 pub mod sequencer;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use app::protocol::{Answered, DebateRun};
+use app::protocol::{AgentRequest, Answered, DebateRun};
+use futures::stream::{FuturesUnordered, StreamExt};
+use tokio::sync::{mpsc, oneshot};
 
 pub use desk::{Act, JudgeDesk, Judging, Ruling};
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, now_stamp, rfc3339_millis, Sequencer};
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Answer};
 use crate::db::StoreError;
+use crate::live::hub::Deltas;
 
 /// How the loop waits.
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {
-    /// Delay before each agent message, so humans can watch (0 in tests).
+    /// Delay before each agent message — before each set of messages asked at once — so humans
+    /// can watch (0 in tests).
     pub pace: Duration,
     /// The longest one call may take, retries included; a call that takes longer fails (AG-2).
     pub limit: Duration,
 }
 
+/// One call in flight: its request and the answer (`None`: no answer within
+/// the limit).
+type Flying<'a> = Pin<Box<dyn Future<Output = (AgentRequest, Option<Answer>)> + Send + 'a>>;
+
+/// How a driven debate ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Its machine ended the log (a decision), or had nothing left to ask.
+    Finished,
+    /// SV-7: a judge stopped it (LM-4: the calls in flight were cancelled and logged as such);
+    /// the caller ends the log with the judge's name.
+    Stopped(String),
+}
+
 /// Runs a debate to its end. Everything the machine wrote since the last answer — the answer's
-/// cost and scans, its own event, a new round, the `thinking` of the next request — is stored in
-/// one batch before the next call.
+/// cost and scans, its own event, a new round, the `thinking` of the next requests — is stored
+/// in one batch before the next requests go out.
+///
+/// LM-1: every request the machine hands out goes out at once, up to [`Agent::parallel`] in
+/// flight; each answer is fed back and logged the moment it arrives. LM-3: pieces of replies
+/// go to the debate's viewers as they are written (ephemeral, never stored). LM-4: a judge's
+/// stop cancels the calls in flight and logs which they were.
 ///
 /// A protocol with timers (ES-10) is told the time before every step, and when no agent is
 /// being asked the loop sleeps until its next timer; challenges that reach the judges' queue
 /// get their place from `desk` (none: no judges, so they overflow to the fallback).
-#[allow(clippy::cognitive_complexity)] // the loop: ask, wait, stamp, store
+#[allow(clippy::cognitive_complexity, clippy::too_many_lines)] // the loop: ask, wait, stamp, store
 pub async fn drive<A: Agent + ?Sized, J: Journal>(
     run: &mut DebateRun,
     agent: &A,
     journal: &mut J,
     seq: &mut Sequencer,
     timing: Timing,
-    mut judging: Option<Judging<'_>>,
-) -> Result<(), StoreError> {
+    judging: Option<Judging<'_>>,
+) -> Result<Ended, StoreError> {
     // Pipeline time leaves out the pacing pauses: they are for the people watching, not time
     // the agents took.
     let began = Instant::now();
     let mut paced = Duration::ZERO;
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let (desk, mut rulings, mut stop) = match judging {
+        Some(j) => (Some((j.desk, j.debate)), Some(j.rulings), Some(j.stop)),
+        None => (None, None, None),
+    };
+    let parallel = agent.parallel().max(1);
+    let deltas = journal.deltas();
+    let deltas = deltas.as_ref();
     // Judges' rulings are answered once the events they caused are stored.
     let mut answered = Vec::new();
+    // Requests answered since the last batch: their viewers' streamed text ends once the
+    // reply's events are out (LM-3).
+    let mut settled: Vec<(u32, String)> = Vec::new();
     // One batch's buffer for every step: the journal empties it and leaves its capacity.
     let mut batch = Vec::new();
+    let mut flight: FuturesUnordered<Flying<'_>> = FuturesUnordered::new();
+    // What is in flight, for a stop to log (LM-4): request id, agent, round, sent at.
+    let mut flying: Vec<(u32, String, u16, Instant)> = Vec::new();
     // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
     // that same moment, so it is not read again (read at every step, a turn reads it five times).
     let mut answered_at: Option<(u64, app::protocol::event::Stamp)> = None;
@@ -60,94 +99,204 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             None => (ms(began.elapsed().saturating_sub(paced)), None),
         };
         run.advance(elapsed);
-        if let Some(j) = judging.as_mut() {
-            while let Ok(r) = j.rulings.try_recv() {
+        if let Some(rx) = rulings.as_deref_mut() {
+            while let Ok(r) = rx.try_recv() {
                 answered.push(act(run, r));
             }
+        }
+        if let Some((desk, _)) = desk {
             // ES-11: a spent budget waits for a judge when there is one to ask.
             if run.budget_spent() && run.paused().is_none() && !run.is_finished() {
-                run.set_pausable(j.desk.has_judges().await);
+                run.set_pausable(desk.has_judges().await);
             }
         }
         for (challenge, priority) in run.queued() {
-            let admission = match &judging {
-                Some(j) => j.desk.admit(j.debate, &challenge, priority, elapsed).await,
+            let admission = match desk {
+                Some((desk, debate)) => desk.admit(debate, &challenge, priority, elapsed).await,
                 None => app::protocol::escalation::Desk::default().admit(&challenge, priority, 0),
             };
             run.admit(&challenge, admission);
         }
-        if let Some(j) = &judging {
-            j.desk.sync(j.debate, &run.held());
+        if let Some((desk, debate)) = desk {
+            desk.sync(debate, &run.held());
         }
-        let next = run.poll_request();
+        let mut asked = Vec::new();
+        while flight.len() + asked.len() < parallel {
+            match run.poll_request() {
+                Some(req) => asked.push(req),
+                None => break,
+            }
+        }
         stamp_batch(run, seq, &mut batch, stamp);
         if !batch.is_empty() {
             journal.append(&mut batch).await?;
         }
+        for (request, agent) in settled.drain(..) {
+            if let Some(d) = deltas {
+                d.settled(request, &agent);
+            }
+        }
         for (done, result) in answered.drain(..) {
             let _ = done.send(result);
         }
-        if let Some(j) = &judging {
-            j.desk.set_paused(j.debate, run.paused());
+        if let Some((desk, debate)) = desk {
+            desk.set_paused(debate, run.paused());
         }
-        let Some(req) = next else {
-            if run.is_finished() {
-                return Ok(());
-            }
-            let paused = run.paused().is_some();
-            match (run.wake_at(), judging.as_mut()) {
-                // A judge may act before the timer fires: wake for the ruling.
-                (Some(at), Some(j)) => {
-                    let wait = Duration::from_millis(at.saturating_sub(elapsed).max(1));
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        Some(r) = j.rulings.recv() => {
-                            run.advance(ms(began.elapsed().saturating_sub(paced)));
-                            answered.push(act(run, r));
-                        }
+        if !asked.is_empty() && !timing.pace.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(timing.pace) => paced += timing.pace,
+                judge = stopped(&mut stop) => {
+                    if let Some(judge) = judge {
+                        return cancel(run, journal, seq, &mut batch, &flying, judge).await;
                     }
                 }
-                (Some(at), None) => {
-                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(elapsed).max(1)))
-                        .await;
-                }
-                // ES-11: paused on its budget, the debate waits for a judge, however long.
-                (None, Some(j)) if paused => match j.rulings.recv().await {
-                    Some(r) => answered.push(act(run, r)),
-                    None => return Ok(()),
-                },
+            }
+        }
+        for req in asked {
+            flying.push((req.id, req.agent.clone(), req.round, Instant::now()));
+            flight.push(Box::pin(call(agent, req, timing.limit, deltas)));
+        }
+        if flight.is_empty() {
+            if run.is_finished() {
+                return Ok(Ended::Finished);
+            }
+            let paused = run.paused().is_some();
+            let wake = run.wake_at();
+            if wake.is_none() && !(paused && rulings.is_some()) {
                 // Nothing to ask and nothing to wait for: end the log rather than hang.
-                (None, _) => {
-                    let end = app::protocol::run::interruption(
-                        "the protocol had nothing left to ask or wait for".into(),
-                    );
-                    journal.append(&mut vec![seq.stamp(end)]).await?;
-                    return Ok(());
+                let end = app::protocol::run::interruption(
+                    "the protocol had nothing left to ask or wait for".into(),
+                );
+                journal.append(&mut vec![seq.stamp(end)]).await?;
+                return Ok(Ended::Finished);
+            }
+            // A timer (ES-10), or — paused on its budget (ES-11) — a judge, however long.
+            let wait = wake.map(|at| Duration::from_millis(at.saturating_sub(elapsed).max(1)));
+            tokio::select! {
+                () = sleep_or_never(wait) => {}
+                r = next_ruling(&mut rulings) => match r {
+                    Some(r) => {
+                        run.advance(ms(began.elapsed().saturating_sub(paced)));
+                        answered.push(act(run, r));
+                    }
+                    None if paused => return Ok(Ended::Finished),
+                    None => rulings = None,
+                },
+                judge = stopped(&mut stop) => {
+                    if let Some(judge) = judge {
+                        return cancel(run, journal, seq, &mut batch, &flying, judge).await;
+                    }
                 }
             }
             continue;
-        };
-        if !timing.pace.is_zero() {
-            tokio::time::sleep(timing.pace).await;
-            paced += timing.pace;
         }
-        let (reply, usage) = match tokio::time::timeout(timing.limit, agent.respond(&req)).await {
-            Ok(answer) => (answer.reply.map_err(|e| e.to_string()), answer.usage),
-            Err(_) => (
-                Err(format!("no reply within {} s", timing.limit.as_secs_f32())),
-                None,
-            ),
-        };
-        let now = now_stamp();
-        let elapsed = ms(began.elapsed().saturating_sub(paced));
-        run.advance(elapsed);
-        let answer = Answered {
-            reply,
-            usage,
-            now: now.clone(),
-        };
-        run.handle(&req, answer);
-        answered_at = Some((elapsed, now));
+        let wait = run
+            .wake_at()
+            .map(|at| Duration::from_millis(at.saturating_sub(elapsed).max(1)));
+        tokio::select! {
+            biased;
+            judge = stopped(&mut stop) => {
+                if let Some(judge) = judge {
+                    drop(flight);
+                    return cancel(run, journal, seq, &mut batch, &flying, judge).await;
+                }
+            }
+            Some((req, answer)) = flight.next() => {
+                flying.retain(|(id, ..)| *id != req.id);
+                let (reply, usage) = match answer {
+                    Some(answer) => (answer.reply.map_err(|e| e.to_string()), answer.usage),
+                    None => (
+                        Err(format!("no reply within {} s", timing.limit.as_secs_f32())),
+                        None,
+                    ),
+                };
+                let now = now_stamp();
+                let elapsed = ms(began.elapsed().saturating_sub(paced));
+                run.advance(elapsed);
+                run.handle(&req, Answered { reply, usage, now: now.clone() });
+                if deltas.is_some() {
+                    settled.push((req.id, req.agent));
+                }
+                answered_at = Some((elapsed, now));
+            }
+            r = next_ruling(&mut rulings) => match r {
+                Some(r) => answered.push(act(run, r)),
+                None => rulings = None,
+            },
+            () = sleep_or_never(wait) => {}
+        }
+    }
+}
+
+/// One call: the agent's answer to `req` within `limit`, its pieces sent to the viewers as
+/// they are written (LM-3).
+async fn call<'a, A: Agent + ?Sized>(
+    agent: &'a A,
+    req: AgentRequest,
+    limit: Duration,
+    deltas: Option<&'a Deltas>,
+) -> (AgentRequest, Option<Answer>) {
+    let answer = match deltas {
+        Some(d) => {
+            let (id, name) = (req.id, req.agent.clone());
+            let sink = move |piece: &str| d.piece(id, &name, piece);
+            tokio::time::timeout(limit, agent.respond_streaming(&req, &sink))
+                .await
+                .ok()
+        }
+        None => tokio::time::timeout(limit, agent.respond(&req)).await.ok(),
+    };
+    (req, answer)
+}
+
+/// LM-4: a judge stopped the debate: each call in flight is cancelled (its future was dropped,
+/// which closes its connection) and logged as cancelled; the caller ends the log.
+async fn cancel<J: Journal>(
+    run: &mut DebateRun,
+    journal: &mut J,
+    seq: &mut Sequencer,
+    batch: &mut Vec<app::protocol::Event>,
+    flying: &[(u32, String, u16, Instant)],
+    judge: String,
+) -> Result<Ended, StoreError> {
+    for (_, agent, round, sent) in flying {
+        let latency = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+        run.cancelled(agent, *round, latency);
+    }
+    stamp_batch(run, seq, batch, None);
+    if !batch.is_empty() {
+        journal.append(batch).await?;
+    }
+    Ok(Ended::Stopped(judge))
+}
+
+/// A judge's stop, when one can come: the judge's name; `None` (once) when it can no longer
+/// come, after which this waits forever.
+async fn stopped(stop: &mut Option<&mut oneshot::Receiver<String>>) -> Option<String> {
+    match stop.as_deref_mut() {
+        Some(rx) => {
+            let got = rx.await.ok();
+            if got.is_none() {
+                *stop = None;
+            }
+            got
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// The next ruling, when rulings can come (`None` once the channel closed).
+async fn next_ruling(rulings: &mut Option<&mut mpsc::Receiver<Ruling>>) -> Option<Ruling> {
+    match rulings.as_deref_mut() {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_or_never(wait: Option<Duration>) {
+    match wait {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
     }
 }
 

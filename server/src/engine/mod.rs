@@ -23,7 +23,9 @@ pub use settings::{Remote, Settings, DEFAULT_TOKEN_BUDGET};
 
 use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
-use crate::drive::{drive, now_rfc3339, JudgeDesk, Judging, Ruling, Sequencer, StoredJournal};
+use crate::drive::{
+    drive, now_rfc3339, Ended, JudgeDesk, Judging, Ruling, Sequencer, StoredJournal,
+};
 use crate::live::hub::Hub;
 
 /// Owns everything a running server needs to start and stream debates.
@@ -180,6 +182,7 @@ impl Engine {
                 log,
             };
             let desk = engine.desk.clone();
+            let mut stop_rx = stop_rx;
             let driven = drive(
                 &mut run,
                 &*agents,
@@ -190,16 +193,21 @@ impl Engine {
                     desk: &desk,
                     debate: &debate,
                     rulings: &mut rule_rx,
+                    stop: &mut stop_rx,
                 }),
-            );
-            tokio::select! {
-                result = driven => result.err().map(|e| {
-                    tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
-                    run::interruption(format!("the server could not store the debate: {e}"))
-                }),
-                Ok(judge) = stop_rx => {
+            )
+            .await;
+            match driven {
+                Ok(Ended::Finished) => None,
+                Ok(Ended::Stopped(judge)) => {
                     tracing::info!(debate = %debate, judge = %judge, "debate stopped by a judge");
                     Some(run::stopped_by(&judge))
+                }
+                Err(e) => {
+                    tracing::error!(debate = %debate, "debate stopped, log kept up to the failure: {e}");
+                    Some(run::interruption(format!(
+                        "the server could not store the debate: {e}"
+                    )))
                 }
             }
         });

@@ -173,14 +173,29 @@ impl Agent for MixedAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         match self.by_agent.iter().find(|(id, _)| *id == req.agent) {
             Some((_, agent)) => agent.respond(req),
-            None => Box::pin(std::future::ready(Answer {
-                reply: Err(crate::agents::AgentError::Failed(format!(
-                    "no agent is configured for '{}'",
-                    req.agent
-                ))),
-                usage: None,
-            })),
+            None => Box::pin(std::future::ready(unconfigured(req))),
         }
+    }
+
+    fn respond_streaming<'a>(
+        &'a self,
+        req: &'a AgentRequest,
+        sink: crate::agents::stream::Sink<'a>,
+    ) -> BoxFuture<'a, Answer> {
+        match self.by_agent.iter().find(|(id, _)| *id == req.agent) {
+            Some((_, agent)) => agent.respond_streaming(req, sink),
+            None => Box::pin(std::future::ready(unconfigured(req))),
+        }
+    }
+
+    /// The most any of its kinds allows: each remote call still waits for a place at its own
+    /// endpoint.
+    fn parallel(&self) -> usize {
+        self.by_agent
+            .iter()
+            .map(|(_, a)| a.parallel())
+            .max()
+            .unwrap_or(1)
     }
 
     /// The first remote kind among the agents (so remote limits and timeouts apply), else
@@ -191,6 +206,16 @@ impl Agent for MixedAgents {
             .map(|(_, a)| a.backend())
             .find(|k| *k != "builtin")
             .unwrap_or("builtin")
+    }
+}
+
+fn unconfigured(req: &AgentRequest) -> Answer {
+    Answer {
+        reply: Err(crate::agents::AgentError::Failed(format!(
+            "no agent is configured for '{}'",
+            req.agent
+        ))),
+        usage: None,
     }
 }
 
@@ -221,6 +246,7 @@ fn one_kind(
                 _ => config,
             };
             Box::new(OpenAiAgents {
+                endpoint: remote.endpoints.get(&config.endpoint()),
                 config,
                 policy: remote.policy.clone(),
                 client: remote.client.clone(),
@@ -236,6 +262,7 @@ fn one_kind(
                 )
             })?;
             Box::new(HttpAgents {
+                endpoint: remote.endpoints.get(&config.url),
                 config,
                 policy: remote.policy.clone(),
                 client: remote.client.clone(),

@@ -59,6 +59,9 @@ pub struct Remote {
     pub client: reqwest::Client,
     /// Tokens a debate may use when its request sets no `token_budget`.
     pub token_budget: u64,
+    /// LM-2: every endpoint called, with its places for calls in flight
+    /// (`--max-parallel-calls` each).
+    pub endpoints: Arc<crate::agents::endpoint::Endpoints>,
 }
 
 /// The server's default per-debate token budget.
@@ -72,6 +75,7 @@ impl Default for Remote {
             policy: CallPolicy::default(),
             client: crate::outbound::default_client(),
             token_budget: DEFAULT_TOKEN_BUDGET,
+            endpoints: Arc::default(),
         }
     }
 }

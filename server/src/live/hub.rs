@@ -10,6 +10,7 @@ use tokio::sync::broadcast;
 /// thousands of viewers, serialising and formatting per viewer would be most of a publish's cost).
 #[derive(Debug)]
 pub struct Frame {
+    /// The event's sequence number; 0 for an ephemeral delta (LM-3), which has none.
     pub seq: u64,
     /// The log ends here (a decision or an interruption).
     pub terminal: bool,
@@ -32,6 +33,54 @@ impl Frame {
             terminal: e.body.is_terminal(),
             sse: sse.into(),
         }
+    }
+
+    /// LM-3: a piece of a reply being written, as an ephemeral SSE message: `event: delta`, no
+    /// `id:` line (a viewer's `Last-Event-ID` stays the last logged event), never stored.
+    /// `done` says the request's reply was logged (its streamed text is replaced).
+    pub fn delta(request: u32, agent: &str, text: &str, done: bool) -> Frame {
+        let data = if done {
+            serde_json::json!({"request": request, "agent": agent, "text": text, "done": true})
+        } else {
+            serde_json::json!({"request": request, "agent": agent, "text": text})
+        };
+        Frame {
+            seq: 0,
+            terminal: false,
+            sse: format!("event: delta\ndata: {data}\n\n").into(),
+        }
+    }
+
+    /// An ephemeral frame (LM-3), outside the log's order.
+    pub fn is_delta(&self) -> bool {
+        self.seq == 0
+    }
+}
+
+/// LM-3/LM-5: where one running debate's deltas go — the same fan-out as its events, so every
+/// viewer gets them in order with the events, and a viewer who falls behind loses deltas (and
+/// reads the events it missed from the store), never events.
+#[derive(Clone)]
+pub struct Deltas {
+    hub: Arc<Hub>,
+    id: String,
+}
+
+impl Deltas {
+    pub fn new(hub: Arc<Hub>, id: String) -> Self {
+        Deltas { hub, id }
+    }
+
+    /// A piece of request `request`'s reply, as agent `agent` writes it.
+    pub fn piece(&self, request: u32, agent: &str, text: &str) {
+        self.hub
+            .publish_delta(&self.id, Frame::delta(request, agent, text, false));
+    }
+
+    /// Request `request`'s reply is logged: viewers replace its streamed text with it.
+    pub fn settled(&self, request: u32, agent: &str) {
+        self.hub
+            .publish_delta(&self.id, Frame::delta(request, agent, "", true));
     }
 }
 
@@ -64,7 +113,8 @@ impl Hub {
     /// A debate starts running here; `log` is what it has stored so far when that is known from
     /// its first event (a new debate), empty otherwise (viewers read the rest from the store).
     pub fn open(&self, id: &str, log: &[Event]) {
-        let (tx, _) = broadcast::channel(256);
+        // Room for a burst of deltas (LM-5) as well as events.
+        let (tx, _) = broadcast::channel(1024);
         let frames = log.iter().map(|e| Arc::new(Frame::of(e))).collect();
         self.lock()
             .insert(id.to_owned(), Arc::new(Mutex::new(Live { tx, frames })));
@@ -90,6 +140,18 @@ impl Hub {
         live.frames.push(frame.clone());
         // No subscriber is fine.
         let _ = live.tx.send(frame);
+    }
+
+    /// LM-3: an ephemeral frame to the debate's viewers now: not kept for later viewers, not
+    /// stored. Nobody watching: nothing is rendered or sent.
+    pub fn publish_delta(&self, id: &str, frame: Frame) {
+        let Some(live) = self.lock().get(id).cloned() else {
+            return;
+        };
+        let live = lock(&live);
+        if live.tx.receiver_count() > 0 {
+            let _ = live.tx.send(Arc::new(frame));
+        }
     }
 
     pub fn close(&self, id: &str) {

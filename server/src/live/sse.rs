@@ -40,6 +40,11 @@ const SAFETY_POLL: Duration = Duration::from_secs(2);
 /// Each message is one event: `id:` its `seq`, `data:` its JSON (an `Event`). A stream that
 /// cannot go on ends with one `event: failed` message whose data is `{"error": …}`. Comment
 /// lines keep an idle connection alive.
+///
+/// LM-3: while a debate runs in this process, pieces of replies being written come as
+/// `event: delta` messages with no `id:` — `{"request": N, "agent": "<name>", "text": "<piece>"}`,
+/// and `{"request": N, "agent": …, "text": "", "done": true}` once that reply's events are
+/// out. They are never stored: a viewer who connects mid-reply gets the pieces from then on.
 #[utoipa::path(
     get,
     operation_id = "debate_events",
@@ -292,6 +297,11 @@ impl Follow {
     fn take(&mut self, frames: impl IntoIterator<Item = Arc<Frame>>) -> bool {
         let before = self.pending.len();
         for f in frames {
+            // LM-3: a delta goes out as it comes, outside the log's order and cursor.
+            if f.is_delta() {
+                self.pending.push_back(Out::Event(f));
+                continue;
+            }
             if f.seq <= self.last {
                 continue;
             }

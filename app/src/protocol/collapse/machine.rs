@@ -196,11 +196,8 @@ impl WcDebate {
         let Some(s) = self.tally.params.panel.get(seat).cloned() else {
             return;
         };
-        if hybrid {
-            self.tally.hybrid_panel.push((s.weight, evaluation.clone()));
-        } else {
-            self.tally.panel.push((s.weight, evaluation.clone()));
-        }
+        self.tally
+            .evaluate(hybrid, seat, s.weight, evaluation.clone());
         self.events
             .push_back(EventBody::PanelEvaluated(PanelEvaluated {
                 round: self.round,

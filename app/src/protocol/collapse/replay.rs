@@ -72,6 +72,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
     let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
     let mut in_hybrid = false;
     let mut cut = false;
+    let mut authors = Vec::new();
     for e in events {
         let differs = |what: &str| {
             format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
@@ -81,9 +82,18 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                 return Err("the log does not record collapse parameters".into());
             };
             t = Some(Tally::new(p.clone()));
+            authors = started_authors(&e.body);
             continue;
         }
         let Some(t) = t.as_mut() else { continue };
+        // LM-1: a step's cards are held in author order once the step is complete, as the
+        // machine holds them.
+        if !matches!(
+            e.body,
+            EventBody::CardSubmitted(_) | EventBody::CardVerified(_)
+        ) {
+            t.order_held(&authors);
+        }
         match &e.body {
             EventBody::CardSubmitted(c) => {
                 let again = t.submit(c.round, &c.position, c.card.clone(), c.source);
@@ -126,12 +136,9 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                 };
             }
             EventBody::PanelEvaluated(p) => {
-                let entry = (p.weight, p.evaluation.clone());
-                if in_hybrid {
-                    t.hybrid_panel.push(entry);
-                } else {
-                    t.panel.push(entry);
-                }
+                let seat = t.params.panel.iter().position(|s| s.role == p.role);
+                let seat = seat.unwrap_or(usize::MAX);
+                t.evaluate(in_hybrid, seat, p.weight, p.evaluation.clone());
             }
             EventBody::PanelScored(p) if in_hybrid => {
                 let (again, ok) = t.score_hybrid(p.round);
@@ -232,6 +239,18 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
     }
 }
 
+/// The authors of a collapse, from its `debate_started` (the panel's seats are not authors).
+fn started_authors(body: &EventBody) -> Vec<String> {
+    match body {
+        EventBody::DebateStarted { agents, .. } => agents
+            .iter()
+            .filter(|a| a.role == crate::protocol::Role::Author)
+            .map(|a| a.id.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// What the judge's changed parameters would decide, from what the log holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WhatIf {
@@ -253,8 +272,10 @@ pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
     let mut logged_panel = Vec::new();
     let mut logged_candidates: Vec<String> = Vec::new();
     let mut reflexions = 0;
+    let mut authors = Vec::new();
     for e in events {
         match &e.body {
+            EventBody::DebateStarted { .. } => authors = started_authors(&e.body),
             EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
                 t.submit(c.round, &c.position, c.card.clone(), c.source);
             }
@@ -263,7 +284,8 @@ pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
             EventBody::PanelEvaluated(p)
                 if logged_panel.len() < params.panel.len() && logged_candidates.is_empty() =>
             {
-                logged_panel.push((p.weight, p.evaluation.clone()));
+                let seat = params.panel.iter().position(|s| s.role == p.role);
+                logged_panel.push((seat.unwrap_or(usize::MAX), p.weight, p.evaluation.clone()));
             }
             EventBody::PanelScored(p) if logged_candidates.is_empty() => {
                 logged_candidates = p.consensus.iter().map(|r| r.position.clone()).collect();
@@ -271,6 +293,10 @@ pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
             _ => {}
         }
     }
+    // LM-1: in author and seat order, as the machine held them.
+    t.order_held(&authors);
+    logged_panel.sort_by_key(|(seat, ..)| *seat);
+    let logged_panel: Vec<_> = logged_panel.into_iter().map(|(_, w, e)| (w, e)).collect();
     let mut scores: Vec<Ranked> = t
         .held
         .iter()

@@ -14,6 +14,7 @@ use crate::protocol::types::Role;
 impl WcDebate {
     pub(super) fn advance_if_step_done(&mut self) {
         if self.requests.is_idle() {
+            self.tally.order_held(&self.authors);
             self.advance();
         }
     }

@@ -35,6 +35,8 @@ pub struct Tally {
     pub hybrid: Option<(PositionCard, f64, String, String)>,
     pub panel_c: Vec<Ranked>,
     pub last_step: Option<Step>,
+    /// LM-1: the seat of each entry of `panel` and `hybrid_panel`.
+    seats: [Vec<usize>; 2],
 }
 
 impl Tally {
@@ -43,6 +45,26 @@ impl Tally {
             params,
             ..Tally::default()
         }
+    }
+
+    /// LM-1: a seat's evaluation, kept in seat order whatever order evaluations arrive in (the
+    /// weighted sums are then the same to the last bit).
+    pub fn evaluate(&mut self, hybrid: bool, seat: usize, weight: f64, e: PanelEvaluation) {
+        let (list, seats) = if hybrid {
+            (&mut self.hybrid_panel, &mut self.seats[1])
+        } else {
+            (&mut self.panel, &mut self.seats[0])
+        };
+        let at = seats.partition_point(|&x| x <= seat);
+        seats.insert(at, seat);
+        list.insert(at, (weight, e));
+    }
+
+    /// LM-1: the positions in author order (`authors`), whatever order their cards arrived in;
+    /// positions of no listed author keep their order after them.
+    pub fn order_held(&mut self, authors: &[String]) {
+        let order = |id: &str| authors.iter().position(|a| a == id).unwrap_or(usize::MAX);
+        self.held.sort_by_key(|h| order(&h.id));
     }
 
     /// A new card or revision; its verification and gates start over.

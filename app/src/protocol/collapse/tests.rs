@@ -472,58 +472,66 @@ fn run(s: &Script, user: bool) -> (Vec<AgentRequest>, Vec<EventBody>, WcOutcome)
     let mut d =
         WcDebate::new("Pick a store", authors, user_cards, WcParams::default(), 1).expect("debate");
     let (mut reqs, mut events) = (vec![], vec![]);
-    let mut seat = 0;
     loop {
         while let Some(e) = d.poll_event() {
             events.push(e);
         }
         let Some(req) = d.poll_request() else { break };
-        let reply = match &req.task {
-            Task::WriteCard { .. } => AgentReply::Card(
-                s.cards
-                    .iter()
-                    .find(|c| c.agent == req.agent)
-                    .cloned()
-                    .expect("card"),
-            ),
-            Task::ReviseCard { card, .. } => {
-                let mut c = card.clone();
-                for e in &mut c.evidence {
-                    e.quality = (e.quality + s.improve).min(1.0);
-                }
-                AgentReply::Card(c)
-            }
-            Task::VerifyCard { card, .. } => AgentReply::Verification(Verification {
-                approve: (s.approve)(card),
-                notes: "checked".into(),
-            }),
-            Task::Critique { .. } => AgentReply::Critique(Critique {
-                score: 5.0,
-                concerns: vec!["thin evidence".into()],
-            }),
-            Task::Evaluate { positions, .. } => {
-                seat += 1;
-                AgentReply::Evaluation(PanelEvaluation {
-                    scores: positions
-                        .iter()
-                        .map(|(id, _)| PositionScore {
-                            position: id.clone(),
-                            score: (s.panel)(id, seat),
-                            rationale: "r".into(),
-                        })
-                        .collect(),
-                    recommendation: positions[0].0.clone(),
-                    concerns: vec![],
-                    confidence: 0.9,
-                })
-            }
-            other => panic!("WC never asks {}", other.expects()),
-        };
+        let reply = answer(s, &req);
         d.handle_reply(req.id, reply).expect("reply");
         reqs.push(req);
     }
     let out = d.outcome().cloned().expect("finished");
     (reqs, events, out)
+}
+
+/// The scripted world's answer to one request (each panel seat scores by its place).
+fn answer(s: &Script, req: &AgentRequest) -> AgentReply {
+    match &req.task {
+        Task::WriteCard { .. } => AgentReply::Card(
+            s.cards
+                .iter()
+                .find(|c| c.agent == req.agent)
+                .cloned()
+                .expect("card"),
+        ),
+        Task::ReviseCard { card, .. } => {
+            let mut c = card.clone();
+            for e in &mut c.evidence {
+                e.quality = (e.quality + s.improve).min(1.0);
+            }
+            AgentReply::Card(c)
+        }
+        Task::VerifyCard { card, .. } => AgentReply::Verification(Verification {
+            approve: (s.approve)(card),
+            notes: "checked".into(),
+        }),
+        Task::Critique { .. } => AgentReply::Critique(Critique {
+            score: 5.0,
+            concerns: vec!["thin evidence".into()],
+        }),
+        Task::Evaluate { positions, .. } => {
+            let seat = WcParams::default()
+                .panel
+                .iter()
+                .position(|p| p.role.as_str() == req.agent)
+                .expect("a seat");
+            AgentReply::Evaluation(PanelEvaluation {
+                scores: positions
+                    .iter()
+                    .map(|(id, _)| PositionScore {
+                        position: id.clone(),
+                        score: (s.panel)(id, seat + 1),
+                        rationale: "r".into(),
+                    })
+                    .collect(),
+                recommendation: positions[0].0.clone(),
+                concerns: vec![],
+                confidence: 0.9,
+            })
+        }
+        other => panic!("WC never asks {}", other.expects()),
+    }
 }
 
 fn two(a: PositionCard, b: PositionCard) -> Vec<PositionCard> {
@@ -820,5 +828,92 @@ fn wc_events_round_trip_as_collapse_outcomes() {
         if let EventBody::Decision(o) = &back.body {
             assert!(matches!(o, Outcome::Collapse(_)));
         }
+    }
+}
+
+/// LM-1: the authors' cards, the verifications, the revisions and the panel's seats are each
+/// asked at once; any order of their replies gives the same decision and the same events, and
+/// every such log recomputes (the replay holds cards in author order and evaluations in seat
+/// order, as the machine does).
+#[test]
+fn every_step_at_once_in_any_order_decides_the_same_lm_1() {
+    use crate::protocol::any_order::same_in_every_order;
+    use crate::protocol::Debate;
+    let three = |a, b, c| vec![a, b, c];
+    let cases = [
+        (
+            "close → panel",
+            Script {
+                cards: three(
+                    card("a", 0.5, 0.3, 0.5, 40, 0.6),
+                    card("b", 0.45, 0.3, 0.5, 40, 0.6),
+                    card("c", 0.4, 0.3, 0.5, 40, 0.6),
+                ),
+                approve: |_| true,
+                panel: |p, seat| match p {
+                    "a" => 0.5 + 0.05 * seat as f64,
+                    _ => 0.4,
+                },
+                improve: 0.0,
+            },
+        ),
+        (
+            "near tie → hybrid re-score",
+            Script {
+                cards: three(
+                    card("a", 0.5, 0.3, 0.5, 40, 0.6),
+                    card("b", 0.45, 0.3, 0.5, 40, 0.6),
+                    card("c", 0.1, 0.9, 0.5, 90, 0.4),
+                ),
+                approve: |c| c.agent != "c",
+                panel: |p, seat| match p {
+                    "a" => 0.6 + 0.01 * seat as f64,
+                    "b" => 0.6,
+                    _ => 0.8,
+                },
+                improve: 0.0,
+            },
+        ),
+        (
+            "reflexion, then revisions",
+            Script {
+                cards: three(
+                    card("a", 0.2, 0.1, 0.9, 10, 0.9),
+                    card("b", 0.1, 0.9, 0.5, 90, 0.4),
+                    card("c", 0.15, 0.5, 0.5, 50, 0.5),
+                ),
+                approve: |_| true,
+                panel: |_, _| 0.9,
+                improve: 0.3,
+            },
+        ),
+    ];
+    for (name, s) in &cases {
+        let authors: Vec<_> = s
+            .cards
+            .iter()
+            .map(|c| {
+                crate::protocol::AgentSpec::new(c.agent.clone(), crate::protocol::Role::Author)
+            })
+            .collect();
+        let make = || {
+            Debate::Collapse(Box::new(
+                WcDebate::new(
+                    "Pick a store",
+                    authors.clone(),
+                    vec![],
+                    WcParams::default(),
+                    1,
+                )
+                .expect("debate"),
+            ))
+        };
+        let recomputes = |log: &[EventBody]| {
+            let log = seal_all(log.to_vec());
+            assert!(recompute(&log).is_ok(), "{name}: {:?}", recompute(&log));
+        };
+        let (steps, runs) = same_in_every_order(&make, &|r| answer(s, r), 800, &recomputes);
+        assert!(steps >= 2, "{name}: {steps} steps asked at once");
+        assert!(runs >= 6, "{name}: {runs} orders");
     }
 }

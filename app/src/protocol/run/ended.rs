@@ -26,6 +26,8 @@ impl DebateRun {
             fold: BaselineFold::default(),
             pausable: false,
             paused: false,
+            in_flight: 0,
+            costed: 0,
         };
         let mut decided = false;
         for e in log {
@@ -44,6 +46,7 @@ impl DebateRun {
                     run.used = run
                         .used
                         .saturating_add(c.prompt_tokens.saturating_add(c.completion_tokens));
+                    run.costed += 1;
                 }
                 EventBody::BudgetGranted { budget, .. } => run.budget = Some(*budget),
                 EventBody::Decision(_) => decided = true,

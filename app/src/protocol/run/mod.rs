@@ -27,6 +27,10 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// The endpoint reported no usage; tokens were estimated from the text (4 characters each).
     pub estimated: bool,
+    /// LM-2: time waited as the endpoint asked (`Retry-After`).
+    pub retry_after_ms: u64,
+    /// LM-3: the reply came as a stream.
+    pub streamed: bool,
 }
 
 impl Usage {
@@ -100,6 +104,10 @@ pub struct DebateRun {
     pausable: bool,
     /// ES-11: the budget is spent and the debate waits for a judge.
     paused: bool,
+    /// LM-1: requests handed out and not yet answered.
+    in_flight: u32,
+    /// LM-2: answered calls that reported a cost, for the estimate of what one in flight costs.
+    costed: u64,
 }
 
 /// ES-11: what a judge does with a debate paused on its spent budget.
@@ -197,6 +205,8 @@ impl DebateRun {
             fold: BaselineFold::default(),
             pausable: false,
             paused: false,
+            in_flight: 0,
+            costed: 0,
         }
     }
 
@@ -252,10 +262,24 @@ impl DebateRun {
         Ok(())
     }
 
-    /// The next request to put to an agent, or `None` when the debate is over (or paused for a
-    /// judge, ES-11, when [`DebateRun::set_pausable`]). Once the agents
-    /// have used the budget, the machine stops asking and decides from what exists.
+    /// The next request to put to an agent, or `None` when there is none to ask now: the
+    /// debate is over, paused for a judge (ES-11, when [`DebateRun::set_pausable`]), or waiting
+    /// for the calls in flight ([`DebateRun::in_flight`]). Once the agents have used the budget,
+    /// the machine stops asking and decides from what exists.
+    ///
+    /// LM-2: the budget counts what is in flight. A request is handed out only while the tokens
+    /// used plus an estimate for each call in flight (the mean cost of the calls answered so
+    /// far) stay under the budget; once they do not, nothing more is asked until the calls in
+    /// flight are answered, and the budget is judged on what they really cost. A debate thus
+    /// overshoots its budget by at most the calls that were already running.
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
+        if let Some(budget) = self.budget {
+            let reserved =
+                self.used.checked_div(self.costed).unwrap_or(0) * u64::from(self.in_flight);
+            if self.in_flight > 0 && self.used.saturating_add(reserved) >= budget {
+                return None;
+            }
+        }
         if let Some(budget) = self.budget.filter(|b| self.used >= *b) {
             if self.paused {
                 return None;
@@ -275,7 +299,16 @@ impl DebateRun {
             }
             self.debate.exhaust(self.used, budget);
         }
-        self.debate.poll_request()
+        let req = self.debate.poll_request();
+        if req.is_some() {
+            self.in_flight += 1;
+        }
+        req
+    }
+
+    /// LM-1: requests handed out and not answered yet.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
     }
 
     /// The next event to log, in order. The decision leaves with its vote baseline (QL-1).
@@ -299,24 +332,23 @@ impl DebateRun {
     /// substitute (S4-8).
     pub fn handle(&mut self, req: &AgentRequest, answered: Answered) {
         let Answered { reply, usage, now } = answered;
+        self.in_flight = self.in_flight.saturating_sub(1);
         if let Some(u) = usage {
             self.used = self.used.saturating_add(u.tokens());
+            self.costed += 1;
             self.queue.push_back(EventBody::AgentCall(AgentCall {
                 agent: req.agent.clone(),
                 round: req.round,
-                backend: match self.kinds.iter().find(|(a, _)| *a == req.agent) {
-                    Some((_, kind)) => kind.clone(),
-                    None => self
-                        .backend
-                        .as_ref()
-                        .map_or_else(|| "builtin".to_owned(), |b| b.kind.clone()),
-                },
+                backend: self.kind_of(&req.agent),
                 attempts: u.attempts,
                 latency_ms: u.latency_ms,
                 prompt_tokens: u.prompt_tokens,
                 completion_tokens: u.completion_tokens,
                 ok: reply.is_ok(),
                 estimated: u.estimated,
+                retry_after_ms: u.retry_after_ms,
+                streamed: u.streamed,
+                cancelled: false,
             }));
         }
         let failure = match reply {
@@ -345,6 +377,39 @@ impl DebateRun {
             // Cannot fail for a request the machine itself issued; a stray id changes nothing.
             let _ = self.debate.handle_failure(req.id, &error);
         }
+    }
+
+    /// The backend kind agent `agent` is answered by (QL-3: its own when chosen per agent).
+    fn kind_of(&self, agent: &str) -> String {
+        match self.kinds.iter().find(|(a, _)| a == agent) {
+            Some((_, kind)) => kind.clone(),
+            None => self
+                .backend
+                .as_ref()
+                .map_or_else(|| "builtin".to_owned(), |b| b.kind.clone()),
+        }
+    }
+
+    /// LM-4: agent `agent`'s request of round `round` was in flight when the debate was
+    /// stopped, and its call was cancelled after `latency_ms`: logged as a call that did not
+    /// answer (its cost is unknown, so none is counted). The machine is not told: the debate
+    /// ends here.
+    pub fn cancelled(&mut self, agent: &str, round: u16, latency_ms: u64) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.queue.push_back(EventBody::AgentCall(AgentCall {
+            agent: agent.to_owned(),
+            round,
+            backend: self.kind_of(agent),
+            attempts: 1,
+            latency_ms,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            ok: false,
+            estimated: false,
+            retry_after_ms: 0,
+            streamed: false,
+            cancelled: true,
+        }));
     }
 
     /// ES-10: the runner's clock, wall milliseconds since the debate began.

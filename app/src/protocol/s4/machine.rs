@@ -208,10 +208,12 @@ impl S4Debate {
         }
     }
 
-    /// S4-4: each agent sees its own round-1 position and the challenges aimed at it.
+    /// S4-4: each agent sees its own round-1 position and the challenges aimed at it, in
+    /// challenger order whatever order they arrived in (LM-1: nothing depends on arrival).
     fn start_revisions(&mut self) {
         self.phase = Phase::Revision;
         self.start_round(3);
+        self.challenges.sort_by_key(|c| (c.from, c.to));
         for agent in 0..self.agents.len() {
             let challenges = self
                 .challenges

@@ -299,11 +299,14 @@ impl Machine for EsDebate {
         self.events.pop_front()
     }
 
+    /// ES-1's findings are independent: every specialist is asked at once (LM-1). The
+    /// ladder's steps wait for each answer.
     fn poll_request(&mut self) -> Option<AgentRequest> {
-        if self.requests.awaiting_reply() || self.outcome.is_some() {
+        if self.outcome.is_some() {
             return None;
         }
         match self.round {
+            LADDER if self.requests.awaiting_reply() => None,
             FINDINGS => {
                 let agent = self.to_estimate.pop_front()?;
                 let task = Task::Estimate {
