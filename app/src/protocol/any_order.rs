@@ -76,7 +76,7 @@ pub fn permutations(n: usize, cap: usize) -> Vec<Vec<usize>> {
         }
         for i in 0..k {
             heap(k - 1, a, out, cap);
-            let j = if k % 2 == 0 { i } else { 0 };
+            let j = if k.is_multiple_of(2) { i } else { 0 };
             a.swap(j, k - 1);
         }
     }

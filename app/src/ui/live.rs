@@ -197,6 +197,8 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
     });
     // Why the stream ended without the log's end (the server could not store it).
     let failure = RwSignal::new(None::<String>);
+    // LM-3: replies being written, from the stream's deltas.
+    let writing = RwSignal::new(Vec::<writing::Writing>::new());
     let id = detail.id.clone();
 
     // ES-7: a judge's review at the gate appends to an ended log; the page follows it again.
@@ -210,7 +212,7 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
             let first = started.is_none();
             if (first && !finished) || (!first && conn.get_untracked() == Connection::Closed) {
                 conn.set(Connection::Connecting);
-                stream::connect(&id, state, conn, failure);
+                stream::connect(&id, state, conn, failure, writing);
             }
         });
     }
@@ -323,6 +325,7 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
                         .into_iter()
                         .map(|a| {
                             let agent = a.id.clone();
+                            let writer = a.id.clone();
                             let thinking = Memo::new(move |_| {
                                 failure.with(Option::is_none) && state.with(|v| v.is_thinking(&agent))
                             });
@@ -334,6 +337,12 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
                                         {move || thinking.get().then_some("thinking")}
                                         <span class="dots"></span>
                                     </span>
+                                    {move || {
+                                        let text = writing.with(|w| writing::of_agent(w, &writer));
+                                        (!text.is_empty()).then(|| view! {
+                                            <pre class="agent-writing" data-testid="writing" data-agent=writer.clone()>{text}</pre>
+                                        })
+                                    }}
                                 </div>
                             }
                         })
@@ -428,3 +437,4 @@ fn ConnectionBadge(conn: RwSignal<Connection>) -> impl IntoView {
 
 #[cfg(feature = "hydrate")]
 mod stream;
+pub mod writing;

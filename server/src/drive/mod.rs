@@ -203,6 +203,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             }
             Some((req, answer)) = flight.next() => {
                 flying.retain(|(id, ..)| *id != req.id);
+                let streamed = answer.as_ref().is_some_and(|a| a.usage.as_ref().is_some_and(|u| u.streamed));
                 let (reply, usage) = match answer {
                     Some(answer) => (answer.reply.map_err(|e| e.to_string()), answer.usage),
                     None => (
@@ -214,7 +215,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                 let elapsed = ms(began.elapsed().saturating_sub(paced));
                 run.advance(elapsed);
                 run.handle(&req, Answered { reply, usage, now: now.clone() });
-                if deltas.is_some() {
+                if streamed {
                     settled.push((req.id, req.agent));
                 }
                 answered_at = Some((elapsed, now));

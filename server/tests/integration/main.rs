@@ -23,6 +23,7 @@ mod http_api;
 mod judges;
 mod keys;
 mod limits;
+mod live_calls;
 mod openapi;
 mod postgres;
 mod protocols;

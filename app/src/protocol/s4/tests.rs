@@ -582,6 +582,6 @@ fn a_round_at_once_in_any_order_decides_the_same_lm_1() {
             steps, 3,
             "analyses, challenges and revisions each go out at once (N={n})"
         );
-        assert!(runs >= 6 + 720.min(800) + 6, "N={n}: {runs} orders");
+        assert!(runs >= 6 + 720 + 6, "N={n}: {runs} orders");
     }
 }

@@ -6,6 +6,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{EventSource, MessageEvent};
 
+use super::writing::{self, Writing};
 use super::Connection;
 use crate::protocol::{DebateView, Event};
 
@@ -27,6 +28,7 @@ pub fn connect(
     state: RwSignal<DebateView>,
     conn: RwSignal<Connection>,
     failure: RwSignal<Option<String>>,
+    writing: RwSignal<Vec<Writing>>,
 ) {
     let link: StreamLink = StoredValue::new_local(Link::default());
     on_cleanup(move || {
@@ -40,7 +42,7 @@ pub fn connect(
             }
         });
     });
-    open(id.to_owned(), state, conn, failure, link);
+    open(id.to_owned(), state, conn, failure, writing, link);
 }
 
 /// Opens the stream after the last event folded in. EventSource retries network errors by
@@ -52,6 +54,7 @@ fn open(
     state: RwSignal<DebateView>,
     conn: RwSignal<Connection>,
     failure: RwSignal<Option<String>>,
+    writing: RwSignal<Vec<Writing>>,
     link: StreamLink,
 ) {
     // Finished, failed for good, or the page went away (its signals are gone).
@@ -88,6 +91,8 @@ fn open(
                 v.apply(&event);
             });
             if terminal {
+                // Nothing is being written once the log ends (a stop cancels the calls).
+                writing.set(Vec::new());
                 // Not closed here: a backlog may go on past a first decision (a gate review
                 // appended to an ended log, ES-7). The server ends the stream after the
                 // last event; the browser's reconnect then gets 204 and stops for good.
@@ -119,7 +124,7 @@ fn open(
             };
             let delay = (250_i32 << attempt.min(6)).min(MAX_BACKOFF_MS);
             let id = id.clone();
-            let retry = Closure::once(move || open(id, state, conn, failure, link));
+            let retry = Closure::once(move || open(id, state, conn, failure, writing, link));
             let timer = web_sys::window().and_then(|w| {
                 w.set_timeout_with_callback_and_timeout_and_arguments_0(
                     retry.as_ref().unchecked_ref(),
@@ -149,12 +154,26 @@ fn open(
             source.close();
             // Nobody is thinking any more: the run behind this stream has ended.
             let _ = state.try_update(|v| v.thinking.clear());
+            let _ = writing.try_set(Vec::new());
             let _ = failure.try_set(Some(reason));
             let _ = conn.try_set(Connection::Failed);
         })
     };
     let _ = source.add_event_listener_with_callback("failed", on_failed.as_ref().unchecked_ref());
     on_failed.forget();
+    // LM-3: pieces of replies being written (no id: the cursor stays the last logged event).
+    let on_delta = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let Some(d) = e
+            .data()
+            .as_string()
+            .and_then(|t| serde_json::from_str::<writing::Delta>(&t).ok())
+        else {
+            return;
+        };
+        let _ = writing.try_update(|w| writing::apply(w, d));
+    });
+    let _ = source.add_event_listener_with_callback("delta", on_delta.as_ref().unchecked_ref());
+    on_delta.forget();
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     source.set_onerror(Some(on_error.as_ref().unchecked_ref()));

@@ -26,6 +26,8 @@ pub struct Fake {
     pub tokens_per_call: u64,
     /// The `model` of every chat request.
     pub models: Arc<Mutex<Vec<String>>>,
+    /// Requests (by seed) that have had their one failure.
+    pub failed_once: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Fake {
@@ -83,7 +85,15 @@ pub async fn chat(State(fake): State<Fake>, Json(body): Json<Value>) -> Response
     let user = body["messages"][1]["content"].as_str().unwrap_or("");
     match agent.as_str() {
         "utility" => {
-            if fake.flaky.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+            // Per request (its seed is the request's): asked at once, the agent's requests
+            // each fail once, whatever order their attempts come in.
+            let first = fake
+                .failed_once
+                .lock()
+                .expect("lock")
+                .insert(body["seed"].to_string());
+            fake.flaky.fetch_add(1, Ordering::SeqCst);
+            if first {
                 return (StatusCode::INTERNAL_SERVER_ERROR, "model overloaded").into_response();
             }
             let answer = good_answer(

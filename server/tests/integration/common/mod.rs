@@ -8,13 +8,13 @@
 
 mod cli;
 pub use cli::*;
-mod fakes;
+pub mod fakes;
 #[allow(unused_imports)]
 pub use fakes::*;
 mod in_process;
 #[allow(unused_imports)]
 pub use in_process::*;
-mod sse;
+pub mod sse;
 pub use sse::*;
 
 use std::io::{BufRead, BufReader, Lines};

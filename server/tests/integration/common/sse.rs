@@ -55,13 +55,17 @@ impl SseStream {
         }
     }
 
-    /// Frames until the terminal event, the end of the stream, or `limit` frames.
+    /// Log events (deltas skipped) until the terminal event, the end of the stream, or `limit`.
     pub async fn take(&mut self, limit: usize) -> Vec<Frame> {
         let mut frames = Vec::new();
         while frames.len() < limit {
             let Some(frame) = self.next().await else {
                 break;
             };
+            // LM-3: ephemeral deltas are not log events.
+            if frame.event.as_deref() == Some("delta") {
+                continue;
+            }
             let terminal = frame.is_terminal();
             frames.push(frame);
             if terminal {
@@ -71,7 +75,8 @@ impl SseStream {
         frames
     }
 
-    /// The next event frame (keep-alives skipped), or `None` at the end of the stream.
+    /// The next frame — a log event or a delta (keep-alives skipped) — or `None` at the end of
+    /// the stream.
     pub async fn next(&mut self) -> Option<Frame> {
         loop {
             while let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {

@@ -1,0 +1,470 @@
+//! LM-1…LM-5 over the real binary and real HTTP: a fake OpenAI-compatible endpoint with a fixed
+//! latency that counts the calls in flight, streams its replies piece by piece, and misbehaves
+//! per agent (a stream cut off mid-reply, a stream that never ends, a 429 with `Retry-After`, a
+//! refusal of `stream`).
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use bytes::Bytes;
+use serde_json::{json, Value};
+
+use crate::common::sse::SseStream;
+use crate::common::*;
+
+/// What an agent's calls do wrong.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wrong {
+    Nothing,
+    /// The stream stops halfway, without its end.
+    Cut,
+    /// One piece, then the stream stays open and silent.
+    Endless,
+    /// Each request's first attempt is answered 429 with `Retry-After: 1`.
+    Throttle,
+}
+
+#[derive(Clone)]
+struct Model {
+    latency: Duration,
+    /// Between streamed pieces.
+    piece: Duration,
+    refuse_stream: bool,
+    wrong: fn(&str) -> Wrong,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+    streamed: Arc<AtomicUsize>,
+    refused: Arc<AtomicUsize>,
+    throttled: Arc<Mutex<HashSet<String>>>,
+}
+
+impl Model {
+    fn new(latency_ms: u64, piece_ms: u64) -> Model {
+        Model {
+            latency: Duration::from_millis(latency_ms),
+            piece: Duration::from_millis(piece_ms),
+            refuse_stream: false,
+            wrong: |_| Wrong::Nothing,
+            in_flight: Arc::default(),
+            max_in_flight: Arc::default(),
+            streamed: Arc::default(),
+            refused: Arc::default(),
+            throttled: Arc::default(),
+        }
+    }
+}
+
+/// Counts a call in flight from its arrival until its reply (or stream) is done or dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn enter(m: &Model) -> InFlight {
+        let now = m.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        m.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(m.in_flight.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn chunk(v: &Value) -> Result<Bytes, Infallible> {
+    Ok(Bytes::from(format!("data: {v}\n\n")))
+}
+
+async fn chat(State(m): State<Model>, Json(body): Json<Value>) -> Response {
+    let agent = fakes::agent_of(&body);
+    let wrong = (m.wrong)(&agent);
+    let stream = body["stream"] == true;
+    if stream && m.refuse_stream {
+        m.refused.fetch_add(1, Ordering::SeqCst);
+        let e = json!({"error": {"message": "stream is not supported by this server"}});
+        return (StatusCode::BAD_REQUEST, Json(e)).into_response();
+    }
+    if wrong == Wrong::Throttle
+        && m.throttled
+            .lock()
+            .expect("lock")
+            .insert(body["seed"].to_string())
+    {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, "1")],
+            "slow down",
+        )
+            .into_response();
+    }
+    let guard = InFlight::enter(&m);
+    tokio::time::sleep(m.latency).await;
+    let user = body["messages"][1]["content"].as_str().unwrap_or("");
+    let answer = fakes::good_answer(user, "The plan holds up: it is tested and reversible.", 70);
+    if !stream {
+        drop(guard);
+        return Json(fakes::completion(&answer, 100)).into_response();
+    }
+    m.streamed.fetch_add(1, Ordering::SeqCst);
+    let chars: Vec<char> = answer.chars().collect();
+    let mut pieces: Vec<String> = chars.chunks(12).map(|c| c.iter().collect()).collect();
+    let mut frames: Vec<Value> = Vec::new();
+    if wrong == Wrong::Cut {
+        pieces.truncate(pieces.len() / 2);
+    }
+    if wrong == Wrong::Endless {
+        pieces.truncate(1);
+    }
+    for p in &pieces {
+        frames.push(
+            json!({"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": null}]}),
+        );
+    }
+    let complete = wrong == Wrong::Nothing || wrong == Wrong::Throttle;
+    if complete {
+        frames.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+        frames
+            .push(json!({"choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 30}}));
+    }
+    let piece = m.piece;
+    let stream = futures::stream::unfold(
+        (frames.into_iter(), guard, false),
+        move |(mut rest, guard, done)| async move {
+            if done {
+                return None;
+            }
+            tokio::time::sleep(piece).await;
+            match rest.next() {
+                Some(v) => Some((chunk(&v), (rest, guard, false))),
+                None if complete => {
+                    Some((Ok(Bytes::from("data: [DONE]\n\n")), (rest, guard, true)))
+                }
+                None if wrong == Wrong::Endless => {
+                    // Silent and open, until the caller gives up (which drops this).
+                    std::future::pending::<()>().await;
+                    None
+                }
+                None => None,
+            }
+        },
+    );
+    (
+        [(header::CONTENT_TYPE, "text/event-stream")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+async fn start_model(m: Model) -> String {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(m);
+    serve_http(app).await
+}
+
+fn server(db: &TestDb, model: &str, extra: &[(&str, &str)]) -> Server {
+    let base = format!("{model}/v1");
+    let mut env = vec![
+        ("OPENAI_BASE_URL", base.as_str()),
+        ("OPENAI_MODEL", "fake-model"),
+        ("CONSILIUM_REMOTE_TIMEOUT_S", "5"),
+        ("CONSILIUM_REMOTE_RETRIES", "1"),
+        ("CONSILIUM_REMOTE_BACKOFF_MS", "50"),
+    ];
+    env.extend_from_slice(extra);
+    Server::start_with(db, 0, &env)
+}
+
+fn calls_of<'a>(events: &'a [Value], agent: &str) -> Vec<&'a Value> {
+    of_type(events, "agent_call")
+        .into_iter()
+        .filter(|c| c["agent"] == agent)
+        .collect()
+}
+
+/// LM-1/LM-2: S4's rounds go out at once, up to `--max-parallel-calls`; 1 asks one agent at a
+/// time, as before.
+#[tokio::test]
+async fn each_round_goes_out_at_once_up_to_the_limit_lm_1_lm_2() {
+    for (limit, want) in [("6", 6), ("1", 1)] {
+        let m = Model::new(300, 0);
+        let url = start_model(m.clone()).await;
+        let (_dir, db) = temp_db();
+        let server = server(
+            &db,
+            &url,
+            &[
+                ("CONSILIUM_MAX_PARALLEL_CALLS", limit),
+                ("CONSILIUM_OPENAI_STREAM", "false"),
+            ],
+        );
+        let (_id, events) = run_to_end(
+            &server,
+            json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 4}),
+        )
+        .await;
+        assert_eq!(of_type(&events, "agent_call").len(), 12, "3 + 6 + 3 calls");
+        assert_eq!(
+            m.max_in_flight.load(Ordering::SeqCst),
+            want,
+            "--max-parallel-calls {limit}: the most calls in flight at once"
+        );
+        // Replies are logged as they arrive, and the decision is the one the log recomputes
+        // (run_to_end verified the export).
+        assert_eq!(events.last().expect("last")["type"], "decision");
+        assert_eq!(of_type(&events, "position").len(), 3);
+        assert_eq!(of_type(&events, "challenge").len(), 6);
+    }
+}
+
+/// LM-3: replies stream to a live viewer as `event: delta` frames without ids before the reply's
+/// event; `done` follows it; nothing of them is stored or exported, and the call says it was
+/// streamed, with the usage chunk's counts.
+#[tokio::test]
+async fn replies_stream_to_viewers_as_ephemeral_deltas_lm_3() {
+    let m = Model::new(50, 40);
+    let url = start_model(m.clone()).await;
+    let (_dir, db) = temp_db();
+    let server = server(&db, &url, &[]);
+    let id = create(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 5}),
+    )
+    .await;
+    let mut stream = SseStream::open(&server, &id, None, "").await;
+    let mut frames = Vec::new();
+    while let Some(f) = stream.next().await {
+        let terminal = f.event.is_none() && f.is_terminal();
+        frames.push(f);
+        if terminal {
+            break;
+        }
+    }
+    let deltas: Vec<_> = frames
+        .iter()
+        .filter(|f| f.event.as_deref() == Some("delta"))
+        .collect();
+    assert!(deltas.len() >= 12, "{} deltas", deltas.len());
+    assert!(deltas.iter().all(|d| d.id.is_none()), "deltas carry no id");
+    // Each streamed request's pieces add up to the reply the model wrote, then `done`.
+    let mut texts: std::collections::BTreeMap<u64, (String, String, bool)> = Default::default();
+    for d in &deltas {
+        let r = d.data["request"].as_u64().expect("request");
+        let e = texts.entry(r).or_default();
+        e.0 = d.data["agent"].as_str().expect("agent").to_owned();
+        assert!(!e.2, "no piece after done: {:?}", d.data);
+        e.1.push_str(d.data["text"].as_str().expect("text"));
+        e.2 |= d.data["done"] == true;
+    }
+    assert_eq!(texts.len(), 12, "every request streamed");
+    // `done` follows each reply's events; the last round's may come after the decision, when
+    // the stream (and the page's writing) has already ended.
+    let done = texts.values().filter(|t| t.2).count();
+    assert!(done >= 9, "rounds 1 and 2 end with done: {done}");
+    for (r, (agent, text, _)) in &texts {
+        let v: Value = serde_json::from_str(text).expect("the pieces add up to the reply");
+        assert!(
+            v.get("decision").is_some() || v.get("argues_for").is_some(),
+            "{r} {agent}: {v}"
+        );
+    }
+    // A piece of each agent's round-1 reply came before its position event.
+    for agent in ["utility", "accuracy", "safety"] {
+        let first_piece = frames
+            .iter()
+            .position(|f| f.event.as_deref() == Some("delta") && f.data["agent"] == agent)
+            .expect("a piece");
+        let position = frames
+            .iter()
+            .position(|f| f.data["type"] == "position" && f.data["agent"] == agent)
+            .expect("a position");
+        assert!(
+            first_piece < position,
+            "{agent}: pieces before the logged reply"
+        );
+    }
+    // The log holds events only: the same as the stream's events, ids gap-free.
+    let events: Vec<Value> = frames
+        .iter()
+        .filter(|f| f.event.is_none())
+        .map(|f| f.data.clone())
+        .collect();
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["events"].as_array().expect("events"), &events);
+    let export = client()
+        .get(server.url(&format!("/api/debates/{id}/export.json")))
+        .send()
+        .await
+        .expect("export")
+        .text()
+        .await
+        .expect("text");
+    assert!(!export.contains("\"delta\""), "no delta in the export");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+    for c in of_type(&events, "agent_call") {
+        assert_eq!(c["streamed"], true, "{c}");
+        assert_eq!(
+            (c["prompt_tokens"].as_u64(), c["completion_tokens"].as_u64()),
+            (Some(120), Some(30)),
+            "the usage chunk's counts: {c}"
+        );
+    }
+    assert_eq!(m.streamed.load(Ordering::SeqCst), 12);
+}
+
+/// LM-2/LM-3: a stream cut off mid-reply and one that never ends are agent failures with their
+/// reasons (S4-8), never retried once pieces were shown; a 429 is retried after its
+/// `Retry-After`, which the call records.
+#[tokio::test]
+async fn broken_streams_fail_and_rate_limits_wait_lm_2_lm_3() {
+    let mut m = Model::new(20, 10);
+    m.wrong = |agent| match agent {
+        "utility" => Wrong::Cut,
+        "accuracy" => Wrong::Endless,
+        _ => Wrong::Throttle,
+    };
+    let url = start_model(m.clone()).await;
+    let (_dir, db) = temp_db();
+    let server = server(&db, &url, &[("CONSILIUM_REMOTE_TIMEOUT_S", "1")]);
+    let (_id, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 6}),
+    )
+    .await;
+    let failed = |agent: &str| -> Vec<String> {
+        of_type(&events, "agent_failed")
+            .into_iter()
+            .filter(|e| e["agent"] == agent)
+            .map(|e| e["error"].as_str().expect("error").to_owned())
+            .collect()
+    };
+    let cut = failed("utility");
+    assert_eq!(cut.len(), 4, "{cut:?}");
+    assert!(cut.iter().all(|e| e.contains("cut off after")), "{cut:?}");
+    let endless = failed("accuracy");
+    assert_eq!(endless.len(), 4, "{endless:?}");
+    assert!(
+        endless.iter().all(|e| e.contains("did not end within 1 s")),
+        "{endless:?}"
+    );
+    for c in calls_of(&events, "accuracy") {
+        assert_eq!(
+            c["attempts"], 1,
+            "a stream that showed pieces is not asked again: {c}"
+        );
+    }
+    assert!(failed("safety").is_empty());
+    for c in calls_of(&events, "safety") {
+        assert_eq!(c["attempts"], 2, "{c}");
+        assert!(
+            c["retry_after_ms"].as_u64().is_some_and(|ms| ms >= 1000),
+            "{c}"
+        );
+        assert_eq!(c["ok"], true, "{c}");
+    }
+    let decision = events.last().expect("decision");
+    assert_eq!(decision["type"], "decision");
+    assert_ne!(
+        decision["decision"], "ACT",
+        "two of three agents failed: {decision}"
+    );
+}
+
+/// LM-3: an endpoint that refuses `stream` is asked plainly, and from then on only plainly.
+#[tokio::test]
+async fn an_endpoint_refusing_streams_is_asked_plainly_lm_3() {
+    let mut m = Model::new(20, 0);
+    m.refuse_stream = true;
+    let url = start_model(m.clone()).await;
+    let (_dir, db) = temp_db();
+    let server = server(&db, &url, &[]);
+    let body =
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 7});
+    let (_id, events) = run_to_end(&server, body.clone()).await;
+    assert!(
+        of_type(&events, "agent_failed").is_empty(),
+        "every call answered"
+    );
+    let refused = m.refused.load(Ordering::SeqCst);
+    assert!(
+        (1..=3).contains(&refused),
+        "only the first calls, asked at once, were refused: {refused}"
+    );
+    for c in of_type(&events, "agent_call") {
+        assert!(c.get("streamed").is_none(), "{c}");
+    }
+    let _ = run_to_end(&server, body).await;
+    assert_eq!(
+        m.refused.load(Ordering::SeqCst),
+        refused,
+        "asked plainly from then on"
+    );
+}
+
+/// LM-4: a judge's stop cancels the calls in flight at once (the endpoint sees them go), and the
+/// log says which were cancelled before the judge's `interrupted`.
+#[tokio::test]
+async fn a_stop_cancels_the_calls_in_flight_lm_4() {
+    let m = Model::new(30_000, 0);
+    let url = start_model(m.clone()).await;
+    let (_dir, db) = temp_db();
+    let ada = add_judge(&db, "ada", "judge");
+    let server = server(&db, &url, &[("CONSILIUM_REMOTE_TIMEOUT_S", "60")]);
+    let id = create(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 8}),
+    )
+    .await;
+    let began = Instant::now();
+    while m.in_flight.load(Ordering::SeqCst) < 3 {
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "the round goes out"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let resp = client()
+        .post(server.url(&format!("/api/debates/{id}/stop")))
+        .bearer_auth(&ada)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("stop");
+    assert_eq!(resp.status(), 200);
+    let began = Instant::now();
+    while m.in_flight.load(Ordering::SeqCst) > 0 {
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the calls in flight are cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    let events = detail["events"].as_array().expect("events");
+    let cancelled: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "agent_call" && e["cancelled"] == true)
+        .collect();
+    let mut agents: Vec<&str> = cancelled
+        .iter()
+        .map(|c| c["agent"].as_str().expect("agent"))
+        .collect();
+    agents.sort_unstable();
+    assert_eq!(agents, ["accuracy", "safety", "utility"], "{cancelled:?}");
+    assert!(cancelled.iter().all(|c| c["ok"] == false));
+    let last = events.last().expect("last");
+    assert_eq!(last["type"], "interrupted");
+    assert_eq!(last["by"], "ada");
+    let (_, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(out.contains("chain verified"), "{out}");
+}
