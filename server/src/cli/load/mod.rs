@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+mod model;
 mod wire;
 
 use super::CliError;
@@ -37,6 +38,18 @@ pub struct LoadArgs {
     /// viewers were connected when it was stamped, and its latency percentiles.
     #[arg(long)]
     pub per_batch: bool,
+    /// LM-1/LM-3: serve a fake OpenAI-compatible model at this address (host:port) for the run
+    /// and start the debates with the `openai` backend; start the server with
+    /// `OPENAI_BASE_URL=http://ADDR/v1` and any `OPENAI_MODEL`. Reports the calls in flight, each
+    /// debate's wall time and how long streamed pieces took from the model to the viewers.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// With `--model`: how long each reply takes, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub model_latency_ms: u64,
+    /// With `--model`: a streamed piece this often, in milliseconds (0: replies come whole).
+    #[arg(long, default_value_t = 50)]
+    pub piece_ms: u64,
 }
 
 /// One live event as a viewer got it.
@@ -65,6 +78,10 @@ struct Seen {
     live: Vec<Delivery>,
     /// The stream reached the log's last event (a decision or an interruption).
     ended: bool,
+    /// When it did (Unix ms).
+    ended_at: f64,
+    /// LM-3: each streamed piece, from the model sending it to this viewer's socket, in ms.
+    deltas: Vec<f64>,
     error: Option<String>,
 }
 
@@ -80,11 +97,14 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         .ok_or_else(|| fail(format!("{} resolves to no address", args.addr)))?;
     let client = reqwest::Client::new();
     let base = format!("http://{}", args.addr);
+    let counts = serve_model(&args).await?;
     let pid = server_pid(addr);
     let rss_before = pid.and_then(rss_kib);
 
     let mut ids = Vec::with_capacity(args.debates);
+    let mut started = Vec::with_capacity(args.debates);
     for i in 0..args.debates {
+        started.push(unix_ms());
         ids.push(start(&client, &base, &args, i).await?);
     }
     // The server's memory, every 25 ms while the crowd watches (once per viewer at its end was
@@ -160,7 +180,81 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         elapsed,
         (rss_before, rss_peak, pid.and_then(rss_kib)),
     );
+    if args.model.is_some() {
+        report_model(&args, &started, &seen, &counts);
+    }
     Ok(())
+}
+
+/// `--model`: the fake model, served for the run; its counts of calls in flight.
+async fn serve_model(args: &LoadArgs) -> Result<std::sync::Arc<model::Counts>, CliError> {
+    let counts = std::sync::Arc::new(model::Counts::default());
+    if let Some(at) = &args.model {
+        let m = model::Model {
+            latency: Duration::from_millis(args.model_latency_ms),
+            piece: Duration::from_millis(args.piece_ms),
+            counts: counts.clone(),
+        };
+        model::serve(at, m).await.map_err(CliError::Bench)?;
+    }
+    Ok(counts)
+}
+
+/// LM-1/LM-3 with `--model`: calls in flight, each debate's wall time (its start to the first
+/// viewer that saw its decision), and the streamed pieces' latency.
+fn report_model(args: &LoadArgs, started: &[f64], seen: &[Seen], counts: &model::Counts) {
+    use std::sync::atomic::Ordering;
+    let mut walls: Vec<f64> = started
+        .iter()
+        .enumerate()
+        .filter_map(|(d, at)| {
+            seen.iter()
+                .enumerate()
+                .filter(|(v, s)| v % started.len() == d && s.ended)
+                .map(|(_, s)| s.ended_at)
+                .reduce(f64::min)
+                .map(|end| (end - at) / 1000.0)
+        })
+        .collect();
+    walls.sort_by(f64::total_cmp);
+    outln!(
+        "model: {} calls, at most {} in flight ({} of them challenges); each reply {} ms{}",
+        counts.calls.load(Ordering::Relaxed),
+        counts.most.load(Ordering::SeqCst),
+        counts.most_challenges.load(Ordering::SeqCst),
+        args.model_latency_ms,
+        if args.piece_ms == 0 {
+            ", not streamed".to_owned()
+        } else {
+            format!(", streamed a piece every {} ms", args.piece_ms)
+        }
+    );
+    outln!(
+        "debate wall time (start to its decision at a viewer): min {:.2} s, median {:.2} s, max {:.2} s",
+        walls.first().copied().unwrap_or(0.0),
+        percentile(&walls, 50.0),
+        walls.last().copied().unwrap_or(0.0)
+    );
+    let mut pieces: Vec<f64> = seen.iter().flat_map(|s| s.deltas.iter().copied()).collect();
+    pieces.sort_by(f64::total_cmp);
+    if !pieces.is_empty() {
+        outln!(
+            "streamed pieces, sent by the model → arrived at a viewer: {} deliveries, {}, max {:.1} ms",
+            pieces.len(),
+            spread(&pieces),
+            pieces.last().copied().unwrap_or(0.0)
+        );
+    }
+    outln!(
+        "model: viewers={} calls_in_flight_max={} challenges_in_flight_max={} wall_median_s={:.2} pieces={} piece_p50_ms={:.1} piece_p99_ms={:.1}",
+        args.viewers,
+        counts.most.load(Ordering::SeqCst),
+        counts.most_challenges.load(Ordering::SeqCst),
+        percentile(&walls, 50.0),
+        pieces.len(),
+        percentile(&pieces, 50.0),
+        percentile(&pieces, 99.0)
+    );
 }
 
 async fn start(
@@ -171,9 +265,11 @@ async fn start(
 ) -> Result<String, CliError> {
     let mut req = client
         .post(format!("{base}/api/debates"))
-        .json(&serde_json::json!({
-            "query": args.query, "protocol": "s4", "seed": i,
-        }));
+        .json(&if args.model.is_some() {
+            serde_json::json!({"query": args.query, "protocol": "s4", "seed": i, "backend": "openai"})
+        } else {
+            serde_json::json!({"query": args.query, "protocol": "s4", "seed": i})
+        });
     if let Some(t) = &args.token {
         req = req.bearer_auth(t);
     }

@@ -130,15 +130,30 @@ pub(super) fn on_event(
 ) -> Result<bool, String> {
     let mut data: Option<&[u8]> = None;
     let mut lines = 0;
+    let mut delta = false;
     for line in lines_of(block) {
         if let Some(d) = line.strip_prefix(b"data:") {
             data = Some(d.trim_ascii_start());
             lines += 1;
+        } else if line.starts_with(b"event: delta") {
+            delta = true;
         }
     }
     let Some(data) = data else {
         return Ok(false);
     };
+    // LM-3: a piece of a reply being written, timed from the model's sending it (its text says
+    // when: `consilium load --model`).
+    if delta {
+        let received = unix_ms();
+        let piece: serde_json::Value =
+            serde_json::from_slice(data).map_err(|e| format!("unreadable delta: {e}"))?;
+        if let Some(sent) = piece["text"].as_str().and_then(super::model::sent_ms) {
+            let at = arrived.map_or(received, |a| a.min(received));
+            seen.deltas.push((at - sent).max(0.0));
+        }
+        return Ok(false);
+    }
     // The server sends each event as one line of compact JSON.
     if lines > 1 {
         return Err("an event split over several data lines".into());
@@ -164,7 +179,11 @@ pub(super) fn on_event(
             by_kernel: arrived.is_some(),
         });
     }
-    Ok(matches!(kind, "decision" | "interrupted"))
+    let end = matches!(kind, "decision" | "interrupted");
+    if end {
+        seen.ended_at = received;
+    }
+    Ok(end)
 }
 
 /// An event's first three fields where the server writes them — `{"seq":N,"ts":"…","type":"…",`
