@@ -3,8 +3,8 @@ model and, given a second, embeddings (`/v1/embeddings`, mean-pooled) on EMBED_P
 
 Usage: DEST/venv/bin/python scripts/llm-serve.py CHAT.gguf [EMBED.gguf]
 Environment: PORT (8091), EMBED_PORT (8092), THREADS (1: two threads collapsed throughput on a
-shared 2-core machine), CTX (4096 tokens), PARALLEL (1 request at a time; a debate asks one agent
-at a time anyway).
+shared 2-core machine), CTX (4096 tokens), PARALLEL (1 request at a time: the calls a debate asks
+at once wait their turn here, and each streams as it is answered).
 """
 import os
 import sys

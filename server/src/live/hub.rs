@@ -239,4 +239,58 @@ mod tests {
         hub.publish("d", &events(&mut seq, 1)[0]);
         assert!(hub.follow("d").is_none());
     }
+
+    /// LM-3/LM-5: deltas go through the events' channel, in order with them, without an id and
+    /// never kept for later viewers; a viewer who falls behind is told it lagged (and reads the
+    /// events it missed from the store), while the others and the publisher go on.
+    #[test]
+    fn deltas_share_the_fan_out_and_are_never_kept_lm_3_lm_5() {
+        let hub = Arc::new(Hub::default());
+        let mut seq = Sequencer::new();
+        hub.open("d", &events(&mut seq, 1));
+        let mut slow = hub.follow("d").expect("running");
+        let mut keen = hub.follow("d").expect("running");
+        let deltas = Deltas::new(hub.clone(), "d".into());
+        deltas.piece(4, "utility", "{\"deci");
+        let e = &events(&mut seq, 1)[0];
+        hub.publish("d", e);
+        deltas.settled(4, "utility");
+        let got: Vec<Arc<Frame>> = std::iter::from_fn(|| keen.rx.try_recv().ok()).collect();
+        let text: Vec<&str> = got
+            .iter()
+            .map(|f| std::str::from_utf8(&f.sse).expect("UTF-8"))
+            .collect();
+        assert_eq!(text.len(), 3);
+        let data = text[0]
+            .strip_prefix("event: delta\ndata: ")
+            .and_then(|d| d.strip_suffix("\n\n"))
+            .expect("a named message without an id");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(data).expect("JSON"),
+            serde_json::json!({"request": 4, "agent": "utility", "text": "{\"deci"})
+        );
+        assert!(
+            text[1].starts_with("id: 2\n"),
+            "the event, in order: {}",
+            text[1]
+        );
+        assert!(text[2].contains("\"done\":true") && !text[2].contains("id:"));
+        // A new viewer gets the log so far: events only.
+        let late = hub.follow("d").expect("running");
+        assert_eq!(
+            late.so_far.iter().map(|f| f.seq).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        // A flood of deltas: the viewer who read nothing has lagged; publishing never waited.
+        for i in 0..5_000 {
+            deltas.piece(5, "safety", &i.to_string());
+        }
+        assert!(matches!(
+            slow.rx.try_recv(),
+            Err(broadcast::error::TryRecvError::Lagged(_))
+        ));
+        hub.close("d");
+        // Nobody follows a closed debate: a delta for it is dropped.
+        deltas.piece(6, "utility", "x");
+    }
 }

@@ -99,6 +99,11 @@ async fn a_full_s4_debate_on_a_real_small_model() {
         calls.iter().all(|c| c["estimated"].is_null()),
         "usage was reported, not estimated"
     );
+    // LM-3: llama.cpp streams each reply (its usage in the stream's last chunk).
+    assert!(
+        calls.iter().all(|c| c["streamed"] == true),
+        "every reply streamed: {calls:?}"
+    );
 
     // Every unusable reply is a logged failure right after its call, with the reason.
     let failures = of_type(&events, "agent_failed");
