@@ -6,7 +6,7 @@ import { spawn, ChildProcess } from 'child_process';
 
 // LM-3: with a model that streams, the live page shows each agent's reply growing in its column
 // before the reply's event arrives, then the logged reply in its place. The model is a fake
-// OpenAI-compatible endpoint here, over real HTTP, that writes a few characters every 120 ms.
+// OpenAI-compatible endpoint here, over real HTTP, that writes four characters every 150 ms.
 
 const REASONING = 'The rollout is tested, reversible and documented; ship it behind a flag.';
 
@@ -38,12 +38,14 @@ class StreamingModel {
           return;
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        // Challenges start writing after a pause: a moment with nothing being written.
-        if (user.includes('"argues_for"')) await new Promise((ok) => setTimeout(ok, 1500));
-        for (let i = 0; i < text.length; i += 6) {
+        // Each reply starts after a pause: the page is open before the first one starts (a
+        // viewer who connects mid-reply sees it from then on), and between rounds there is a
+        // moment with nothing being written.
+        await new Promise((ok) => setTimeout(ok, 2000));
+        for (let i = 0; i < text.length; i += 4) {
           if (res.destroyed) return;
-          res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text.slice(i, i + 6) }, finish_reason: null }] })}\n\n`);
-          await new Promise((ok) => setTimeout(ok, 120));
+          res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text.slice(i, i + 4) }, finish_reason: null }] })}\n\n`);
+          await new Promise((ok) => setTimeout(ok, 150));
         }
         res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
         res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 25 } })}\n\n`);
@@ -108,10 +110,10 @@ test('a streamed reply grows in its column, then the logged reply takes its plac
     const writing = page.locator('[data-testid="writing"][data-agent="utility"]');
     await expect(writing).toContainText('"decision"');
     const first = (await writing.textContent()) ?? '';
-    await expect.poll(async () => ((await writing.textContent()) ?? '').length).toBeGreaterThan(first.length);
-    // What is shown is the start of what the model writes, piece by piece.
+    expect(await page.locator('.card', { hasText: REASONING }).count()).toBe(0);
+    // What is shown is the start of what the model writes, piece by piece, and it grows.
     expect(answer('').startsWith(first)).toBe(true);
-    await expect(page.locator('.card', { hasText: REASONING })).toHaveCount(0);
+    await expect.poll(async () => ((await writing.textContent()) ?? '').length).toBeGreaterThan(first.length);
 
     // Then the logged reply is on the board and the streamed text is gone.
     await expect(page.locator('.card', { hasText: REASONING }).first()).toBeVisible();
