@@ -1,6 +1,8 @@
 //! S4 — the four-round debate of seed 001 (S4-1…S4-7) as a sans-IO state machine.
 
 mod machine;
+#[cfg(test)]
+mod order_tests;
 mod rules;
 #[cfg(test)]
 mod tests;

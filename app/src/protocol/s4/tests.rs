@@ -314,7 +314,7 @@ fn protocol_rules_on_positions_s4_2_s4_6() {
     }
 }
 
-fn pos(decision: Decision, reasoning: &str) -> Position {
+pub(super) fn pos(decision: Decision, reasoning: &str) -> Position {
     Position {
         decision,
         confidence: 70,
@@ -340,7 +340,7 @@ fn scripted(req: &AgentRequest) -> Result<AgentReply, String> {
     })
 }
 
-fn agents(n: usize) -> Vec<AgentSpec> {
+pub(super) fn agents(n: usize) -> Vec<AgentSpec> {
     let roles = [Role::Utility, Role::Accuracy, Role::Safety];
     (0..n)
         .map(|i| AgentSpec::new(format!("{}-{i}", roles[i % 3].as_str()), roles[i % 3]))
@@ -535,53 +535,4 @@ fn bad_setups_and_replies_are_errors() {
         Err(ProtocolError::UnknownRequest(req.id)),
         "a request is answered once"
     );
-}
-
-/// LM-1: each round's requests are all handed out at once, and answering them in any order
-/// gives the same decision and the same events — revisions included, whose replies here repeat
-/// the challenges they were shown, in the order shown.
-#[test]
-fn a_round_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::protocol::any_order::same_in_every_order;
-    use crate::protocol::request::{AgentReply, Task};
-    use crate::protocol::Debate;
-    let reply = |req: &AgentRequest| match &req.task {
-        Task::Analyse { .. } => {
-            let d = match req.role {
-                Role::Safety => Decision::Warn,
-                _ => A,
-            };
-            AgentReply::Position(pos(d, &format!("{} r1", req.agent)))
-        }
-        Task::Challenge { target, .. } => AgentReply::Challenge {
-            text: format!("{} vs {target}", req.agent),
-            argues_for: if req.role == Role::Safety { W } else { A },
-        },
-        Task::Revise { challenges, .. } => {
-            let seen: Vec<&str> = challenges.iter().map(|c| c.text.as_str()).collect();
-            let d = if challenges.iter().any(|c| c.argues_for == W) {
-                W
-            } else {
-                A
-            };
-            AgentReply::Position(pos(d, &seen.join(" | ")))
-        }
-        other => panic!("S4 never asks {}", other.expects()),
-    };
-    for n in [3, 4] {
-        let make = || Debate::S4(S4Debate::new("q", agents(n), 1).expect("valid"));
-        let recomputes = |log: &[EventBody]| {
-            let log = crate::protocol::chain::seal_all(log.to_vec());
-            assert!(
-                crate::protocol::chain::recompute_decision(&log).is_ok(),
-                "the log recomputes"
-            );
-        };
-        let (steps, runs) = same_in_every_order(&make, &reply, 800, &recomputes);
-        assert_eq!(
-            steps, 3,
-            "analyses, challenges and revisions each go out at once (N={n})"
-        );
-        assert!(runs >= 6 + 720 + 6, "N={n}: {runs} orders");
-    }
 }

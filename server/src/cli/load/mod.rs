@@ -97,7 +97,7 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         .ok_or_else(|| fail(format!("{} resolves to no address", args.addr)))?;
     let client = reqwest::Client::new();
     let base = format!("http://{}", args.addr);
-    let counts = serve_model(&args).await?;
+    let counts = model::serve_for(&args).await?;
     let pid = server_pid(addr);
     let rss_before = pid.and_then(rss_kib);
 
@@ -181,80 +181,9 @@ pub async fn run(args: LoadArgs) -> Result<(), CliError> {
         (rss_before, rss_peak, pid.and_then(rss_kib)),
     );
     if args.model.is_some() {
-        report_model(&args, &started, &seen, &counts);
+        model::report(&args, &started, &seen, &counts);
     }
     Ok(())
-}
-
-/// `--model`: the fake model, served for the run; its counts of calls in flight.
-async fn serve_model(args: &LoadArgs) -> Result<std::sync::Arc<model::Counts>, CliError> {
-    let counts = std::sync::Arc::new(model::Counts::default());
-    if let Some(at) = &args.model {
-        let m = model::Model {
-            latency: Duration::from_millis(args.model_latency_ms),
-            piece: Duration::from_millis(args.piece_ms),
-            counts: counts.clone(),
-        };
-        model::serve(at, m).await.map_err(CliError::Bench)?;
-    }
-    Ok(counts)
-}
-
-/// LM-1/LM-3 with `--model`: calls in flight, each debate's wall time (its start to the first
-/// viewer that saw its decision), and the streamed pieces' latency.
-fn report_model(args: &LoadArgs, started: &[f64], seen: &[Seen], counts: &model::Counts) {
-    use std::sync::atomic::Ordering;
-    let mut walls: Vec<f64> = started
-        .iter()
-        .enumerate()
-        .filter_map(|(d, at)| {
-            seen.iter()
-                .enumerate()
-                .filter(|(v, s)| v % started.len() == d && s.ended)
-                .map(|(_, s)| s.ended_at)
-                .reduce(f64::min)
-                .map(|end| (end - at) / 1000.0)
-        })
-        .collect();
-    walls.sort_by(f64::total_cmp);
-    outln!(
-        "model: {} calls, at most {} in flight ({} of them challenges); each reply {} ms{}",
-        counts.calls.load(Ordering::Relaxed),
-        counts.most.load(Ordering::SeqCst),
-        counts.most_challenges.load(Ordering::SeqCst),
-        args.model_latency_ms,
-        if args.piece_ms == 0 {
-            ", not streamed".to_owned()
-        } else {
-            format!(", streamed a piece every {} ms", args.piece_ms)
-        }
-    );
-    outln!(
-        "debate wall time (start to its decision at a viewer): min {:.2} s, median {:.2} s, max {:.2} s",
-        walls.first().copied().unwrap_or(0.0),
-        percentile(&walls, 50.0),
-        walls.last().copied().unwrap_or(0.0)
-    );
-    let mut pieces: Vec<f64> = seen.iter().flat_map(|s| s.deltas.iter().copied()).collect();
-    pieces.sort_by(f64::total_cmp);
-    if !pieces.is_empty() {
-        outln!(
-            "streamed pieces, sent by the model → arrived at a viewer: {} deliveries, {}, max {:.1} ms",
-            pieces.len(),
-            spread(&pieces),
-            pieces.last().copied().unwrap_or(0.0)
-        );
-    }
-    outln!(
-        "model: viewers={} calls_in_flight_max={} challenges_in_flight_max={} wall_median_s={:.2} pieces={} piece_p50_ms={:.1} piece_p99_ms={:.1}",
-        args.viewers,
-        counts.most.load(Ordering::SeqCst),
-        counts.most_challenges.load(Ordering::SeqCst),
-        percentile(&walls, 50.0),
-        pieces.len(),
-        percentile(&pieces, 50.0),
-        percentile(&pieces, 99.0)
-    );
 }
 
 async fn start(

@@ -16,6 +16,9 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::{json, Value};
 
+use super::{percentile, spread, LoadArgs, Seen};
+use crate::cli::CliError;
+
 /// How the fake model answers.
 #[derive(Clone)]
 pub struct Model {
@@ -146,6 +149,76 @@ pub async fn serve(addr: &str, model: Model) -> Result<(), String> {
         .with_state(model);
     tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(())
+}
+
+/// `--model`: the fake model, served for the run; its counts of calls in flight.
+pub(super) async fn serve_for(args: &LoadArgs) -> Result<Arc<Counts>, CliError> {
+    let counts = Arc::new(Counts::default());
+    if let Some(at) = &args.model {
+        let m = Model {
+            latency: Duration::from_millis(args.model_latency_ms),
+            piece: Duration::from_millis(args.piece_ms),
+            counts: counts.clone(),
+        };
+        serve(at, m).await.map_err(CliError::Bench)?;
+    }
+    Ok(counts)
+}
+
+/// LM-1/LM-3 with `--model`: calls in flight, each debate's wall time (its start to the first
+/// viewer that saw its decision), and the streamed pieces' latency.
+pub(super) fn report(args: &LoadArgs, started: &[f64], seen: &[Seen], counts: &Counts) {
+    let mut walls: Vec<f64> = started
+        .iter()
+        .enumerate()
+        .filter_map(|(d, at)| {
+            seen.iter()
+                .enumerate()
+                .filter(|(v, s)| v % started.len() == d && s.ended)
+                .map(|(_, s)| s.ended_at)
+                .reduce(f64::min)
+                .map(|end| (end - at) / 1000.0)
+        })
+        .collect();
+    walls.sort_by(f64::total_cmp);
+    outln!(
+        "model: {} calls, at most {} in flight ({} of them challenges); each reply {} ms{}",
+        counts.calls.load(Ordering::Relaxed),
+        counts.most.load(Ordering::SeqCst),
+        counts.most_challenges.load(Ordering::SeqCst),
+        args.model_latency_ms,
+        if args.piece_ms == 0 {
+            ", not streamed".to_owned()
+        } else {
+            format!(", streamed a piece every {} ms", args.piece_ms)
+        }
+    );
+    outln!(
+        "debate wall time (start to its decision at a viewer): min {:.2} s, median {:.2} s, max {:.2} s",
+        walls.first().copied().unwrap_or(0.0),
+        percentile(&walls, 50.0),
+        walls.last().copied().unwrap_or(0.0)
+    );
+    let mut pieces: Vec<f64> = seen.iter().flat_map(|s| s.deltas.iter().copied()).collect();
+    pieces.sort_by(f64::total_cmp);
+    if !pieces.is_empty() {
+        outln!(
+            "streamed pieces, sent by the model → arrived at a viewer: {} deliveries, {}, max {:.1} ms",
+            pieces.len(),
+            spread(&pieces),
+            pieces.last().copied().unwrap_or(0.0)
+        );
+    }
+    outln!(
+        "model: viewers={} calls_in_flight_max={} challenges_in_flight_max={} wall_median_s={:.2} pieces={} piece_p50_ms={:.1} piece_p99_ms={:.1}",
+        args.viewers,
+        counts.most.load(Ordering::SeqCst),
+        counts.most_challenges.load(Ordering::SeqCst),
+        percentile(&walls, 50.0),
+        pieces.len(),
+        percentile(&pieces, 50.0),
+        percentile(&pieces, 99.0)
+    );
 }
 
 #[cfg(test)]

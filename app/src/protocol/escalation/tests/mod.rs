@@ -13,6 +13,7 @@ use crate::protocol::credibility::{CrStatus, Credibility};
 mod docket;
 mod gate;
 mod machine;
+mod order;
 
 fn challenge(assumption: &str, challenged: f64, challenger: f64) -> Challenge {
     Challenge {
