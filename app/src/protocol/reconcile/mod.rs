@@ -9,6 +9,8 @@
 
 pub mod cluster;
 mod machine;
+#[cfg(test)]
+mod order_tests;
 mod outcome;
 pub mod recompute;
 pub mod reply;

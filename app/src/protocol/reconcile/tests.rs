@@ -10,7 +10,7 @@ use crate::protocol::chain::{recompute_decision, seal_all};
 use crate::protocol::machine::Machine;
 use crate::protocol::{AgentReply, Debate, EventBody, Outcome};
 
-fn obs(id: &str, agent: &str, content: &str, ts: &str) -> Observation {
+pub(super) fn obs(id: &str, agent: &str, content: &str, ts: &str) -> Observation {
     Observation {
         id: id.into(),
         agent: agent.into(),
@@ -35,7 +35,7 @@ fn weighed(content: &str, agent: &str, credibility: f64, authority: f64, ts: &st
     }
 }
 
-const MON: &str = "2026-01-05T09:00:00Z";
+pub(super) const MON: &str = "2026-01-05T09:00:00Z";
 const MON_LATER: &str = "2026-01-05T10:00:00Z";
 const WED: &str = "2026-01-07T09:00:00Z";
 
