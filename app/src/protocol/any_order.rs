@@ -64,6 +64,13 @@ pub fn drive(
     )
 }
 
+/// SV-2: the log, sealed in the order written, recomputes to its decision.
+fn recomputes(log: &[super::EventBody]) {
+    let log = super::chain::seal_all(log.to_vec());
+    let again = super::chain::recompute_decision(&log);
+    assert!(again.is_ok(), "the log recomputes: {again:?}");
+}
+
 /// Every permutation of `0..n` (Heap's algorithm), at most `cap` of them.
 pub fn permutations(n: usize, cap: usize) -> Vec<Vec<usize>> {
     fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>, cap: usize) {
@@ -87,18 +94,18 @@ pub fn permutations(n: usize, cap: usize) -> Vec<Vec<usize>> {
 
 /// LM-1: for every step where several requests are out at once, every order of their replies
 /// (up to `cap` per step) gives the same decision and the same set of events as answering them
-/// in the order they were handed out; `check` is given each run's log, in the order written.
-/// Returns how many steps asked at once and how many orders were run.
+/// in the order they were handed out, and every such log — in the order written — recomputes to
+/// its decision as `verify` does. Returns how many steps asked at once and how many orders were
+/// run.
 pub fn same_in_every_order(
     make: &dyn Fn() -> Debate,
     reply: &dyn Fn(&AgentRequest) -> AgentReply,
     cap: usize,
-    check: &dyn Fn(&[super::EventBody]),
 ) -> (usize, usize) {
     let identity = |_: usize, n: usize| (0..n).collect::<Vec<_>>();
     let (baseline, sizes) = drive(make(), reply, &identity);
     assert!(!baseline.decision.is_empty(), "the debate decided");
-    check(&baseline.log);
+    recomputes(&baseline.log);
     let (mut parallel, mut runs) = (0, 0);
     for (k, &n) in sizes.iter().enumerate() {
         if n < 2 {
@@ -122,7 +129,7 @@ pub fn same_in_every_order(
                 again.events, baseline.events,
                 "step {k} answered in order {p:?}"
             );
-            check(&again.log);
+            recomputes(&again.log);
             runs += 1;
         }
     }

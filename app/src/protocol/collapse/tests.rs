@@ -908,11 +908,7 @@ fn every_step_at_once_in_any_order_decides_the_same_lm_1() {
                 .expect("debate"),
             ))
         };
-        let recomputes = |log: &[EventBody]| {
-            let log = seal_all(log.to_vec());
-            assert!(recompute(&log).is_ok(), "{name}: {:?}", recompute(&log));
-        };
-        let (steps, runs) = same_in_every_order(&make, &|r| answer(s, r), 800, &recomputes);
+        let (steps, runs) = same_in_every_order(&make, &|r| answer(s, r), 800);
         assert!(steps >= 2, "{name}: {steps} steps asked at once");
         assert!(runs >= 6, "{name}: {runs} orders");
     }

@@ -3,7 +3,6 @@
 
 use super::tests::{agents, pos};
 use super::S4Debate;
-use crate::protocol::event::EventBody;
 use crate::protocol::request::AgentRequest;
 use crate::protocol::types::{Decision, Role};
 use Decision::{Act as A, Warn as W};
@@ -41,14 +40,7 @@ fn a_round_at_once_in_any_order_decides_the_same_lm_1() {
     };
     for n in [3, 4] {
         let make = || Debate::S4(S4Debate::new("q", agents(n), 1).expect("valid"));
-        let recomputes = |log: &[EventBody]| {
-            let log = crate::protocol::chain::seal_all(log.to_vec());
-            assert!(
-                crate::protocol::chain::recompute_decision(&log).is_ok(),
-                "the log recomputes"
-            );
-        };
-        let (steps, runs) = same_in_every_order(&make, &reply, 800, &recomputes);
+        let (steps, runs) = same_in_every_order(&make, &reply, 800);
         assert_eq!(
             steps, 3,
             "analyses, challenges and revisions each go out at once (N={n})"
