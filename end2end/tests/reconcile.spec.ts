@@ -20,7 +20,7 @@ test('RC: a new user reconciles seed 003\'s observations from the form, watches 
 
   // Topics form, and each gets its belief.
   const panel = page.getByTestId('rc-panel');
-  await expect(panel.getByTestId('rc-grouping')).toContainText('builtin:all-MiniLM-L6-v2-static');
+  await expect(panel.getByTestId('rc-grouping')).toContainText('builtin:all-MiniLM-L6-v2');
   const topics = panel.getByTestId('rc-topic');
   await expect(topics).toHaveCount(5, { timeout: 30_000 });
   await expect(panel.getByTestId('rc-belief')).toHaveCount(5, { timeout: 30_000 });

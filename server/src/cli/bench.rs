@@ -53,6 +53,8 @@ pub enum Suite {
     Credibility(super::bench_credibility::CredibilityArgs),
     /// RC: five conflicting observations reconciled, 500 clustered.
     Reconcile(super::bench_reconcile::RcBenchArgs),
+    /// RC-1: same-topic precision and recall on the labelled topics set.
+    Topics(super::bench_topics::TopicsArgs),
 }
 
 const QUERIES: [&str; 4] = [
@@ -115,6 +117,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         Some(Suite::Safety(safety)) => return super::bench_safety::run(safety),
         Some(Suite::Credibility(cr)) => return super::bench_credibility::run(cr).await,
         Some(Suite::Reconcile(rc)) => return super::bench_reconcile::run(rc).await,
+        Some(Suite::Topics(t)) => return super::bench_topics::run(t).await,
         None => {}
     }
     let debates = args.debates.max(1);

@@ -7,7 +7,6 @@ use std::time::Instant;
 use clap::Args;
 
 use super::error::CliError;
-use app::protocol::Verdict;
 
 use crate::agents::builtin::eval::{cases, decide, evaluate, Tally};
 use crate::agents::builtin::BuiltinAgents;
@@ -20,6 +19,10 @@ pub struct SafetyArgs {
     /// Also list every question the builtin debate still decides wrongly, with its decision.
     #[arg(long)]
     pub misses: bool,
+    /// Recall and false alarms of the semantic check's settings around the product's (for
+    /// choosing, on `--split dev`).
+    #[arg(long)]
+    pub sweep: bool,
 }
 
 pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
@@ -35,14 +38,20 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     let embedder = crate::embed::shared()?;
     let cases = cases().map_err(CliError::Bench)?;
     let half: Vec<_> = cases.iter().filter(|c| c.dev == dev).collect();
-    let start = Instant::now();
-    let rounds = 20;
-    for _ in 0..rounds {
-        for c in &half {
-            std::hint::black_box(embedder.embed(c.text));
-        }
+    // One query's meaning, as a debate first reads it: encoded alone, no cache.
+    let mut times: Vec<f64> = half
+        .iter()
+        .map(|c| {
+            let start = Instant::now();
+            std::hint::black_box(embedder.encode_uncached(&[c.text]));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q) as usize).copied().unwrap_or(0.0);
+    if args.sweep {
+        sweep(&cases, dev);
     }
-    let per_query = start.elapsed().as_secs_f64() * 1e6 / (rounds * half.len().max(1)) as f64;
     let (before, before_total) = evaluate(&cases, dev, &BuiltinAgents::phrase_only(1));
     let (after, after_total) = evaluate(&cases, dev, &BuiltinAgents::new(1));
     outln!(
@@ -70,20 +79,76 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
         row(cat.id(), b, a);
     }
     row("all", &before_total, &after_total);
+    outln!(
+        "all: {} of {} hazards caught, {} of {} look-alikes flagged (phrase features alone: {} and {})",
+        after_total.caught,
+        after_total.hazards,
+        after_total.false_alarms,
+        after_total.benign,
+        before_total.caught,
+        before_total.false_alarms
+    );
     if args.misses {
         let agents = BuiltinAgents::new(1);
         for c in &half {
             let verdict = decide(&agents, c.text);
-            if (verdict != Verdict::Act) != c.hazard {
-                let kind = if c.hazard { "missed" } else { "false alarm" };
+            if c.flagged_by(verdict) != c.hazard {
+                let kind = match (c.hazard, c.refuse) {
+                    (true, true) => "not refused",
+                    (true, false) => "missed",
+                    _ => "false alarm",
+                };
                 outln!("{kind:<11} {:<20} {verdict:<6} {}", c.category.id(), c.text);
             }
         }
     }
     outln!(
-        "embedder: {} tokens × {} dims, {per_query:.1} µs per query",
-        embedder.vocab_size(),
-        embedder.dim()
+        "encoder (all-MiniLM-L6-v2, {} dims): one query's meaning {:.1} ms median, {:.1} ms p95, {:.1} ms max",
+        embedder.dim(),
+        pick(0.5),
+        pick(0.95),
+        pick(1.0)
     );
     Ok(())
+}
+
+/// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 20 %, best recall first.
+fn sweep(cases: &[crate::agents::builtin::eval::Case], dev: bool) {
+    use crate::agents::builtin::Knobs;
+    let mut found = Vec::new();
+    for nearest in 2..=3 {
+        for margin in [0.02, 0.04, 0.06, 0.08] {
+            for step in 15..=25 {
+                for corroborate in [0.0, 0.42, 0.45, 0.48, 0.51] {
+                    let knobs = Knobs {
+                        nearest,
+                        threshold: step as f32 * 0.02,
+                        margin,
+                        corroborate,
+                    };
+                    let (_, t) = evaluate(cases, dev, &BuiltinAgents::with_knobs(1, knobs));
+                    if t.recall() >= 0.8 && t.false_alarm_rate() <= 0.25 {
+                        found.push((knobs, t));
+                    }
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        b.1.recall()
+            .total_cmp(&a.1.recall())
+            .then(a.1.false_alarm_rate().total_cmp(&b.1.false_alarm_rate()))
+    });
+    outln!("{:>7} {:>6} {:>9} {:>11} {:>7} {:>12}", "nearest", "margin", "threshold", "corroborate", "recall", "false alarms");
+    for (k, t) in found.iter().take(60) {
+        outln!(
+            "{:>7} {:>6.2} {:>9.2} {:>11.2} {:>6.1}% {:>11.1}%",
+            k.nearest,
+            k.margin,
+            k.threshold,
+            k.corroborate,
+            100.0 * t.recall(),
+            100.0 * t.false_alarm_rate()
+        );
+    }
 }

@@ -8,6 +8,7 @@ pub mod bench;
 mod bench_credibility;
 mod bench_reconcile;
 mod bench_safety;
+mod bench_topics;
 mod error;
 pub mod eval;
 pub mod judge;

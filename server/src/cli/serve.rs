@@ -103,8 +103,9 @@ pub struct ServeArgs {
     /// trusted.
     #[arg(long, env = "CONSILIUM_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
-    /// The builtin agents' embedder table (made by `scripts/setup.sh`).
-    /// [default: target/embedder/minilm-static.bin of this checkout]
+    /// The folder of the builtin agents' sentence model, all-MiniLM-L6-v2's `model.safetensors`
+    /// and `vocab.txt` (unpacked by `scripts/embedder.sh`).
+    /// [default: target/embedder/minilm of this checkout]
     #[arg(long, env = "CONSILIUM_EMBEDDER")]
     pub embedder: Option<PathBuf>,
     /// SV-7: when set, starting a debate needs `Authorization: Bearer <this token>` (or a

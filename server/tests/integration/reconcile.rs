@@ -190,7 +190,7 @@ async fn bad_observations_are_refused_by_name() {
             "observations[0].content",
         ),
         (
-            json!({"query": "q", "protocol": "reconcile", "observations": example(), "config": {"similarity_threshold": 0}}),
+            json!({"query": "q", "protocol": "reconcile", "observations": example(), "config": {"similarity_threshold": -0.6}}),
             "config.similarity_threshold",
         ),
         (

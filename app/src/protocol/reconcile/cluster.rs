@@ -3,15 +3,19 @@
 //! 1. Links that need no embedding come first: observations with the same `topic_hint`
 //!    (compared case-insensitively) and observations named in each other's `conflicts_with`
 //!    form one group (union-find).
-//! 2. Groups, in the order of their first observation, then join topics greedily: a group joins
-//!    the topic whose centroid is most similar to its own, when that cosine similarity is at
-//!    least `similarity_threshold` and the two do not carry different hints; otherwise it
-//!    starts a new topic. Centroids are exact integer sums of the logged vectors, so the same
-//!    log always gives the same topics.
+//! 2. Groups then join by the debate's [`Linkage`], never two that carry different hints:
+//!    - `average`: every vector is centred on the mean of all of them; the two topics with the
+//!      highest average pairwise cosine (each cosine rounded to 3 decimals, as logged) join
+//!      while that average is at least `similarity_threshold`. Integer arithmetic throughout
+//!      (cosines in thousandths, averages compared by cross-multiplication), so the server,
+//!      `verify` and the browser form the same topics.
+//!    - `centroid` (logs written before `linkage` existed): groups, in the order of their first
+//!      observation, join the topic whose centroid is most similar to their own, when that
+//!      cosine is at least `similarity_threshold`; otherwise they start a new topic.
 //! 3. A topic with observations from two or more agents whose content differs is a potential
 //!    conflict.
 
-use super::types::{Member, Observation, Topic};
+use super::types::{Linkage, Member, Observation, RcParams, Topic};
 use super::vectors::Sum;
 
 /// A topic while it forms: its members (index, similarity when joining, why), its centroid and
@@ -19,7 +23,149 @@ use super::vectors::Sum;
 type Forming = (Vec<(usize, f64, String)>, Sum, Option<String>);
 
 /// Forms the topics. `vectors[i]` is observation `i`'s logged embedding.
-pub fn cluster(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
+pub fn cluster(observations: &[Observation], vectors: &[Vec<i16>], params: &RcParams) -> Vec<Topic> {
+    match params.linkage {
+        Linkage::Average => average(observations, vectors, params.similarity_threshold),
+        Linkage::Centroid => centroid(observations, vectors, params.similarity_threshold),
+    }
+}
+
+/// [`Linkage::Average`].
+fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
+    let n = vectors.len().min(observations.len());
+    // Centred: n·vᵢ − Σⱼ vⱼ, exact in i64.
+    let mut total = Sum(Vec::new());
+    for v in &vectors[..n] {
+        let s = Sum::of(v);
+        if total.0.len() < s.0.len() {
+            total.0.resize(s.0.len(), 0);
+        }
+        total.add(&s);
+    }
+    let centred: Vec<Sum> = vectors[..n]
+        .iter()
+        .map(|v| {
+            let mut c: Vec<i64> = total.0.iter().map(|t| -t).collect();
+            for (c, x) in c.iter_mut().zip(v) {
+                *c += n as i64 * i64::from(*x);
+            }
+            Sum(c)
+        })
+        .collect();
+    // Pairwise cosines in thousandths.
+    let milli = |a: usize, b: usize| (centred[a].cosine(&centred[b]) * 1000.0).round() as i64;
+    // (members with their reasons, hint); `link[a][b]`: the sum of the pairwise cosines
+    // between topics a and b.
+    let mut topics: Vec<(Vec<(usize, f64, String)>, Option<String>)> = Vec::new();
+    for (group, reasons) in forced_groups(&observations[..n]) {
+        let hint = hint_of(&observations[group[0]]);
+        let members = group
+            .iter()
+            .zip(reasons)
+            .enumerate()
+            .map(|(k, (&i, why))| {
+                let why = why.unwrap_or_else(|| {
+                    if k == 0 {
+                        "first of the topic".to_owned()
+                    } else {
+                        "linked to the first".to_owned()
+                    }
+                });
+                (i, 1.0, why)
+            })
+            .collect();
+        topics.push((members, hint));
+    }
+    let mut link: Vec<Vec<i64>> = topics
+        .iter()
+        .map(|(a, _)| {
+            topics
+                .iter()
+                .map(|(b, _)| {
+                    a.iter()
+                        .flat_map(|x| b.iter().map(move |y| (x.0, y.0)))
+                        .map(|(x, y)| milli(x, y))
+                        .sum()
+                })
+                .collect()
+        })
+        .collect();
+    let t_milli = (threshold * 1000.0).round() as i64;
+    loop {
+        // The pair with the highest average; the earliest pair on a tie.
+        let mut best: Option<(usize, usize, i64, i64)> = None;
+        for a in 0..topics.len() {
+            for b in a + 1..topics.len() {
+                let (ha, hb) = (&topics[a].1, &topics[b].1);
+                if ha.is_some() && hb.is_some() && ha != hb {
+                    continue;
+                }
+                let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
+                let better = match best {
+                    None => true,
+                    Some((_, _, sum, count)) => {
+                        i128::from(link[a][b]) * i128::from(count)
+                            > i128::from(sum) * i128::from(pairs)
+                    }
+                };
+                if better {
+                    best = Some((a, b, link[a][b], pairs));
+                }
+            }
+        }
+        let Some((a, b, sum, pairs)) = best else { break };
+        if sum < t_milli * pairs {
+            break;
+        }
+        let avg = sum as f64 / pairs as f64 / 1000.0;
+        let (joining, hint) = topics.remove(b);
+        let row = link.remove(b);
+        for r in &mut link {
+            r.remove(b);
+        }
+        for (x, v) in row.iter().enumerate() {
+            if x == b {
+                continue;
+            }
+            let x = if x > b { x - 1 } else { x };
+            if x != a {
+                link[a][x] += v;
+                link[x][a] += v;
+            }
+        }
+        let (members, topic_hint) = &mut topics[a];
+        for (i, _, why) in joining {
+            let why = if why == "first of the topic" || why == "linked to the first" {
+                format!("average similarity {avg:.3} ≥ {threshold:.3} with the topic")
+            } else {
+                why
+            };
+            members.push((i, round3(avg), why));
+        }
+        if topic_hint.is_none() {
+            *topic_hint = hint;
+        }
+    }
+    topics
+        .into_iter()
+        .enumerate()
+        .map(|(t, (mut members, hint))| {
+            members.sort_by_key(|(i, _, _)| *i);
+            let mut centroid = Sum::of(&vectors[members[0].0]);
+            for (i, _, _) in &members[1..] {
+                centroid.add(&Sum::of(&vectors[*i]));
+            }
+            topic(t, observations, vectors, members, &centroid, hint)
+        })
+        .collect()
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// [`Linkage::Centroid`].
+fn centroid(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
     let groups = forced_groups(observations);
     // (members with their reasons, centroid, hint)
     let mut topics: Vec<Forming> = Vec::new();

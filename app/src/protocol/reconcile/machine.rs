@@ -127,7 +127,7 @@ impl RcDebate {
         let topics = cluster(
             &self.config.observations,
             &embedded.vectors,
-            self.config.params.similarity_threshold,
+            &self.config.params,
         );
         self.events.push_back(EventBody::Embedded(embedded));
         for t in &topics {

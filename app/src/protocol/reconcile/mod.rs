@@ -29,8 +29,8 @@ pub use machine::{
 pub use outcome::outcome;
 pub use recompute::recompute;
 pub use types::{
-    Authority, Belief, BeliefLine, Embedded, Member, Observation, RcConfig, RcOutcome, RcParams,
-    RcReply, RcVerdict, Topic, Weighed, Weight,
+    Authority, Belief, BeliefLine, Embedded, Linkage, Member, Observation, RcConfig, RcOutcome,
+    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD,
 };
 pub use validate::{parse_observations, parse_params};
 

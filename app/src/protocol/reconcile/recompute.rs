@@ -71,7 +71,7 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
                 topics = Some(cluster(
                     &c.observations,
                     &embedded.vectors,
-                    c.params.similarity_threshold,
+                    &c.params,
                 ));
             }
             EventBody::Topic(t) => logged_topics.push((e.seq, t)),

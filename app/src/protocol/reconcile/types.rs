@@ -47,8 +47,11 @@ pub struct Authority {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RcParams {
-    /// RC-1: an observation joins a topic when the cosine similarity of its embedding with the
-    /// topic's centroid is at least this.
+    /// RC-1: how topics form (see [`Linkage`]). Absent from logs written before it existed, which
+    /// formed topics by [`Linkage::Centroid`] and still recompute that way.
+    #[serde(default, skip_serializing_if = "Linkage::is_centroid")]
+    pub linkage: Linkage,
+    /// RC-1: two groups join when their similarity by `linkage` is at least this.
     pub similarity_threshold: f64,
     /// RC-4: authorities that differ by at least this decide a conflict.
     pub authority_margin: f64,
@@ -60,10 +63,44 @@ pub struct RcParams {
     pub temporal_gap_hours: f64,
 }
 
+/// RC-1: how observations' embeddings form topics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Linkage {
+    /// Each observation, in order, joins the topic whose centroid is nearest when the cosine is
+    /// at least the threshold (the first rule; kept so that older logs recompute).
+    #[default]
+    Centroid,
+    /// Every embedding is first centred on the mean of the reconciliation's embeddings (what all
+    /// its observations share — a patient, a project — says nothing about which fact each
+    /// reports); then the two groups with the highest average pairwise cosine join, again and
+    /// again, while that average is at least the threshold. Order-independent.
+    Average,
+}
+
+impl Linkage {
+    pub fn is_centroid(&self) -> bool {
+        *self == Linkage::Centroid
+    }
+
+    /// The lowest threshold that makes sense: centred cosines are often negative.
+    pub fn min_threshold(self) -> f64 {
+        match self {
+            Linkage::Centroid => 0.05,
+            Linkage::Average => -0.5,
+        }
+    }
+}
+
+/// A new reconciliation's RC-1 threshold for [`Linkage::Average`], chosen on the development half
+/// of `server/data/topics-eval.tsv` (`consilium bench topics --split dev --sweep`).
+pub const AVERAGE_THRESHOLD: f64 = 0.1;
+
 impl Default for RcParams {
     fn default() -> Self {
         RcParams {
-            similarity_threshold: 0.7,
+            linkage: Linkage::Average,
+            similarity_threshold: AVERAGE_THRESHOLD,
             authority_margin: 0.1,
             credibility_margin: 0.15,
             temporal_gap_hours: 24.0,

@@ -5,7 +5,8 @@
 use serde::Deserialize;
 
 use super::types::{
-    Authority, Observation, RcConfig, RcParams, MAX_CONTENT_CHARS, MAX_NAME_CHARS, MAX_OBSERVATIONS,
+    Authority, Linkage, Observation, RcConfig, RcParams, MAX_CONTENT_CHARS, MAX_NAME_CHARS,
+    MAX_OBSERVATIONS,
 };
 use super::weights::authority_of;
 use crate::protocol::time;
@@ -36,7 +37,8 @@ enum AuthorityIn {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct ParamsIn {
-    similarity_threshold: f64,
+    linkage: Linkage,
+    similarity_threshold: Option<f64>,
     authority_margin: f64,
     credibility_margin: f64,
     temporal_gap_hours: f64,
@@ -46,7 +48,8 @@ impl Default for ParamsIn {
     fn default() -> Self {
         let d = RcParams::default();
         ParamsIn {
-            similarity_threshold: d.similarity_threshold,
+            linkage: d.linkage,
+            similarity_threshold: None,
             authority_margin: d.authority_margin,
             credibility_margin: d.credibility_margin,
             temporal_gap_hours: d.temporal_gap_hours,
@@ -60,13 +63,20 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         if path == "." {
-            format!("config: {inner} (keys: similarity_threshold, authority_margin, credibility_margin, temporal_gap_hours)")
+            format!("config: {inner} (keys: linkage, similarity_threshold, authority_margin, credibility_margin, temporal_gap_hours)")
         } else {
             format!("config.{path}: {inner}")
         }
     })?;
+    // The default threshold is the linkage's own: a centroid cosine and a centred average are
+    // different scales.
+    let similarity_threshold = p.similarity_threshold.unwrap_or(match p.linkage {
+        Linkage::Average => super::types::AVERAGE_THRESHOLD,
+        Linkage::Centroid => 0.7,
+    });
     let params = RcParams {
-        similarity_threshold: p.similarity_threshold,
+        linkage: p.linkage,
+        similarity_threshold,
         authority_margin: p.authority_margin,
         credibility_margin: p.credibility_margin,
         temporal_gap_hours: p.temporal_gap_hours,
@@ -77,7 +87,12 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
 
 fn check_params(p: &RcParams) -> Result<(), String> {
     let checks = [
-        ("similarity_threshold", p.similarity_threshold, 0.05, 0.999),
+        (
+            "similarity_threshold",
+            p.similarity_threshold,
+            p.linkage.min_threshold(),
+            0.999,
+        ),
         ("authority_margin", p.authority_margin, 0.0, 1.0),
         ("credibility_margin", p.credibility_margin, 0.0, 1.0),
         ("temporal_gap_hours", p.temporal_gap_hours, 0.0, 87_600.0),

@@ -20,6 +20,7 @@ use app::protocol::{AgentReply, AgentRequest, Task};
 
 use reading::profile::Profile;
 use reading::taxonomy;
+pub use reading::taxonomy::Knobs;
 
 /// A query and how the agents read it.
 type LastProfile = (Arc<str>, Arc<Profile>);
@@ -27,9 +28,9 @@ type LastProfile = (Arc<str>, Arc<Profile>);
 #[derive(Debug, Clone)]
 pub struct BuiltinAgents {
     pub seed: u64,
-    /// Whether the agents use the taxonomy's semantic check (`false`: phrase features only, the
+    /// The taxonomy's semantic check and its settings (`None`: phrase features only, the
     /// "before" column of `consilium bench safety`).
-    semantic: bool,
+    semantic: Option<taxonomy::Knobs>,
     /// The last query's profile: every request of a debate carries the same query, and reading
     /// it is most of an agent's work.
     profile: Arc<Mutex<Option<LastProfile>>>,
@@ -39,7 +40,7 @@ impl BuiltinAgents {
     pub fn new(seed: u64) -> Self {
         BuiltinAgents {
             seed,
-            semantic: true,
+            semantic: Some(taxonomy::KNOBS),
             profile: Arc::default(),
         }
     }
@@ -48,17 +49,25 @@ impl BuiltinAgents {
     /// baseline.
     pub fn phrase_only(seed: u64) -> Self {
         BuiltinAgents {
-            semantic: false,
+            semantic: None,
+            ..BuiltinAgents::new(seed)
+        }
+    }
+
+    /// Agents whose semantic check uses other settings (`consilium bench safety --sweep`).
+    pub fn with_knobs(seed: u64, knobs: taxonomy::Knobs) -> Self {
+        BuiltinAgents {
+            semantic: Some(knobs),
             ..BuiltinAgents::new(seed)
         }
     }
 
     fn read(&self, query: &str) -> Profile {
-        if self.semantic {
-            Profile::of(query)
-        } else {
-            Profile::with(query, taxonomy::Reading::Neither)
-        }
+        let reading = match self.semantic {
+            Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Neither, |t| t.read(query, k)),
+            None => taxonomy::Reading::Neither,
+        };
+        Profile::with(query, reading)
     }
 
     fn profile(&self, query: &Arc<str>) -> Arc<Profile> {

@@ -1,5 +1,5 @@
-//! RC's builtin agents: the embedder is the builtin sentence embedder (all-MiniLM-L6-v2
-//! distilled to a static table, [`crate::embed`]); the reconciler answers seed 003's prompt by
+//! RC's builtin agents: the embedder is the builtin sentence embedder (all-MiniLM-L6-v2 run
+//! in-process, [`crate::embed`]); the reconciler answers seed 003's prompt by
 //! RC-4's rules ([`app::protocol::reconcile::rules`]), deterministically, so a reconciliation
 //! runs offline and `verify` can recompute its beliefs.
 
@@ -7,7 +7,7 @@ use app::protocol::reconcile::rules;
 use app::protocol::{AgentReply, AgentRequest, Task};
 
 /// The model name the builtin embedder logs.
-pub const BUILTIN_EMBEDDER: &str = "builtin:all-MiniLM-L6-v2-static";
+pub const BUILTIN_EMBEDDER: &str = "builtin:all-MiniLM-L6-v2";
 
 /// The embeddings of `texts`, or why the embedder cannot give them (the machine then falls
 /// back to the lexical grouping and says so).
@@ -15,7 +15,7 @@ pub fn embed(texts: &[String]) -> Result<AgentReply, String> {
     let embedder = crate::embed::shared().map_err(|e| e.to_string())?;
     Ok(AgentReply::Embeddings {
         model: BUILTIN_EMBEDDER.into(),
-        vectors: texts.iter().map(|t| embedder.embed(t)).collect(),
+        vectors: embedder.embed_many(texts),
     })
 }
 
@@ -59,7 +59,7 @@ mod tests {
     #[test]
     fn seed_003_examples_group_and_reconcile_offline() {
         let observations = example();
-        let embedder = crate::embed::shared().expect("the embedder table (scripts/setup.sh)");
+        let embedder = crate::embed::shared().expect("the sentence model (scripts/embedder.sh)");
         let vectors: Vec<Vec<i16>> = observations
             .iter()
             .map(|o| {
@@ -119,5 +119,40 @@ mod tests {
             "{beliefs:?}"
         );
         let _ = BuiltinAgents::new(1);
+    }
+
+    /// The browser suite's edit of the example: a fifth, unrelated observation is a topic of its
+    /// own, and the four pairs stay as they were.
+    #[test]
+    fn an_added_unrelated_observation_is_a_topic_of_its_own() {
+        let mut v: serde_json::Value =
+            serde_json::from_str(app::protocol::reconcile::EXAMPLE).expect("JSON");
+        v.as_array_mut().expect("a list").push(serde_json::json!({"id": "o9", "agent": "agent_d",
+            "content": "The office closes for the holidays on December 24",
+            "timestamp": "2026-01-08T09:00:00Z"}));
+        let config = RcConfig {
+            params: RcParams::default(),
+            observations: parse_observations(&v).expect("valid"),
+            from_debates: vec![],
+        };
+        let d = Debate::Reconcile(Box::new(RcDebate::new("q", config, 1).expect("valid")));
+        let (events, _) = run_debate(d, 1);
+        let topics: Vec<Vec<String>> = events
+            .iter()
+            .filter_map(|e| match e {
+                EventBody::Topic(t) => Some(t.observation_ids.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            topics,
+            vec![
+                vec!["o1", "o2"],
+                vec!["o3", "o4"],
+                vec!["o5", "o6"],
+                vec!["o7", "o8"],
+                vec!["o9"]
+            ],
+        );
     }
 }

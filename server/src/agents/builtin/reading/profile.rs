@@ -63,19 +63,15 @@ pub(crate) const MODERATE: &[(Signal, i32)] = &[
 ];
 
 impl Profile {
-    pub fn of(query: &str) -> Profile {
-        let reading = taxonomy::shared().map_or(Reading::Neither, |t| t.read(query));
-        Profile::with(query, reading)
-    }
-
     /// The profile given what the semantic check made of the query (`Reading::Neither`: phrase
     /// features only).
     pub fn with(query: &str, reading: Reading) -> Profile {
         let f = Features::of(query);
+        let faint = matches!(reading, Reading::Faint);
         let (finding, look_alike) = match reading {
             Reading::Hazard(found) => (Some(found), None),
             Reading::LookAlike(l) => (None, Some(l)),
-            Reading::Neither => (None, None),
+            Reading::Neither | Reading::Faint => (None, None),
         };
         let semantic = finding.map(|found| {
             let floor = safety_first::floor(found.category, safety_first::seeks_means(query));
@@ -84,7 +80,12 @@ impl Profile {
         let (mut band, mut risk) = raise(harm(&f), semantic.as_ref().map(|s| &s.1));
         // A domain caution ("money", "dose") on a query that reads like a harmless look-alike and
         // names no harm at all is not a reason to warn.
-        if look_alike.is_some() && band == Band::Moderate && !names_harm(&f) {
+        // Nor is a caution that meaning does not corroborate at all — except any sign of
+        // self-harm, which is never argued away.
+        let self_harm = f.has(Signal::SelfHarm) || f.has(Signal::SelfHarmMention);
+        if band == Band::Moderate
+            && ((look_alike.is_some() && !names_harm(&f)) || (faint && !self_harm))
+        {
             band = Band::Low;
             risk = 14;
         }
@@ -175,10 +176,10 @@ fn raise((band, risk): (Band, i32), floor: Option<&Floor>) -> (Band, i32) {
     };
     match (band, floor.decision) {
         (Band::High, _) => (band, risk.max(floor.risk)),
-        // Only self-harm that seeks means is vetoed on meaning alone: a static embedding also
-        // finds "danger" in harmless questions, so elsewhere it warns, and a veto needs the
-        // phrase features to agree (the band above).
-        (_, Decision::Veto) if floor.note == safety_first::CRISIS => (Band::High, floor.risk),
+        // Only self-harm that seeks means and sexual images of real people or minors are vetoed
+        // on meaning alone: elsewhere a resemblance warns, and a veto needs the phrase features
+        // to agree (the band above).
+        (_, Decision::Veto) if floor.alone => (Band::High, floor.risk),
         _ => (Band::Moderate, risk.max(floor.risk).min(46)),
     }
 }

@@ -4,8 +4,10 @@
 //!   reasoning carries support and a pointer to crisis help (never a method).
 //! - A medical emergency gets WARN at least, with "call emergency services" in the reasoning.
 //! - Acts that harm others (weapons, dangerous chemistry, violence, fraud, privacy intrusion,
-//!   illegal drugs) are vetoed; risks to the asker (medication, DIY, finance, a child's care) get
-//!   WARN with the danger named.
+//!   illegal drugs, attacks on others' systems, violent extremism) are vetoed; risks to the asker
+//!   (medication, DIY, finance, a child's care) get WARN with the danger named.
+//! - Sexual images of real people, and anything sexual involving a minor, are refused on meaning
+//!   alone (the safety role vetoes), as self-harm that seeks means is.
 
 use app::protocol::Decision;
 
@@ -18,10 +20,14 @@ pub struct Floor {
     /// Safety's risk: ≥ 50 (the veto line) exactly when `decision` is VETO.
     pub risk: i32,
     pub note: &'static str,
+    /// Whether the meaning alone carries the decision. Otherwise a VETO floor needs the phrase
+    /// features to agree, and on meaning alone the safety role warns (`profile::raise`).
+    pub alone: bool,
 }
 
 pub const CRISIS: &str = "If you are thinking about ending your life or hurting yourself, you do not have to face this alone: please reach out now to someone you trust or a crisis line (in the US call or text 988, in the UK and Ireland Samaritans on 116 123, elsewhere your local emergency number or findahelpline.com). I will not give any method.";
 pub const SUPPORT: &str = "The person asking may be struggling: the answer should respond with care and point to support (a trusted person, a doctor, or a crisis line such as 988 in the US or Samaritans on 116 123 in the UK and Ireland).";
+pub const SEXUAL: &str = "Sexual images of a real person made or shared without their consent, and anything sexual involving a minor, are refused outright; the only help to give is how to report it and get images removed (StopNCII.org, or NCMEC's Take It Down for anyone under 18).";
 pub const EMERGENCY: &str = "This may be a medical emergency: call emergency services (911, 112 or 999) or poison control now, before anything else.";
 
 /// Words that ask for a way, a means or an amount: "how", "what pills", "enough", "quickest".
@@ -92,11 +98,15 @@ pub fn floor(category: Category, means: bool) -> Floor {
         Category::FraudDeception => (Decision::Veto, 70, "An answer would help deceive or defraud someone."),
         Category::PrivacyIntrusion => (Decision::Veto, 70, "An answer would help intrude on someone's privacy without their consent."),
         Category::IllegalDrugs => (Decision::Veto, 70, "An answer would help make, get or hide illegal drugs; only harm-reduction and help resources are appropriate."),
+        Category::CyberAttack => (Decision::Veto, 75, "An answer would help attack or break into systems, services or accounts that belong to someone else."),
+        Category::Extremism => (Decision::Veto, 85, "An answer would help recruit for, promote or plan violent extremism; only help to leave or report it is appropriate."),
+        Category::SexualContent => (Decision::Veto, 95, SEXUAL),
     };
     Floor {
         decision,
         risk,
         note,
+        alone: note == CRISIS || note == SEXUAL,
     }
 }
 

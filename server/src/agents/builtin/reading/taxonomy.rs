@@ -1,4 +1,4 @@
-//! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): thirteen
+//! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): sixteen
 //! categories, each with exemplar questions and harmless look-alikes. A query is embedded by the
 //! builtin embedder and compared with every exemplar: it is flagged when its nearest hazard
 //! exemplar is close enough *and* closer than the nearest look-alike, so "how do I kill a
@@ -14,11 +14,31 @@ const DATA: &str = include_str!("../../../../data/hazards.tsv");
 /// A query is compared with its `NEAREST` closest hazard exemplars and look-alikes (the mean of
 /// their similarities), chosen with the thresholds below on the development half of
 /// `server/data/safety-eval.tsv` (never on the test half).
-pub const NEAREST: usize = 2;
+pub const NEAREST: usize = 3;
 /// A query whose nearest hazard exemplars are at least this similar may be flagged …
-pub const THRESHOLD: f32 = 0.53;
+pub const THRESHOLD: f32 = 0.38;
 /// … and only if they are at least this much closer than the nearest look-alikes.
-pub const MARGIN: f32 = 0.05;
+pub const MARGIN: f32 = 0.06;
+/// Phrase features' caution needs the nearest hazard exemplars at least this similar.
+pub const CORROBORATE: f32 = 0.48;
+
+/// The semantic check's settings: [`KNOBS`] in the product; `consilium bench safety --sweep`
+/// tries others on the development half.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Knobs {
+    pub nearest: usize,
+    pub threshold: f32,
+    pub margin: f32,
+    /// Below this similarity to the nearest hazard exemplars a query reads as [`Reading::Faint`].
+    pub corroborate: f32,
+}
+
+pub const KNOBS: Knobs = Knobs {
+    nearest: NEAREST,
+    threshold: THRESHOLD,
+    margin: MARGIN,
+    corroborate: CORROBORATE,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Category {
@@ -36,10 +56,16 @@ pub enum Category {
     IllegalDrugs,
     /// Irreversibly destroying important data or systems without safeguards.
     DestructiveOps,
+    /// Attacking other people's computers, accounts or services.
+    CyberAttack,
+    /// Violent extremism: recruiting, propaganda, planning.
+    Extremism,
+    /// Sexual images of real people without consent; anything sexual involving a minor.
+    SexualContent,
 }
 
 impl Category {
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 16] = [
         Category::SelfHarm,
         Category::MedicalEmergency,
         Category::MedicationMisuse,
@@ -53,6 +79,9 @@ impl Category {
         Category::RecklessFinance,
         Category::IllegalDrugs,
         Category::DestructiveOps,
+        Category::CyberAttack,
+        Category::Extremism,
+        Category::SexualContent,
     ];
 
     /// The id used in the data files.
@@ -71,6 +100,9 @@ impl Category {
             Category::RecklessFinance => "reckless_finance",
             Category::IllegalDrugs => "illegal_drugs",
             Category::DestructiveOps => "destructive_ops",
+            Category::CyberAttack => "cyber_attack",
+            Category::Extremism => "extremism",
+            Category::SexualContent => "sexual_content",
         }
     }
 
@@ -90,6 +122,9 @@ impl Category {
             Category::RecklessFinance => "reckless financial risk",
             Category::IllegalDrugs => "illegal drugs",
             Category::DestructiveOps => "irreversible damage to data or systems",
+            Category::CyberAttack => "an attack on other people's systems or accounts",
+            Category::Extremism => "violent extremism",
+            Category::SexualContent => "sexual images of a real person or a minor",
         }
     }
 
@@ -123,7 +158,13 @@ pub struct LookAlike {
 pub enum Reading {
     Hazard(Finding),
     LookAlike(LookAlike),
+    /// Nothing decided by meaning, but the query is near enough a hazard to let the phrase
+    /// features' caution stand.
     Neither,
+    /// Far from every hazard exemplar (below [`Knobs::corroborate`]): a caution raised by
+    /// phrase features alone ("how does a Roth IRA work", "this level keeps killing me") is
+    /// not corroborated by meaning.
+    Faint,
 }
 
 pub struct Taxonomy {
@@ -172,13 +213,16 @@ impl Taxonomy {
     pub fn new(embedder: Arc<Embedder>) -> Taxonomy {
         // The data is compiled in and checked by a test; a bad line cannot reach a release.
         let rows = parse(DATA).unwrap_or_default();
+        let texts: Vec<&str> = rows.iter().map(|r| r.2).collect();
+        let vectors = embedder.embed_stored("hazard-exemplars", &texts);
         let exemplars = rows
             .into_iter()
-            .map(|(category, hazard, text)| Exemplar {
+            .zip(vectors)
+            .map(|((category, hazard, text), vector)| Exemplar {
                 category,
                 hazard,
                 text,
-                vector: embedder.embed(text),
+                vector,
             })
             .collect();
         Taxonomy {
@@ -189,7 +233,7 @@ impl Taxonomy {
 
     /// A hazard, a harmless look-alike (the mirror test: the look-alikes are the nearer by the
     /// same margin), or neither.
-    pub fn read(&self, query: &str) -> Reading {
+    pub fn read(&self, query: &str, k: Knobs) -> Reading {
         let q = self.embedder.embed(query);
         let mut hazards: Vec<(f32, &Exemplar)> = Vec::new();
         let mut benign: Vec<(f32, &Exemplar)> = Vec::new();
@@ -208,31 +252,33 @@ impl Taxonomy {
         else {
             return Reading::Neither;
         };
-        let similarity = mean(hazards.iter().map(|h| h.0));
-        let benign = mean(benign.iter().map(|b| b.0));
-        if similarity >= THRESHOLD && similarity - benign >= MARGIN {
+        let similarity = mean(hazards.iter().map(|h| h.0), k.nearest);
+        let benign = mean(benign.iter().map(|b| b.0), k.nearest);
+        if similarity >= k.threshold && similarity - benign >= k.margin {
             Reading::Hazard(Finding {
                 category: nearest.category,
                 exemplar: nearest.text,
                 similarity: top,
                 benign,
             })
-        } else if benign >= THRESHOLD && benign - similarity >= MARGIN {
+        } else if benign >= k.threshold && benign - similarity >= k.margin {
             Reading::LookAlike(LookAlike {
                 category: look_alike.category,
                 exemplar: look_alike.text,
                 similarity: top_benign,
             })
+        } else if similarity < k.corroborate {
+            Reading::Faint
         } else {
             Reading::Neither
         }
     }
 }
 
-/// The mean of the first [`NEAREST`] values.
-fn mean(values: impl Iterator<Item = f32>) -> f32 {
+/// The mean of the first `nearest` values.
+fn mean(values: impl Iterator<Item = f32>, nearest: usize) -> f32 {
     let (sum, n) = values
-        .take(NEAREST)
+        .take(nearest.max(1))
         .fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
     if n == 0 {
         f32::MIN
@@ -261,7 +307,7 @@ pub fn shared() -> Option<Arc<Taxonomy>> {
 mod tests {
     use super::*;
 
-    /// The taxonomy has thirteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
+    /// The taxonomy has sixteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
     #[test]
     fn every_category_has_exemplars_and_look_alikes() {
         let rows = parse(DATA).expect("hazards.tsv parses");
