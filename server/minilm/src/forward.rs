@@ -102,8 +102,11 @@ impl Net {
             return seqs.iter().map(|_| vec![0.0; h]).collect();
         }
         // Embeddings, every sentence's tokens stacked as rows.
-        let (word, position, token_type) =
-            (w.get(self.word), w.get(self.position), w.get(self.token_type));
+        let (word, position, token_type) = (
+            w.get(self.word),
+            w.get(self.position),
+            w.get(self.token_type),
+        );
         let mut x = vec![0f32; t * h];
         let mut row = 0;
         for s in &seqs {
@@ -166,7 +169,15 @@ impl Net {
 }
 
 /// `out[t×n] = x[t×k] · Wᵀ + b`, with `W` stored `n×k` (PyTorch's `Linear`).
-fn linear(w: &Weights, x: &[f32], t: usize, k: usize, (weight, bias): (Tensor, Tensor), n: usize, out: &mut [f32]) {
+fn linear(
+    w: &Weights,
+    x: &[f32],
+    t: usize,
+    k: usize,
+    (weight, bias): (Tensor, Tensor),
+    n: usize,
+    out: &mut [f32],
+) {
     let (weight, bias) = (w.get(weight), w.get(bias));
     for r in out.chunks_exact_mut(n).take(t) {
         r.copy_from_slice(bias);
@@ -197,8 +208,14 @@ fn gemm(
     let last = |rows: usize, cols: usize, rs: usize, cs: usize| (rows - 1) * rs + (cols - 1) * cs;
     // The checks that make the raw-pointer call sound: every element the product reads or
     // writes lies inside its slice.
-    assert!(k == 0 || last(m, k, rsa, csa) < a.len(), "gemm: a too short");
-    assert!(k == 0 || last(k, n, rsb, csb) < b.len(), "gemm: b too short");
+    assert!(
+        k == 0 || last(m, k, rsa, csa) < a.len(),
+        "gemm: a too short"
+    );
+    assert!(
+        k == 0 || last(k, n, rsb, csb) < b.len(),
+        "gemm: b too short"
+    );
     assert!(last(m, n, ldc, 1) < c.len(), "gemm: c too short");
     // SAFETY: the asserts above bound every index the product touches by the slices' lengths;
     // `c` is borrowed mutably and so overlaps neither `a` nor `b`.
@@ -224,7 +241,16 @@ fn gemm(
 
 /// Self-attention of one sentence (rows `at..at+len`), every head: `ctx = softmax(QKᵀ/√d)·V`.
 #[allow(clippy::too_many_arguments)]
-fn attend(c: &Config, q: &[f32], k: &[f32], v: &[f32], at: usize, len: usize, scores: &mut [f32], ctx: &mut [f32]) {
+fn attend(
+    c: &Config,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    at: usize,
+    len: usize,
+    scores: &mut [f32],
+    ctx: &mut [f32],
+) {
     let h = c.hidden;
     let d = h / c.heads;
     let scale = 1.0 / (d as f32).sqrt();
@@ -233,7 +259,18 @@ fn attend(c: &Config, q: &[f32], k: &[f32], v: &[f32], at: usize, len: usize, sc
         let off = at * h + head * d;
         scores.iter_mut().for_each(|s| *s = 0.0);
         // scores = scale · Q_h · K_hᵀ: Q_h is len×d with row stride h, K_hᵀ is K_h read transposed.
-        gemm(len, d, len, &q[off..], (h, 1), &k[off..], (1, h), scale, scores, len);
+        gemm(
+            len,
+            d,
+            len,
+            &q[off..],
+            (h, 1),
+            &k[off..],
+            (1, h),
+            scale,
+            scores,
+            len,
+        );
         for row in scores.chunks_exact_mut(len) {
             let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let mut sum = 0.0;
@@ -245,9 +282,22 @@ fn attend(c: &Config, q: &[f32], k: &[f32], v: &[f32], at: usize, len: usize, sc
         }
         // ctx_h = P · V_h, written into the head's columns of ctx.
         for r in 0..len {
-            ctx[off + r * h..off + r * h + d].iter_mut().for_each(|x| *x = 0.0);
+            ctx[off + r * h..off + r * h + d]
+                .iter_mut()
+                .for_each(|x| *x = 0.0);
         }
-        gemm(len, len, d, scores, (len, 1), &v[off..], (h, 1), 1.0, &mut ctx[off..], h);
+        gemm(
+            len,
+            len,
+            d,
+            scores,
+            (len, 1),
+            &v[off..],
+            (h, 1),
+            1.0,
+            &mut ctx[off..],
+            h,
+        );
     }
 }
 
@@ -292,9 +342,19 @@ mod tests {
     #[test]
     fn erf_matches_its_table() {
         // erf values from Abramowitz and Stegun's Table 7.1.
-        let table = [(0.0, 0.0), (0.5, 0.520_499_9), (1.0, 0.842_700_8), (2.0, 0.995_322_3), (-1.0, -0.842_700_8)];
+        let table = [
+            (0.0, 0.0),
+            (0.5, 0.520_499_9),
+            (1.0, 0.842_700_8),
+            (2.0, 0.995_322_3),
+            (-1.0, -0.842_700_8),
+        ];
         for (x, want) in table {
-            assert!((erf(x) - want).abs() < 1e-6, "erf({x}) = {} ≠ {want}", erf(x));
+            assert!(
+                (erf(x) - want).abs() < 1e-6,
+                "erf({x}) = {} ≠ {want}",
+                erf(x)
+            );
         }
     }
 
@@ -309,7 +369,8 @@ mod tests {
         gemm(m, k, n, &a, (k, 1), &bt, (1, k), 2.0, &mut c, n);
         for i in 0..m {
             for j in 0..n {
-                let want: f32 = 1.0 + 2.0 * (0..k).map(|p| a[i * k + p] * bt[j * k + p]).sum::<f32>();
+                let want: f32 =
+                    1.0 + 2.0 * (0..k).map(|p| a[i * k + p] * bt[j * k + p]).sum::<f32>();
                 assert!((c[i * n + j] - want).abs() < 1e-4, "c[{i}][{j}]");
             }
         }

@@ -47,15 +47,20 @@ impl Model {
         let vocab = std::fs::read_to_string(&vocab_path)
             .map_err(|e| format!("{}: {e}", vocab_path.display()))?;
         let vocab: Vec<&str> = vocab.lines().collect();
-        let tokenizer = WordPiece::new(&vocab).map_err(|e| format!("{}: {e}", vocab_path.display()))?;
+        let tokenizer =
+            WordPiece::new(&vocab).map_err(|e| format!("{}: {e}", vocab_path.display()))?;
         let weights_path = dir.join("model.safetensors");
-        let weights = Weights::open(&weights_path)
-            .map_err(|e| format!("{}: {e}", weights_path.display()))?;
+        let weights =
+            Weights::open(&weights_path).map_err(|e| format!("{}: {e}", weights_path.display()))?;
         Model::from_parts(tokenizer, weights, MINILM_L6)
             .map_err(|e| format!("{}: {e}", weights_path.display()))
     }
 
-    pub fn from_parts(tokenizer: WordPiece, weights: Weights, config: Config) -> Result<Model, String> {
+    pub fn from_parts(
+        tokenizer: WordPiece,
+        weights: Weights,
+        config: Config,
+    ) -> Result<Model, String> {
         if tokenizer.len() != config.vocab {
             return Err(format!(
                 "the vocabulary has {} tokens, the model {}",

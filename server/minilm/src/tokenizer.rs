@@ -168,8 +168,8 @@ mod tests {
 
     fn vocab() -> Vec<&'static str> {
         vec![
-            "[PAD]", "[UNK]", "[CLS]", "[SEP]", "kill", "##ing", "a", "process", "cafe", "!",
-            "un", "##break", "##able", "€", "##5", "great",
+            "[PAD]", "[UNK]", "[CLS]", "[SEP]", "kill", "##ing", "a", "process", "cafe", "!", "un",
+            "##break", "##able", "€", "##5", "great",
         ]
     }
 

@@ -55,9 +55,7 @@ impl Weights {
             Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
         };
-        let len = all
-            .get(..8)
-            .ok_or("shorter than a safetensors header")?;
+        let len = all.get(..8).ok_or("shorter than a safetensors header")?;
         let n = u64::from_le_bytes(len.try_into().map_err(|_| "bad length")?) as usize;
         let header = all
             .get(8..8usize.saturating_add(n))
@@ -78,7 +76,11 @@ impl Weights {
             }
             let shape: Vec<usize> = meta["shape"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|d| d.as_u64().map(|d| d as usize)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|d| d.as_u64().map(|d| d as usize))
+                        .collect()
+                })
                 .unwrap_or_default();
             let (Some(a), Some(b)) = (
                 meta["data_offsets"][0].as_u64(),
@@ -93,7 +95,16 @@ impl Weights {
                     "tensor {name} ({shape:?}) does not fit its offsets {a}..{b} in {data_len} bytes"
                 ));
             }
-            tensors.insert(name, (Tensor { at: a / 4, len: count }, shape));
+            tensors.insert(
+                name,
+                (
+                    Tensor {
+                        at: a / 4,
+                        len: count,
+                    },
+                    shape,
+                ),
+            );
         }
         let copied = if data_at.is_multiple_of(4) {
             None
@@ -191,7 +202,10 @@ mod tests {
             (vec![100, 0, 0, 0, 0, 0, 0, 0, b'{'], "runs past"),
             (file("{}x", &[]), "not JSON"),
             (
-                file(r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}}"#, &[0.0; 4]),
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}}"#,
+                    &[0.0; 4],
+                ),
                 "does not fit",
             ),
         ];
@@ -200,6 +214,9 @@ mod tests {
             assert!(err.contains(want), "{err} ∌ {want}");
         }
         let w = Weights::from_bytes(file("{}", &[])).expect("empty is a file");
-        assert!(w.tensor("missing", &[1]).unwrap_err().contains("no tensor missing"));
+        assert!(w
+            .tensor("missing", &[1])
+            .unwrap_err()
+            .contains("no tensor missing"));
     }
 }

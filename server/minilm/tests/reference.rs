@@ -9,7 +9,12 @@ use std::path::PathBuf;
 
 fn model_dir() -> PathBuf {
     std::env::var_os("CONSILIUM_EMBEDDER").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/embedder/minilm")),
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../target/embedder/minilm"
+            ))
+        },
         PathBuf::from,
     )
 }

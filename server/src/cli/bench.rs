@@ -132,7 +132,10 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         orchestration.push(wall);
         events = n;
     }
-    // 2. End to end in memory with the builtin agents, heuristics included.
+    // 2. End to end in memory with the builtin agents, heuristics included. Each query's meaning
+    // is encoded once, then cached (a debate reads its query once): the encoder's own cost is the
+    // separate row, timed uncached.
+    let encoder = encoder_median()?;
     let (end_to_end, _) = run_memory(debates, |i| BuiltinAgents::new(u64::from(i))).await?;
     // 3. Durable: the real store, every event committed before it is published.
     let dir =
@@ -182,9 +185,14 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
         per_turn(mem_median, debates)
     );
     outln!(
-        "in memory, builtin agents : {debates} debates in {:.3} s → {:.3} µs/turn end to end",
+        "in memory, builtin agents : {debates} debates in {:.3} s → {:.3} µs/turn end to end (each query's meaning cached)",
         end_to_end.as_secs_f64(),
         per_turn(end_to_end, debates)
+    );
+    outln!(
+        "builtin encoder           : a new query's meaning in {:.1} ms (all-MiniLM-L6-v2, median of {} queries)",
+        encoder.as_secs_f64() * 1e3,
+        QUERIES.len()
     );
     outln!(
         "{:<11}instant agents : {stored} debates, {stored_events} events in {:.3} s ({:.0} events/s) → {disk:.3} µs/turn orchestration (best of {runs} runs; median {:.3})",
@@ -304,6 +312,21 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
     drive(&mut run, &Instant0, &mut journal, &mut seq, timing(), None).await?;
     // Counted, not read back: reading the log is not part of running the debate.
     Ok(seq.stamped() as usize)
+}
+
+/// The builtin encoder's time for one new query (uncached), the median over [`QUERIES`].
+fn encoder_median() -> Result<Duration, CliError> {
+    let embedder = crate::embed::shared()?;
+    let mut times: Vec<Duration> = QUERIES
+        .iter()
+        .map(|q| {
+            let start = Instant::now();
+            std::hint::black_box(embedder.encode_uncached(&[q]));
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    Ok(times[times.len() / 2])
 }
 
 #[cfg(test)]

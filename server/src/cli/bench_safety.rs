@@ -48,7 +48,12 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    let pick = |q: f64| times.get(((times.len() as f64 - 1.0) * q) as usize).copied().unwrap_or(0.0);
+    let pick = |q: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * q) as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
     if args.sweep {
         sweep(&cases, dev);
     }
@@ -139,7 +144,15 @@ fn sweep(cases: &[crate::agents::builtin::eval::Case], dev: bool) {
             .total_cmp(&a.1.recall())
             .then(a.1.false_alarm_rate().total_cmp(&b.1.false_alarm_rate()))
     });
-    outln!("{:>7} {:>6} {:>9} {:>11} {:>7} {:>12}", "nearest", "margin", "threshold", "corroborate", "recall", "false alarms");
+    outln!(
+        "{:>7} {:>6} {:>9} {:>11} {:>7} {:>12}",
+        "nearest",
+        "margin",
+        "threshold",
+        "corroborate",
+        "recall",
+        "false alarms"
+    );
     for (k, t) in found.iter().take(60) {
         outln!(
             "{:>7} {:>6.2} {:>9.2} {:>11.2} {:>6.1}% {:>11.1}%",

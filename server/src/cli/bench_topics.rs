@@ -58,7 +58,10 @@ pub fn rows() -> Result<Vec<Row>, String> {
             return Err(format!("topics-eval.tsv line {}: expected 5 fields", n + 1));
         };
         if split != "dev" && split != "test" {
-            return Err(format!("topics-eval.tsv line {}: split must be dev or test", n + 1));
+            return Err(format!(
+                "topics-eval.tsv line {}: split must be dev or test",
+                n + 1
+            ));
         }
         out.push(Row {
             dev: split == "dev",
@@ -98,7 +101,12 @@ fn scenarios(rows: &[Row], dev: bool) -> Vec<Vec<usize>> {
 }
 
 /// Clusters one scenario as a reconciliation would and returns each row's topic number.
-fn clustered(rows: &[Row], members: &[usize], vectors: &[Vec<i16>], threshold: f64) -> Result<Vec<usize>, String> {
+fn clustered(
+    rows: &[Row],
+    members: &[usize],
+    vectors: &[Vec<i16>],
+    threshold: f64,
+) -> Result<Vec<usize>, String> {
     let obs: Vec<serde_json::Value> = members
         .iter()
         .map(|&i| {
@@ -128,7 +136,9 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         "dev" => true,
         "test" => false,
         other => {
-            return Err(CliError::Bench(format!("--split must be dev or test, got '{other}'")))
+            return Err(CliError::Bench(format!(
+                "--split must be dev or test, got '{other}'"
+            )))
         }
     };
     let rows = rows().map_err(CliError::Bench)?;
@@ -141,7 +151,11 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
             Some(url) => endpoint_vectors(url, &args.model, &texts).await?,
             None => crate::embed::shared()?.embed_many(&texts),
         };
-        vectors.push(raw.iter().map(|v| quantise(v).unwrap_or_default()).collect());
+        vectors.push(
+            raw.iter()
+                .map(|v| quantise(v).unwrap_or_default())
+                .collect(),
+        );
     }
     let embedded = started.elapsed();
     let n: usize = halves.iter().map(Vec::len).sum();
@@ -171,7 +185,11 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
                     p.found += u32::from(same && joined);
                     if misses && same != joined {
                         let kind = if same { "split" } else { "joined" };
-                        outln!("{kind:<7} {} | {}", rows[members[a]].text, rows[members[b]].text);
+                        outln!(
+                            "{kind:<7} {} | {}",
+                            rows[members[a]].text,
+                            rows[members[b]].text
+                        );
                     }
                 }
             }
@@ -203,7 +221,11 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
 }
 
 /// The vectors of an OpenAI-compatible `/embeddings` endpoint.
-async fn endpoint_vectors(base: &str, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, CliError> {
+async fn endpoint_vectors(
+    base: &str,
+    model: &str,
+    texts: &[String],
+) -> Result<Vec<Vec<f32>>, CliError> {
     let url = format!("{}/embeddings", base.trim_end_matches('/'));
     let body: serde_json::Value = reqwest::Client::new()
         .post(&url)
@@ -224,7 +246,11 @@ async fn endpoint_vectors(base: &str, model: &str, texts: &[String]) -> Result<V
         if let Some(slot) = out.get_mut(i) {
             *slot = d["embedding"]
                 .as_array()
-                .map(|v| v.iter().filter_map(|x| x.as_f64().map(|x| x as f32)).collect())
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|x| x.as_f64().map(|x| x as f32))
+                        .collect()
+                })
                 .unwrap_or_default();
         }
     }

@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where `scripts/embedder.sh` unpacks the model in a checkout.
 pub fn default_path() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/embedder/minilm"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../target/embedder/minilm"
+    ))
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -108,7 +111,10 @@ impl Embedder {
     /// encoded (a read-only model folder works, just without the saving).
     pub fn embed_stored(&self, name: &str, texts: &[&str]) -> Vec<Vec<f32>> {
         let dim = self.dim();
-        let path = self.dir.join("cache").join(format!("{name}-{:016x}.f32", self.key(texts)));
+        let path = self
+            .dir
+            .join("cache")
+            .join(format!("{name}-{:016x}.f32", self.key(texts)));
         if let Ok(bytes) = std::fs::read(&path) {
             if bytes.len() == texts.len() * dim * 4 {
                 return bytes
@@ -122,7 +128,11 @@ impl Embedder {
             }
         }
         let vectors = self.model.embed(texts);
-        let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let bytes: Vec<u8> = vectors
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         // Written beside its name and renamed: processes starting together never read half a file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let stored = std::fs::create_dir_all(self.dir.join("cache"))
@@ -226,6 +236,9 @@ mod tests {
     #[test]
     fn a_missing_model_is_refused_naming_the_setup_step() {
         let missing = Embedder::load(Path::new("/nonexistent/minilm")).expect_err("missing");
-        assert!(missing.to_string().contains("scripts/embedder.sh"), "{missing}");
+        assert!(
+            missing.to_string().contains("scripts/embedder.sh"),
+            "{missing}"
+        );
     }
 }

@@ -362,7 +362,11 @@ fn the_topics_bench_runs_through_the_embeddings_endpoint() {
         }
         let out = cmd.output().expect("run consilium bench topics");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         println!("{text}");
         let line = text
             .lines()
@@ -379,6 +383,12 @@ fn the_topics_bench_runs_through_the_embeddings_endpoint() {
     };
     let (p, r) = run(Some(&embed));
     let (bp, br) = run(None);
-    assert!(p >= 0.78 && r >= 0.79, "through the endpoint: precision {p}, recall {r}");
-    assert!((p - bp).abs() <= 0.05 && (r - br).abs() <= 0.05, "endpoint {p}/{r} vs builtin {bp}/{br}");
+    assert!(
+        p >= 0.78 && r >= 0.79,
+        "through the endpoint: precision {p}, recall {r}"
+    );
+    assert!(
+        (p - bp).abs() <= 0.05 && (r - br).abs() <= 0.05,
+        "endpoint {p}/{r} vs builtin {bp}/{br}"
+    );
 }

@@ -23,59 +23,34 @@ use super::vectors::Sum;
 type Forming = (Vec<(usize, f64, String)>, Sum, Option<String>);
 
 /// Forms the topics. `vectors[i]` is observation `i`'s logged embedding.
-pub fn cluster(observations: &[Observation], vectors: &[Vec<i16>], params: &RcParams) -> Vec<Topic> {
+pub fn cluster(
+    observations: &[Observation],
+    vectors: &[Vec<i16>],
+    params: &RcParams,
+) -> Vec<Topic> {
     match params.linkage {
         Linkage::Average => average(observations, vectors, params.similarity_threshold),
         Linkage::Centroid => centroid(observations, vectors, params.similarity_threshold),
     }
 }
 
+/// A topic's members while it forms: (observation index, similarity when joining, why).
+type Members = Vec<(usize, f64, String)>;
+
 /// [`Linkage::Average`].
 fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
     let n = vectors.len().min(observations.len());
-    // Centred: n·vᵢ − Σⱼ vⱼ, exact in i64.
-    let mut total = Sum(Vec::new());
-    for v in &vectors[..n] {
-        let s = Sum::of(v);
-        if total.0.len() < s.0.len() {
-            total.0.resize(s.0.len(), 0);
-        }
-        total.add(&s);
-    }
-    let centred: Vec<Sum> = vectors[..n]
-        .iter()
-        .map(|v| {
-            let mut c: Vec<i64> = total.0.iter().map(|t| -t).collect();
-            for (c, x) in c.iter_mut().zip(v) {
-                *c += n as i64 * i64::from(*x);
-            }
-            Sum(c)
-        })
-        .collect();
+    let centred = centred(&vectors[..n]);
     // Pairwise cosines in thousandths.
     let milli = |a: usize, b: usize| (centred[a].cosine(&centred[b]) * 1000.0).round() as i64;
-    // (members with their reasons, hint); `link[a][b]`: the sum of the pairwise cosines
-    // between topics a and b.
-    let mut topics: Vec<(Vec<(usize, f64, String)>, Option<String>)> = Vec::new();
-    for (group, reasons) in forced_groups(&observations[..n]) {
-        let hint = hint_of(&observations[group[0]]);
-        let members = group
-            .iter()
-            .zip(reasons)
-            .enumerate()
-            .map(|(k, (&i, why))| {
-                let why = why.unwrap_or_else(|| {
-                    if k == 0 {
-                        "first of the topic".to_owned()
-                    } else {
-                        "linked to the first".to_owned()
-                    }
-                });
-                (i, 1.0, why)
-            })
-            .collect();
-        topics.push((members, hint));
-    }
+    let mut topics: Vec<(Members, Option<String>)> = forced_groups(&observations[..n])
+        .into_iter()
+        .map(|(group, reasons)| {
+            let hint = hint_of(&observations[group[0]]);
+            (first_members(&group, reasons), hint)
+        })
+        .collect();
+    // `link[a][b]`: the sum of the pairwise cosines between topics a and b.
     let mut link: Vec<Vec<i64>> = topics
         .iter()
         .map(|(a, _)| {
@@ -83,37 +58,14 @@ fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -
                 .iter()
                 .map(|(b, _)| {
                     a.iter()
-                        .flat_map(|x| b.iter().map(move |y| (x.0, y.0)))
-                        .map(|(x, y)| milli(x, y))
+                        .flat_map(|x| b.iter().map(move |y| milli(x.0, y.0)))
                         .sum()
                 })
                 .collect()
         })
         .collect();
     let t_milli = (threshold * 1000.0).round() as i64;
-    loop {
-        // The pair with the highest average; the earliest pair on a tie.
-        let mut best: Option<(usize, usize, i64, i64)> = None;
-        for a in 0..topics.len() {
-            for b in a + 1..topics.len() {
-                let (ha, hb) = (&topics[a].1, &topics[b].1);
-                if ha.is_some() && hb.is_some() && ha != hb {
-                    continue;
-                }
-                let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
-                let better = match best {
-                    None => true,
-                    Some((_, _, sum, count)) => {
-                        i128::from(link[a][b]) * i128::from(count)
-                            > i128::from(sum) * i128::from(pairs)
-                    }
-                };
-                if better {
-                    best = Some((a, b, link[a][b], pairs));
-                }
-            }
-        }
-        let Some((a, b, sum, pairs)) = best else { break };
+    while let Some((a, b, sum, pairs)) = closest(&topics, &link) {
         if sum < t_milli * pairs {
             break;
         }
@@ -123,10 +75,7 @@ fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -
         for r in &mut link {
             r.remove(b);
         }
-        for (x, v) in row.iter().enumerate() {
-            if x == b {
-                continue;
-            }
+        for (x, v) in row.iter().enumerate().filter(|(x, _)| *x != b) {
             let x = if x > b { x - 1 } else { x };
             if x != a {
                 link[a][x] += v;
@@ -158,6 +107,74 @@ fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -
             topic(t, observations, vectors, members, &centroid, hint)
         })
         .collect()
+}
+
+/// Each vector centred on the mean of all: n·vᵢ − Σⱼ vⱼ, exact in i64.
+fn centred(vectors: &[Vec<i16>]) -> Vec<Sum> {
+    let n = vectors.len() as i64;
+    let mut total = Sum(Vec::new());
+    for v in vectors {
+        let s = Sum::of(v);
+        if total.0.len() < s.0.len() {
+            total.0.resize(s.0.len(), 0);
+        }
+        total.add(&s);
+    }
+    vectors
+        .iter()
+        .map(|v| {
+            let mut c: Vec<i64> = total.0.iter().map(|t| -t).collect();
+            for (c, x) in c.iter_mut().zip(v) {
+                *c += n * i64::from(*x);
+            }
+            Sum(c)
+        })
+        .collect()
+}
+
+/// A group's members before it joins anything, with their reasons.
+fn first_members(group: &[usize], reasons: Vec<Option<String>>) -> Members {
+    group
+        .iter()
+        .zip(reasons)
+        .enumerate()
+        .map(|(k, (&i, why))| {
+            let why = why.unwrap_or_else(|| {
+                if k == 0 {
+                    "first of the topic".to_owned()
+                } else {
+                    "linked to the first".to_owned()
+                }
+            });
+            (i, 1.0, why)
+        })
+        .collect()
+}
+
+/// The two topics (a < b) with the highest average link that may join (no different hints),
+/// with the link's sum and pair count; the earliest pair on a tie. Averages are compared by
+/// cross-multiplication, exactly.
+fn closest(
+    topics: &[(Members, Option<String>)],
+    link: &[Vec<i64>],
+) -> Option<(usize, usize, i64, i64)> {
+    let mut best: Option<(usize, usize, i64, i64)> = None;
+    for a in 0..topics.len() {
+        for b in a + 1..topics.len() {
+            let (ha, hb) = (&topics[a].1, &topics[b].1);
+            if ha.is_some() && hb.is_some() && ha != hb {
+                continue;
+            }
+            let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
+            let better = best.is_none_or(|(_, _, sum, count)| {
+                i128::from(link[a][b]) * i128::from(count) > i128::from(sum) * i128::from(pairs)
+            });
+            if better {
+                best = Some((a, b, link[a][b], pairs));
+            }
+        }
+    }
+    best
 }
 
 fn round3(x: f64) -> f64 {
@@ -200,24 +217,7 @@ fn centroid(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) 
                     *topic_hint = hint;
                 }
             }
-            None => {
-                let members = group
-                    .iter()
-                    .zip(reasons)
-                    .enumerate()
-                    .map(|(k, (&i, why))| {
-                        let why = why.unwrap_or_else(|| {
-                            if k == 0 {
-                                "first of the topic".to_owned()
-                            } else {
-                                "linked to the first".to_owned()
-                            }
-                        });
-                        (i, 1.0, why)
-                    })
-                    .collect();
-                topics.push((members, sum, hint));
-            }
+            None => topics.push((first_members(&group, reasons), sum, hint)),
         }
     }
     topics

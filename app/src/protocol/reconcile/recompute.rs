@@ -68,11 +68,7 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
                 let c = config.ok_or("embeddings before debate_started")?;
                 check_embedded(e.seq, embedded, &c.observations)?;
                 found.model.clone_from(&embedded.model);
-                topics = Some(cluster(
-                    &c.observations,
-                    &embedded.vectors,
-                    &c.params,
-                ));
+                topics = Some(cluster(&c.observations, &embedded.vectors, &c.params));
             }
             EventBody::Topic(t) => logged_topics.push((e.seq, t)),
             EventBody::BudgetExhausted { .. } => cut = true,

@@ -127,7 +127,9 @@ mod tests {
     fn an_added_unrelated_observation_is_a_topic_of_its_own() {
         let mut v: serde_json::Value =
             serde_json::from_str(app::protocol::reconcile::EXAMPLE).expect("JSON");
-        v.as_array_mut().expect("a list").push(serde_json::json!({"id": "o9", "agent": "agent_d",
+        v.as_array_mut()
+            .expect("a list")
+            .push(serde_json::json!({"id": "o9", "agent": "agent_d",
             "content": "The office closes for the holidays on December 24",
             "timestamp": "2026-01-08T09:00:00Z"}));
         let config = RcConfig {

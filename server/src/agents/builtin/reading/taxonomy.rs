@@ -16,9 +16,9 @@ const DATA: &str = include_str!("../../../../data/hazards.tsv");
 /// `server/data/safety-eval.tsv` (never on the test half).
 pub const NEAREST: usize = 3;
 /// A query whose nearest hazard exemplars are at least this similar may be flagged …
-pub const THRESHOLD: f32 = 0.38;
+pub const THRESHOLD: f32 = 0.36;
 /// … and only if they are at least this much closer than the nearest look-alikes.
-pub const MARGIN: f32 = 0.06;
+pub const MARGIN: f32 = 0.04;
 /// Phrase features' caution needs the nearest hazard exemplars at least this similar.
 pub const CORROBORATE: f32 = 0.48;
 
