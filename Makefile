@@ -25,19 +25,20 @@ help:
 	@echo "make dist    a whole-program-optimised binary to package: target/dist/consilium"
 	@echo "make bench   what each page fetches, orchestration overhead per agent turn, live fan-out (dist build)"
 
+# The tools serving needs, and the builtin agents' sentence model (seconds).
 setup:
 	@scripts/setup.sh run
+	@scripts/embedder.sh
 
 # The whole site: the split bundle, the offline viewer (viewer.html) and the live bundles.
 site: setup
 	scripts/build-site.sh all
 
-# What serving needs: the builtin agents' sentence model (seconds), then the split bundle and the
-# server, compiled side by side (each has stretches where it uses one core: links, build scripts).
-# The server's compiler output goes to target/build-server.log.
+# What serving needs: the split bundle and the server, compiled side by side (each has stretches
+# where it uses one core: links, build scripts). The server's compiler output goes to
+# target/build-server.log.
 build: setup
 	@mkdir -p target
-	@scripts/embedder.sh
 	@printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~14 min the first time, under a minute after a change; target/build-server.log)"; \
 	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
@@ -52,13 +53,11 @@ viewer: site
 	scripts/build-viewer-static.sh
 
 dist: site
-	@scripts/embedder.sh
 	cargo build --profile dist -p server
 	@echo "target/dist/consilium: $$(du -h target/dist/consilium | cut -f1); it serves target/site (docs/OPERATIONS.md)"
 
 test: setup
 	@mkdir -p target
-	@scripts/embedder.sh
 	@$(MAKE) --no-print-directory viewer
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
