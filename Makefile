@@ -39,7 +39,7 @@ site: setup
 # target/build-server.log.
 build: setup
 	@mkdir -p target
-	@printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~14 min the first time, under a minute after a change; target/build-server.log)"; \
+	@printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~15-17 min the first time, under a minute after a change; target/build-server.log)"; \
 	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
@@ -78,6 +78,8 @@ bench: dist
 	python3 scripts/bundle-sizes.py target/site/pkg
 	target/dist/consilium bench
 	target/dist/consilium bench reconcile
+	target/dist/consilium bench topics
+	target/dist/consilium bench safety
 	CONSILIUM_BIN=target/dist/consilium scripts/bench-load.sh
 	@echo "== this machine: $$(nproc) cores =="
 	python3 scripts/recorded-figures.py docs/PERFORMANCE.md

@@ -21,6 +21,9 @@ use weights::Weights;
 /// for this model; longer texts are truncated, as there.
 pub const MAX_TOKENS: usize = 256;
 
+/// Tokens encoded at once: about 2 × 4 MB of activations per core's share.
+pub const CHUNK_TOKENS: usize = 2048;
+
 pub struct Model {
     tokenizer: WordPiece,
     net: forward::Net,
@@ -91,14 +94,33 @@ impl Model {
         ids
     }
 
-    /// The unit-length embeddings of `texts`, in order.
+    /// The unit-length embeddings of `texts`, in order. Encoded in chunks of about
+    /// [`CHUNK_TOKENS`] tokens, so that a large batch (the hazard exemplars at start, 500
+    /// observations) never holds more than a few megabytes of activations.
     pub fn embed(&self, texts: &[&str]) -> Vec<Vec<f32>> {
         let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.token_ids(t)).collect();
+        let mut out = Vec::with_capacity(seqs.len());
+        let mut start = 0;
+        while start < seqs.len() {
+            let mut end = start;
+            let mut tokens = 0;
+            while end < seqs.len() && (end == start || tokens + seqs[end].len() <= CHUNK_TOKENS) {
+                tokens += seqs[end].len();
+                end += 1;
+            }
+            out.extend(self.embed_chunk(&seqs[start..end]));
+            start = end;
+        }
+        out
+    }
+
+    /// One chunk, split over the machine's cores.
+    fn embed_chunk(&self, seqs: &[Vec<u32>]) -> Vec<Vec<f32>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let total: usize = seqs.iter().map(Vec::len).sum();
         // Below a few hundred tokens a second thread costs more than it saves.
         if threads < 2 || seqs.len() < 2 || total < 256 {
-            return self.net.run(&self.weights, &seqs);
+            return self.net.run(&self.weights, seqs);
         }
         // Contiguous slices of about equal token counts, one per core.
         let per = total.div_ceil(threads);

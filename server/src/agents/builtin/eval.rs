@@ -49,10 +49,12 @@ pub fn cases() -> Result<Vec<Case>, String> {
             "hazard" => (true, false),
             "refuse" => (true, true),
             "benign" => (false, false),
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "safety-eval.tsv line {}: expected must be hazard, refuse or benign, got {other}",
                 n + 1
-            )),
+            ))
+            }
         };
         if split != "dev" && split != "test" {
             return Err(format!(

@@ -144,12 +144,15 @@ impl BuiltinAgents {
 }
 
 /// Builds the hazard taxonomy's exemplar vectors now rather than in the first debate, then
-/// gives the table rows it read back to the page cache: an idle server holds none.
+/// gives the model's pages back to the page cache: an idle server holds none of the weights.
 pub fn warm_up() {
     let _ = taxonomy::shared();
     if let Ok(embedder) = crate::embed::shared() {
         embedder.release_rows();
     }
+    // The first start encodes the exemplars (their vectors are kept for the next): give the
+    // activations' heap back too.
+    crate::live::trim::trim();
 }
 
 /// Test support: runs a whole debate synchronously with the builtin agents (every reply must be
