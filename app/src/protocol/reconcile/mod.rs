@@ -8,6 +8,8 @@
 //! reasoning behind it (RC-5), and [`recompute`] checks them from the log alone.
 
 pub mod cluster;
+#[cfg(test)]
+mod linkage_tests;
 mod machine;
 #[cfg(test)]
 mod order_tests;
