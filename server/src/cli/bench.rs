@@ -45,6 +45,27 @@ pub struct BenchArgs {
     pub suite: Option<Suite>,
 }
 
+/// `--split`: which half of an evaluation set a suite reports on — `dev`, on which settings are
+/// chosen, or `test`, held out.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Dev,
+    Test,
+}
+
+impl Split {
+    pub fn is_dev(self) -> bool {
+        self == Split::Dev
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Dev => "dev",
+            Split::Test => "test",
+        }
+    }
+}
+
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum Suite {
     /// Recall and false alarms of the builtin agents per hazard category.

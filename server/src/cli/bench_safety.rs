@@ -14,8 +14,8 @@ use crate::agents::builtin::BuiltinAgents;
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
     /// `test` (report) or `dev` (the half thresholds were chosen on).
-    #[arg(long, default_value = "test")]
-    pub split: String,
+    #[arg(long, value_enum, default_value_t = super::bench::Split::Test)]
+    pub split: super::bench::Split,
     /// Also list every question the builtin debate still decides wrongly, with its decision.
     #[arg(long)]
     pub misses: bool,
@@ -26,15 +26,7 @@ pub struct SafetyArgs {
 }
 
 pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
-    let dev = match args.split.as_str() {
-        "dev" => true,
-        "test" => false,
-        other => {
-            return Err(CliError::Bench(format!(
-                "--split must be dev or test, got '{other}'"
-            )))
-        }
-    };
+    let dev = args.split.is_dev();
     let embedder = crate::embed::shared()?;
     let cases = cases().map_err(CliError::Bench)?;
     let half: Vec<_> = cases.iter().filter(|c| c.dev == dev).collect();
@@ -61,7 +53,7 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     let (after, after_total) = evaluate(&cases, dev, &BuiltinAgents::new(1));
     outln!(
         "consilium bench safety — S4 builtin debate (seed 1), {} half: {} hazards, {} look-alikes",
-        args.split,
+        args.split.name(),
         after_total.hazards,
         after_total.benign
     );

@@ -19,8 +19,8 @@ const DATA: &str = include_str!("../../data/topics-eval.tsv");
 #[derive(Args, Debug, Clone)]
 pub struct TopicsArgs {
     /// `test` (report) or `dev` (the half the rules were chosen on).
-    #[arg(long, default_value = "test")]
-    pub split: String,
+    #[arg(long, value_enum, default_value_t = super::bench::Split::Test)]
+    pub split: super::bench::Split,
     /// Embed through this OpenAI-compatible base URL (`…/v1`) instead of the builtin encoder.
     #[arg(long)]
     pub endpoint: Option<String>,
@@ -132,15 +132,7 @@ fn clustered(
 }
 
 pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
-    let dev = match args.split.as_str() {
-        "dev" => true,
-        "test" => false,
-        other => {
-            return Err(CliError::Bench(format!(
-                "--split must be dev or test, got '{other}'"
-            )))
-        }
-    };
+    let dev = args.split.is_dev();
     let rows = rows().map_err(CliError::Bench)?;
     let halves = scenarios(&rows, dev);
     let started = std::time::Instant::now();
@@ -167,7 +159,7 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
     );
     outln!(
         "consilium bench topics — RC-1 on the {} half: {} scenarios, {n} observations, {} labelled topics; embedded by {by} in {:.0} ms",
-        args.split,
+        args.split.name(),
         halves.len(),
         topics.len(),
         embedded.as_secs_f64() * 1e3

@@ -54,6 +54,28 @@ mod tests {
         parse_observations(&v).expect("valid")
     }
 
+    /// A reconciliation of `observations` by the builtin agents at the default parameters: each
+    /// topic's observation ids, and the outcome.
+    fn reconciled(
+        observations: Vec<app::protocol::reconcile::Observation>,
+    ) -> (Vec<Vec<String>>, Outcome) {
+        let config = RcConfig {
+            params: RcParams::default(),
+            observations,
+            from_debates: vec![],
+        };
+        let d = Debate::Reconcile(Box::new(RcDebate::new("q", config, 1).expect("valid")));
+        let (events, outcome) = run_debate(d, 1);
+        let topics = events
+            .iter()
+            .filter_map(|e| match e {
+                EventBody::Topic(t) => Some(t.observation_ids.clone()),
+                _ => None,
+            })
+            .collect();
+        (topics, outcome)
+    }
+
     /// RC-1 with the builtin embedder: seed 003's examples group into their four topics at the
     /// default threshold, and each reconciles as RC-4 says.
     #[test]
@@ -74,20 +96,7 @@ mod tests {
                 .collect();
             eprintln!("{} {}", observations[i].id, row.join(" "));
         }
-        let config = RcConfig {
-            params: RcParams::default(),
-            observations,
-            from_debates: vec![],
-        };
-        let d = Debate::Reconcile(Box::new(RcDebate::new("q", config, 1).expect("valid")));
-        let (events, outcome) = run_debate(d, 1);
-        let topics: Vec<Vec<String>> = events
-            .iter()
-            .filter_map(|e| match e {
-                EventBody::Topic(t) => Some(t.observation_ids.clone()),
-                _ => None,
-            })
-            .collect();
+        let (topics, outcome) = reconciled(observations);
         assert_eq!(
             topics,
             vec![
@@ -132,20 +141,7 @@ mod tests {
             .push(serde_json::json!({"id": "o9", "agent": "agent_d",
             "content": "The office closes for the holidays on December 24",
             "timestamp": "2026-01-08T09:00:00Z"}));
-        let config = RcConfig {
-            params: RcParams::default(),
-            observations: parse_observations(&v).expect("valid"),
-            from_debates: vec![],
-        };
-        let d = Debate::Reconcile(Box::new(RcDebate::new("q", config, 1).expect("valid")));
-        let (events, _) = run_debate(d, 1);
-        let topics: Vec<Vec<String>> = events
-            .iter()
-            .filter_map(|e| match e {
-                EventBody::Topic(t) => Some(t.observation_ids.clone()),
-                _ => None,
-            })
-            .collect();
+        let (topics, _) = reconciled(parse_observations(&v).expect("valid"));
         assert_eq!(
             topics,
             vec![
