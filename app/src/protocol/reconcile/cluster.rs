@@ -16,7 +16,7 @@
 //!    conflict.
 
 use super::types::{Linkage, Member, Observation, RcParams, Topic};
-use super::vectors::Sum;
+use super::vectors::{round3, Sum};
 
 /// A topic while it forms: its members (index, similarity when joining, why), its centroid and
 /// its hint.
@@ -175,10 +175,6 @@ fn closest(
         }
     }
     best
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
 
 /// [`Linkage::Centroid`].
