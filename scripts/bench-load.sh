@@ -3,7 +3,7 @@
 # by growing crowds through `consilium load` (exact logs, connect times, live latency, RSS), a
 # fresh server for each crowd.
 # Then LM-1/LM-3 against a fake OpenAI-compatible model over real HTTP (`consilium load --model`):
-# an S4 debate whose every call takes 1 s, asked one at a time and at once, and its replies
+# an S4 debate whose every call takes 1 s, asked one at a time and at once (3 agents, and 5), and its replies
 # streamed a piece every 50 ms to 100 and to 1,000 viewers.
 # Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 1000:100 2000:500)
 set -euo pipefail
@@ -38,11 +38,13 @@ for run in "${runs[@]}"; do
   stop
 done
 [ $# -gt 0 ] && exit 0
-for parallel in 1 6; do
-  echo "== S4 against a model answering in 1 s, --max-parallel-calls $parallel =="
+# agents:limit — 5 agents make 20 challenges in round 2, all in flight with a limit of 20.
+for run in 3:1 3:6 5:20; do
+  agents=${run%%:*} parallel=${run##*:}
+  echo "== S4, $agents agents, against a model answering in 1 s, --max-parallel-calls $parallel =="
   serve --pace-ms 0 --max-parallel-calls "$parallel"
   "$bin" load --addr "127.0.0.1:$port" --model "127.0.0.1:$model_port" --piece-ms 0 --viewers 1 --debates 1 \
-    | grep '^model\|^debate wall'
+    --agents "$agents" | grep '^model\|^debate wall'
   stop
 done
 for viewers in 100 1000; do

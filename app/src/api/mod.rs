@@ -8,6 +8,7 @@ use crate::protocol::credibility::ContextTags;
 use crate::protocol::escalation::{self, EsParams};
 use crate::protocol::reconcile::{self, RcConfig, RcParams};
 use crate::protocol::round_robin::{self, RrParams};
+use crate::protocol::types::AgentSpec;
 
 /// S4-8: longer queries are rejected with a clear error.
 pub const MAX_QUERY_CHARS: usize = 4000;
@@ -142,7 +143,10 @@ impl Protocol {
 /// What a validated request sets up: the protocol and its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Setup {
-    S4,
+    /// S4-1: the debating agents (`config.agents`).
+    S4 {
+        agents: Vec<AgentSpec>,
+    },
     RoundRobin(RrParams),
     Collapse {
         params: WcParams,
@@ -338,16 +342,13 @@ impl CreateDebate {
             )));
         }
         Ok(match protocol {
-            Protocol::S4 => {
-                if let Some(c) = config {
-                    if c.as_object().is_none_or(|o| !o.is_empty()) {
-                        return Err(RequestError::BadConfig(
-                            "config: the s4 protocol takes no parameters".into(),
-                        ));
-                    }
-                }
-                Setup::S4
-            }
+            Protocol::S4 => Setup::S4 {
+                agents: match config {
+                    Some(c) => crate::protocol::s4::params::parse_params(c)
+                        .map_err(RequestError::BadConfig)?,
+                    None => AgentSpec::default_s4(),
+                },
+            },
             Protocol::RoundRobin => Setup::RoundRobin(match config {
                 Some(c) => round_robin::parse_params(c).map_err(RequestError::BadConfig)?,
                 None => RrParams::default(),

@@ -452,7 +452,8 @@ pub struct AgentCall {
     /// LM-3: the reply was streamed to the viewers as it was written.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub streamed: bool,
-    /// LM-4: the call was in flight when the debate was stopped, and was cancelled.
+    /// LM-4: the call was in flight when a judge stopped the debate, or when its server shut
+    /// down and the drain ended, and was cancelled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
 }

@@ -98,6 +98,12 @@ pub struct ServeArgs {
     /// decides from what exists, the most cautious way.
     #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = DEFAULT_TOKEN_BUDGET)]
     pub token_budget: u64,
+    /// LM-4: at shutdown (SIGTERM, Ctrl-C), how long the agent calls in flight may take to
+    /// return; nothing new is asked. What returns is logged; what does not is logged as
+    /// cancelled. 0 cancels them at once.
+    #[arg(long, env = "CONSILIUM_DRAIN_SECONDS", default_value_t = 20,
+        value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub drain_seconds: u64,
     /// A PEM file of extra trusted root certificates (a private CA) for every outbound HTTPS call
     /// (model endpoints, agent services); the bundled Mozilla roots and the system's are always
     /// trusted.
@@ -262,22 +268,28 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         crate::db::redact(&args.database_url)
     );
     let server = crate::http::conn::serve(listener, app, closing.clone());
-    let stopping = async {
-        shutdown_signal().await;
-        tracing::info!("shutting down: closing live streams");
-        closing.begin();
-    };
-    // Shutdown is bounded: connections that do not finish within the grace period are dropped.
+    tokio::pin!(server);
     tokio::select! {
-        () = server => Ok(()),
-        () = async {
-            stopping.await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {
-            tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");
-            Ok(())
-        }
+        () = &mut server => return Ok(()),
+        () = shutdown_signal() => {}
     }
+    tracing::info!("shutting down: closing live streams");
+    closing.begin();
+    // Shutdown is bounded: connections that do not finish within the grace period are dropped,
+    // and running debates get `--drain-seconds` for the calls in flight (LM-4).
+    let connections = async {
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
+            .await
+            .is_err()
+        {
+            tracing::warn!("shutdown: connections still open after {SHUTDOWN_GRACE:?}; dropped");
+        }
+    };
+    tokio::join!(
+        connections,
+        engine.drain(Duration::from_secs(args.drain_seconds))
+    );
+    Ok(())
 }
 
 /// Everything `serve` does before it listens: checks the configuration, loads the embedder,

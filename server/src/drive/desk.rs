@@ -38,8 +38,19 @@ pub struct Judging<'a> {
     pub desk: &'a JudgeDesk,
     pub debate: &'a str,
     pub rulings: &'a mut mpsc::Receiver<Ruling>,
-    /// SV-7: a judge's stop (the judge's name).
-    pub stop: &'a mut oneshot::Receiver<String>,
+    /// SV-7: a judge's stop; LM-4: the server's shutdown.
+    pub stop: &'a mut oneshot::Receiver<Stop>,
+}
+
+/// Why a running debate is told to stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// SV-7: a judge stopped it (the judge's name): the calls in flight are cancelled at once.
+    Judge(String),
+    /// LM-4: the server is shutting down. No new call goes out; the calls in flight may finish
+    /// until the deadline and are logged as they return, those still out then as cancelled. The
+    /// log stays open: the debate did not end, its server did.
+    Drain(tokio::time::Instant),
 }
 
 /// `GET /api/judge/queue`.

@@ -15,7 +15,7 @@ use app::protocol::{AgentRequest, Answered, DebateRun};
 use futures::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
-pub use desk::{Act, JudgeDesk, Judging, Ruling};
+pub use desk::{Act, JudgeDesk, Judging, Ruling, Stop};
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, now_stamp, rfc3339_millis, Sequencer};
 
@@ -45,6 +45,9 @@ pub enum Ended {
     /// SV-7: a judge stopped it (LM-4: the calls in flight were cancelled and logged as such);
     /// the caller ends the log with the judge's name.
     Stopped(String),
+    /// LM-4: the server shut down; what returned in time is logged, what did not is logged as
+    /// cancelled, and the log is left open.
+    Drained,
 }
 
 /// Runs a debate to its end. Everything the machine wrote since the last answer — the answer's
@@ -54,7 +57,8 @@ pub enum Ended {
 /// LM-1: every request the machine hands out goes out at once, up to [`Agent::parallel`] in
 /// flight; each answer is fed back and logged the moment it arrives. LM-3: pieces of replies
 /// go to the debate's viewers as they are written (ephemeral, never stored). LM-4: a judge's
-/// stop cancels the calls in flight and logs which they were.
+/// stop cancels the calls in flight and logs which they were; a shutdown ([`Stop::Drain`])
+/// sends nothing new and gives the calls in flight until its deadline.
 ///
 /// A protocol with timers (ES-10) is told the time before every step, and when no agent is
 /// being asked the loop sleeps until its next timer; challenges that reach the judges' queue
@@ -93,6 +97,9 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
     // that same moment, so it is not read again (read at every step, a turn reads it five times).
     let mut answered_at: Option<(u64, app::protocol::event::Stamp)> = None;
+    // LM-4: set when the server shuts down: nothing new goes out, and the calls in flight have
+    // until then.
+    let mut draining: Option<tokio::time::Instant> = None;
     loop {
         let (elapsed, stamp) = match answered_at.take() {
             Some((elapsed, now)) => (elapsed, Some(now)),
@@ -121,7 +128,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             desk.sync(debate, &run.held());
         }
         let mut asked = Vec::new();
-        while flight.len() + asked.len() < parallel {
+        while draining.is_none() && flight.len() + asked.len() < parallel {
             match run.poll_request() {
                 Some(req) => asked.push(req),
                 None => break,
@@ -145,11 +152,18 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if !asked.is_empty() && !timing.pace.is_zero() {
             tokio::select! {
                 () = tokio::time::sleep(timing.pace) => paced += timing.pace,
-                judge = stopped(&mut stop) => {
-                    if let Some(judge) = judge {
-                        return cancel(run, journal, seq, &mut batch, &flying, judge).await;
+                why = stopped(&mut stop) => match why {
+                    Some(Stop::Judge(judge)) => {
+                        cancel(run, journal, seq, &mut batch, &flying).await?;
+                        return Ok(Ended::Stopped(judge));
                     }
-                }
+                    // What was about to go out stays unasked.
+                    Some(Stop::Drain(deadline)) => {
+                        draining = Some(deadline);
+                        asked.clear();
+                    }
+                    None => {}
+                },
             }
         }
         for req in asked {
@@ -159,6 +173,9 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if flight.is_empty() {
             if run.is_finished() {
                 return Ok(Ended::Finished);
+            }
+            if draining.is_some() {
+                return Ok(Ended::Drained);
             }
             let paused = run.paused().is_some();
             let wake = run.wake_at();
@@ -182,11 +199,14 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                     None if paused => return Ok(Ended::Finished),
                     None => rulings = None,
                 },
-                judge = stopped(&mut stop) => {
-                    if let Some(judge) = judge {
-                        return cancel(run, journal, seq, &mut batch, &flying, judge).await;
+                why = stopped(&mut stop) => match why {
+                    Some(Stop::Judge(judge)) => {
+                        cancel(run, journal, seq, &mut batch, &flying).await?;
+                        return Ok(Ended::Stopped(judge));
                     }
-                }
+                    Some(Stop::Drain(_)) => return Ok(Ended::Drained),
+                    None => {}
+                },
             }
             continue;
         }
@@ -195,11 +215,19 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             .map(|at| Duration::from_millis(at.saturating_sub(elapsed).max(1)));
         tokio::select! {
             biased;
-            judge = stopped(&mut stop) => {
-                if let Some(judge) = judge {
+            why = stopped(&mut stop) => match why {
+                Some(Stop::Judge(judge)) => {
                     drop(flight);
-                    return cancel(run, journal, seq, &mut batch, &flying, judge).await;
+                    cancel(run, journal, seq, &mut batch, &flying).await?;
+                    return Ok(Ended::Stopped(judge));
                 }
+                Some(Stop::Drain(deadline)) => draining = Some(deadline),
+                None => {}
+            },
+            () = sleep_until_or_never(draining) => {
+                drop(flight);
+                cancel(run, journal, seq, &mut batch, &flying).await?;
+                return Ok(Ended::Drained);
             }
             Some((req, answer)) = flight.next() => {
                 flying.retain(|(id, ..)| *id != req.id);
@@ -250,16 +278,15 @@ async fn call<'a, A: Agent + ?Sized>(
     (req, answer)
 }
 
-/// LM-4: a judge stopped the debate: each call in flight is cancelled (its future was dropped,
-/// which closes its connection) and logged as cancelled; the caller ends the log.
+/// LM-4: a judge stopped the debate, or a shutdown's deadline came: each call in flight is
+/// cancelled (its future was dropped, which closes its connection) and logged as cancelled.
 async fn cancel<J: Journal>(
     run: &mut DebateRun,
     journal: &mut J,
     seq: &mut Sequencer,
     batch: &mut Vec<app::protocol::Event>,
     flying: &[(u32, String, u16, Instant)],
-    judge: String,
-) -> Result<Ended, StoreError> {
+) -> Result<(), StoreError> {
     for (_, agent, round, sent) in flying {
         let latency = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
         run.cancelled(agent, *round, latency);
@@ -268,20 +295,25 @@ async fn cancel<J: Journal>(
     if !batch.is_empty() {
         journal.append(batch).await?;
     }
-    Ok(Ended::Stopped(judge))
+    Ok(())
 }
 
-/// A judge's stop, when one can come: the judge's name; `None` (once) when it can no longer
-/// come, after which this waits forever.
-async fn stopped(stop: &mut Option<&mut oneshot::Receiver<String>>) -> Option<String> {
+/// A stop, when one can come; `None` when it can no longer come. Either way it comes once:
+/// after it this waits forever.
+async fn stopped(stop: &mut Option<&mut oneshot::Receiver<Stop>>) -> Option<Stop> {
     match stop.as_deref_mut() {
         Some(rx) => {
             let got = rx.await.ok();
-            if got.is_none() {
-                *stop = None;
-            }
+            *stop = None;
             got
         }
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
 }

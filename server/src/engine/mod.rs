@@ -24,7 +24,7 @@ pub use settings::{Remote, Settings, DEFAULT_TOKEN_BUDGET};
 use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
 use crate::drive::{
-    drive, now_rfc3339, Ended, JudgeDesk, Judging, Ruling, Sequencer, StoredJournal,
+    drive, now_rfc3339, Ended, JudgeDesk, Judging, Ruling, Sequencer, Stop, StoredJournal,
 };
 use crate::live::hub::Hub;
 
@@ -36,8 +36,13 @@ pub struct Engine {
     /// Shared: every request's handler clones the engine (cloning the settings' paths and
     /// configurations would cost a few microseconds of each of 5,000 viewers' connects).
     pub settings: Arc<Settings>,
-    /// The debates this process runs, each with the way to stop it (SV-7: a judge's stop).
-    running: Arc<Mutex<HashMap<String, oneshot::Sender<String>>>>,
+    /// The debates this process runs, each with the way to stop it (SV-7: a judge's stop;
+    /// LM-4: the shutdown's drain).
+    running: Arc<Mutex<HashMap<String, oneshot::Sender<Stop>>>>,
+    /// How many debates' tasks are alive, for the shutdown to wait on.
+    tasks: Arc<tokio::sync::watch::Sender<usize>>,
+    /// LM-4: set when the server shuts down: the calls in flight may finish until then.
+    draining: Arc<Mutex<Option<tokio::time::Instant>>>,
     /// Set when the server shuts down: live streams end so shutdown is not held up by them.
     pub closing: Arc<crate::live::closing::Closing>,
     /// Signs every log that ends; `None` leaves logs unsigned.
@@ -66,6 +71,8 @@ impl Engine {
             hub: Arc::new(Hub::default()),
             settings: Arc::new(settings),
             running: Arc::default(),
+            tasks: Arc::new(tokio::sync::watch::Sender::new(0)),
+            draining: Arc::default(),
             rulings: Arc::default(),
             closing: Arc::default(),
             signer: None,
@@ -91,7 +98,7 @@ impl Engine {
         let seed = req.seed.unwrap_or_else(random_seed);
         let machine = registry::machine_for(&req, seed)?;
         let agents = registry::agents_for(&self.settings, &req, seed, machine.agents())?;
-        self.start_with(req, seed, agents, hold).await
+        self.start_with(req, seed, machine, agents, hold).await
     }
 
     /// [`Engine::start`] with the agents given (tests give ones that misbehave).
@@ -99,10 +106,10 @@ impl Engine {
         &self,
         req: ValidDebate,
         seed: u64,
+        machine: app::protocol::Debate,
         agents: Box<dyn Agent>,
         hold: H,
     ) -> Result<String, StartError> {
-        let machine = registry::machine_for(&req, seed)?;
         if agents.backend() != "builtin" {
             self.check_daily_budget().await?;
         }
@@ -166,8 +173,13 @@ impl Engine {
         hold: H,
     ) {
         self.hub.open(&id, log.as_deref().unwrap_or_default());
-        let (stop_tx, stop_rx) = oneshot::channel::<String>();
-        self.lock_running().insert(id.clone(), stop_tx);
+        let (stop_tx, stop_rx) = oneshot::channel::<Stop>();
+        self.tasks.send_modify(|n| *n += 1);
+        // A debate that starts while the server shuts down is drained at once.
+        match *lock(&self.draining) {
+            Some(deadline) => drop(stop_tx.send(Stop::Drain(deadline))),
+            None => drop(self.lock_running().insert(id.clone(), stop_tx)),
+        }
         let (rule_tx, mut rule_rx) = mpsc::channel::<Ruling>(8);
         self.lock_rulings().insert(id.clone(), rule_tx);
         let engine = self.clone();
@@ -199,6 +211,10 @@ impl Engine {
             .await;
             match driven {
                 Ok(Ended::Finished) => None,
+                Ok(Ended::Drained) => {
+                    tracing::info!(debate = %debate, "debate left running at shutdown; its log stays open");
+                    None
+                }
                 Ok(Ended::Stopped(judge)) => {
                     tracing::info!(debate = %debate, judge = %judge, "debate stopped by a judge");
                     Some(run::stopped_by(&judge))
@@ -241,7 +257,36 @@ impl Engine {
             engine.desk.set_paused(&id, None);
             // Viewers of the hub fall back to the database, which has the final event.
             engine.hub.close(&id);
+            engine.tasks.send_modify(|n| *n -= 1);
         });
+    }
+
+    /// LM-4: the server is shutting down. Every running debate stops asking; the calls in flight
+    /// have `within` to return (what they return is logged, what does not is logged as
+    /// cancelled); then this returns, once each debate has stored what it had.
+    pub async fn drain(&self, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        *lock(&self.draining) = Some(deadline);
+        let stops: Vec<_> = self.lock_running().drain().collect();
+        if !stops.is_empty() {
+            tracing::info!(
+                "shutdown: {} running debate(s) send no new calls; those in flight have {} s",
+                stops.len(),
+                within.as_secs()
+            );
+        }
+        for (_, tx) in stops {
+            let _ = tx.send(Stop::Drain(deadline));
+        }
+        // The deadline, and a little for the cancellations to be stored.
+        let mut tasks = self.tasks.subscribe();
+        let all_done = tasks.wait_for(|n| *n == 0);
+        if tokio::time::timeout_at(deadline + Duration::from_secs(5), all_done)
+            .await
+            .is_err()
+        {
+            tracing::warn!("shutdown: debates still storing their logs; exiting without them");
+        }
     }
 
     /// SV-7: a judge stops a running debate; its log ends with an `interrupted` event that names
@@ -249,7 +294,7 @@ impl Engine {
     pub async fn stop(&self, id: &str, judge: &str) -> Result<Stopped, StoreError> {
         let stop = self.lock_running().remove(id);
         if let Some(tx) = stop {
-            if tx.send(judge.to_owned()).is_ok() {
+            if tx.send(Stop::Judge(judge.to_owned())).is_ok() {
                 // Wait (bounded) for the log to end, so the caller reads a stopped debate.
                 for _ in 0..100 {
                     if self.store.status(id).await?.is_some_and(|s| s.is_over()) {
@@ -284,11 +329,13 @@ impl Engine {
         })
     }
 
-    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<String>>> {
-        self.running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Stop>>> {
+        lock(&self.running)
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn new_id() -> String {
@@ -344,8 +391,9 @@ mod tests {
         .validate()
         .expect("valid");
         let place = std::sync::Arc::new(());
+        let machine = registry::machine_for(&req, 1).expect("machine");
         let id = engine
-            .start_with(req, 1, Box::new(Panicking), place.clone())
+            .start_with(req, 1, machine, Box::new(Panicking), place.clone())
             .await
             .expect("start");
         let mut live = engine.hub.follow(&id).expect("live while running").rx;

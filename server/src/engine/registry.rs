@@ -21,7 +21,7 @@ use futures::future::BoxFuture;
 /// The protocol machine a validated request asks for.
 pub fn machine_for(req: &ValidDebate, seed: u64) -> Result<Debate, ProtocolError> {
     Ok(match &req.setup {
-        Setup::S4 => Debate::S4(S4Debate::new(&req.query, AgentSpec::default_s4(), seed)?),
+        Setup::S4 { agents } => Debate::S4(S4Debate::new(&req.query, agents.clone(), seed)?),
         Setup::RoundRobin(params) => Debate::RoundRobin(RrDebate::new(
             &req.query,
             round_robin::default_agents(),

@@ -42,6 +42,8 @@ struct Model {
     wrong: fn(&str) -> Wrong,
     in_flight: Arc<AtomicUsize>,
     max_in_flight: Arc<AtomicUsize>,
+    /// Every call that reached the model.
+    calls: Arc<AtomicUsize>,
     streamed: Arc<AtomicUsize>,
     refused: Arc<AtomicUsize>,
     throttled: Arc<Mutex<HashSet<String>>>,
@@ -56,6 +58,7 @@ impl Model {
             wrong: |_| Wrong::Nothing,
             in_flight: Arc::default(),
             max_in_flight: Arc::default(),
+            calls: Arc::default(),
             streamed: Arc::default(),
             refused: Arc::default(),
             throttled: Arc::default(),
@@ -68,6 +71,7 @@ struct InFlight(Arc<AtomicUsize>);
 
 impl InFlight {
     fn enter(m: &Model) -> InFlight {
+        m.calls.fetch_add(1, Ordering::SeqCst);
         let now = m.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         m.max_in_flight.fetch_max(now, Ordering::SeqCst);
         InFlight(m.in_flight.clone())
@@ -467,4 +471,82 @@ async fn a_stop_cancels_the_calls_in_flight_lm_4() {
     assert_eq!(last["by"], "ada");
     let (_, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
     assert!(out.contains("chain verified"), "{out}");
+}
+
+/// Starts an S4 debate on the fake model and waits until its round 1 (three calls) is in flight.
+async fn round_one_in_flight(server: &Server, m: &Model) -> String {
+    let id = create(
+        server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 8}),
+    )
+    .await;
+    let began = Instant::now();
+    while m.in_flight.load(Ordering::SeqCst) < 3 {
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "the round goes out"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    id
+}
+
+/// SIGTERM, then the time until the process exited.
+fn terminate(server: &mut Server, limit: Duration) -> Duration {
+    let began = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    server
+        .wait_exit(limit)
+        .expect("the server exited after SIGTERM");
+    began.elapsed()
+}
+
+/// LM-4 at shutdown: SIGTERM sends no new call and gives the calls in flight
+/// `--drain-seconds`. Those that return in time are logged as any reply (round 1's three
+/// positions, and no round 2 asked); with a shorter drain they are logged as cancelled. Either
+/// way the log is left open for the next start, which ends it (SV-5) with its chain whole.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shutdown_drains_the_calls_in_flight_lm_4() {
+    for (latency_ms, drain, returned) in [(1500, "20", true), (30_000, "1", false)] {
+        let m = Model::new(latency_ms, 0);
+        let url = start_model(m.clone()).await;
+        let (_dir, db) = temp_db();
+        let mut server = server(
+            &db,
+            &url,
+            &[
+                ("CONSILIUM_REMOTE_TIMEOUT_S", "60"),
+                ("CONSILIUM_DRAIN_SECONDS", drain),
+            ],
+        );
+        let id = round_one_in_flight(&server, &m).await;
+        let took = terminate(&mut server, Duration::from_secs(15));
+        println!(
+            "SIGTERM with calls of {latency_ms} ms in flight, drain {drain} s: exit in {took:?}"
+        );
+        assert_eq!(m.calls.load(Ordering::SeqCst), 3, "nothing new was asked");
+        assert_eq!(m.in_flight.load(Ordering::SeqCst), 0, "no call left open");
+        drop(server);
+        let next = Server::start(&db, 0);
+        let detail: Value = get_json(&next, &format!("/api/debates/{id}")).await;
+        let events = detail["events"].as_array().expect("events");
+        let calls = of_type(events, "agent_call");
+        assert_eq!(calls.len(), 3, "{calls:?}");
+        for c in &calls {
+            assert_eq!(c["cancelled"] == true, !returned, "{c}");
+            assert_eq!(c["ok"] == true, returned, "{c}");
+        }
+        assert_eq!(
+            of_type(events, "position").len(),
+            if returned { 3 } else { 0 }
+        );
+        assert!(of_type(events, "challenge").is_empty());
+        assert_eq!(detail["status"], "interrupted");
+        let (_, out) = verify(&next.url(&format!("/api/debates/{id}/export.json")));
+        assert!(out.contains("chain verified"), "{out}");
+    }
 }

@@ -1,5 +1,5 @@
-//! RR and WC over the real HTTP/SSE surface of the real binary: start, stream to the decision,
-//! verify the log, and bad parameters refused by name.
+//! RR, WC and S4's configurable agents over the real HTTP/SSE surface of the real binary:
+//! start, stream to the decision, verify the log, and bad parameters refused by name.
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -166,6 +166,46 @@ async fn collapse_runs_live_and_verifies() {
     assert_refused(&server, &bad_request, "cards[1].risks[0].residual_risk").await;
 }
 
+/// S4-1: the set of agents is configurable. Five agents, a role twice: every agent challenges
+/// every other (S4-3: 5·4 = 20), all five vote, a per-agent choice names the second agent of a
+/// role, and the log verifies.
+#[tokio::test]
+async fn s4_takes_the_agents_it_is_given() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Should we move the team to a four-day week?", "seed": 4,
+               "config": {"agents": ["utility", "accuracy", "safety", "safety", "accuracy"]},
+               "agents": [{"role": "safety-2", "backend": "builtin"}]}),
+    )
+    .await;
+    let ids: Vec<&str> = events[0]["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| a["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        ["utility", "accuracy", "safety", "safety-2", "accuracy-2"]
+    );
+    assert_eq!(of_type(&events, "position").len(), 5);
+    assert_eq!(of_type(&events, "challenge").len(), 20);
+    assert_eq!(of_type(&events, "vote").len(), 5);
+    let counts = &events.last().expect("decision")["decision_counts"];
+    let total: u64 = ["ACT", "WARN", "REFUSE"]
+        .iter()
+        .map(|k| counts[*k].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(total, 5, "{counts}");
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(
+        ok && out.contains("recomputed from 5 logged votes"),
+        "{out}"
+    );
+}
+
 #[tokio::test]
 async fn bad_parameters_are_refused_by_name() {
     let (_dir, db) = temp_db();
@@ -206,7 +246,15 @@ async fn bad_parameters_are_refused_by_name() {
         ),
         (
             json!({"query": q, "protocol": "s4", "config": {"max_rounds": 3}}),
-            "config",
+            "config.max_rounds",
+        ),
+        (
+            json!({"query": q, "protocol": "s4", "config": {"agents": ["safety", "judge"]}}),
+            "config.agents[1]",
+        ),
+        (
+            json!({"query": q, "protocol": "s4", "agents": [{"role": "safety-2"}]}),
+            "safety-2",
         ),
         (json!({"query": q, "protocol": "debate"}), "round_robin"),
         (

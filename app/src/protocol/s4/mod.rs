@@ -3,6 +3,7 @@
 mod machine;
 #[cfg(test)]
 mod order_tests;
+pub mod params;
 mod rules;
 #[cfg(test)]
 mod tests;

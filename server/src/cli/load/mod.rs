@@ -50,6 +50,10 @@ pub struct LoadArgs {
     /// With `--model`: a streamed piece this often, in milliseconds (0: replies come whole).
     #[arg(long, default_value_t = 50)]
     pub piece_ms: u64,
+    /// S4-1: how many agents each debate has (2 to 8): utility, accuracy, safety, then the
+    /// same roles again.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=8))]
+    pub agents: u8,
 }
 
 /// One live event as a viewer got it.
@@ -192,13 +196,19 @@ async fn start(
     args: &LoadArgs,
     i: usize,
 ) -> Result<String, CliError> {
-    let mut req = client
-        .post(format!("{base}/api/debates"))
-        .json(&if args.model.is_some() {
-            serde_json::json!({"query": args.query, "protocol": "s4", "seed": i, "backend": "openai"})
-        } else {
-            serde_json::json!({"query": args.query, "protocol": "s4", "seed": i})
-        });
+    let mut req = client.post(format!("{base}/api/debates")).json(&{
+        let roles: Vec<&str> = ["utility", "accuracy", "safety"]
+            .into_iter()
+            .cycle()
+            .take(usize::from(args.agents))
+            .collect();
+        let mut body = serde_json::json!({"query": args.query, "protocol": "s4", "seed": i,
+                "config": {"agents": roles}});
+        if args.model.is_some() {
+            body["backend"] = "openai".into();
+        }
+        body
+    });
     if let Some(t) = &args.token {
         req = req.bearer_auth(t);
     }
