@@ -35,18 +35,20 @@ site: setup
 	scripts/build-site.sh all
 
 # What serving needs: the split bundle and the server, compiled side by side (each has stretches
-# where it uses one core: links, build scripts). The server's compiler output goes to
-# target/build-server.log.
+# where it uses one core: links, build scripts). The server is the debug profile's build, whose
+# dependencies and sentence model are optimised (Cargo.toml) and which `make test` reuses;
+# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves.
+# Its compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
-	@printf '\033[1m==> %s\033[0m\n' "compiling the server, release profile, beside the bundle (~15-17 min the first time, under a minute after a change; target/build-server.log)"; \
-	  cargo build --release -p server >target/build-server.log 2>&1 & srv=$$!; \
+	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~5 min the first time, seconds after a change; target/build-server.log)"; \
+	  cargo build -p server >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
 	  exit $$status
 
 run: build
-	target/release/consilium serve
+	target/debug/consilium serve
 
 viewer: site
 	@scripts/setup.sh test
