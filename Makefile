@@ -42,7 +42,7 @@ site: setup
 build: setup
 	@mkdir -p target
 	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~5 min the first time, seconds after a change; target/build-server.log)"; \
-	  cargo build -p server >target/build-server.log 2>&1 & srv=$$!; \
+	  cargo build -p server --bin consilium >target/build-server.log 2>&1 & srv=$$!; \
 	  scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
 	  exit $$status
@@ -78,10 +78,10 @@ test: setup
 
 bench: dist
 	python3 scripts/bundle-sizes.py target/site/pkg
-	target/dist/consilium bench
-	target/dist/consilium bench reconcile
-	target/dist/consilium bench topics
-	target/dist/consilium bench safety
+	target/dist/consilium-bench
+	target/dist/consilium-bench reconcile
+	target/dist/consilium-bench topics
+	target/dist/consilium-bench safety
 	CONSILIUM_BIN=target/dist/consilium scripts/bench-load.sh
 	@echo "== this machine: $$(nproc) cores =="
 	python3 scripts/recorded-figures.py docs/PERFORMANCE.md

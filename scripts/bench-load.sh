@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Fan-out figures for `make bench`: a release server on a scratch SQLite file, watched
-# by growing crowds through `consilium load` (exact logs, connect times, live latency, RSS), a
+# Fan-out figures for `make bench`: a `dist` server on a scratch SQLite file, watched
+# by growing crowds through `consilium-bench load` (exact logs, connect times, live latency, RSS), a
 # fresh server for each crowd.
-# Then LM-1/LM-3 against a fake OpenAI-compatible model over real HTTP (`consilium load --model`):
+# Then LM-1/LM-3 against a fake OpenAI-compatible model over real HTTP (`consilium-bench load --model`):
 # an S4 debate whose every call takes 1 s, asked one at a time and at once (3 agents, and 5), and its replies
 # streamed a piece every 50 ms to 100 and to 1,000 viewers.
 # Usage: scripts/bench-load.sh [VIEWERS:DEBATES ...]   (default: 1000:1 5000:1 1000:100 2000:500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${CONSILIUM_BIN:-target/release/consilium}
-[ -x "$bin" ] || { echo "build it first: cargo build --release -p server" >&2; exit 1; }
+bin=${CONSILIUM_BIN:-target/dist/consilium}
+[ -x "$bin" ] || { echo "build it first: make dist" >&2; exit 1; }
 scratch=$(mktemp -d)
 port=${LOAD_PORT:-3497}
 server=

@@ -40,7 +40,10 @@ rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
 step "compiling the browser bundle to WebAssembly (~5 min the first time, ~2 min after a change)"
+# The build's own tools (xtask) compile beside the bundle; the first `cargo xtask` waits for them.
+cargo build --quiet -p xtask --target-dir target/xtask & xtask=$!
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
+wait $xtask
 cargo xtask split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
 cargo xtask bindgen --target web --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
   --out-name consilium "$site/pkg.tmp/consilium_split.wasm"

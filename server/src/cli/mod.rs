@@ -1,18 +1,13 @@
-//! The `consilium` command line: `serve` (the default), `bench`, `load`, `judge` and `verify`.
+//! The `consilium` command line: `serve` (the default), `eval`, `judge`, `track-record` and
+//! `verify`. The benchmarks are a binary of their own, `consilium-bench` (src/bin).
 
 // Declared first: its `out!`/`outln!` macros are used by every command below.
 #[macro_use]
-mod out;
+pub mod out;
 
-pub mod bench;
-mod bench_credibility;
-mod bench_reconcile;
-mod bench_safety;
-mod bench_topics;
 mod error;
 pub mod eval;
 pub mod judge;
-pub mod load;
 pub mod serve;
 pub mod track_record;
 pub mod verify;
@@ -42,13 +37,8 @@ pub struct Cli {
 pub enum Command {
     /// Serve the web app and the API (the default).
     Serve(ServeArgs),
-    /// Run many debates in-process and print the orchestration overhead per agent turn.
-    Bench(bench::BenchArgs),
     /// QL-2: one agent vs self-consistency vs debate on a task set, on a real model.
     Eval(eval::EvalArgs),
-    /// Start debates on a running server, watch them with many live viewers at once, and print
-    /// what they saw: exact logs, connect times, live latency percentiles, server memory.
-    Load(load::LoadArgs),
     /// Manage judges (SV-7): add, list, remove, rotate.
     Judge(judge::JudgeArgs),
     /// The agents' track record: import outcomes, or the labelled sample history.
@@ -73,9 +63,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
-        Some(Command::Bench(args)) => bench::run(args).await,
         Some(Command::Judge(args)) => judge::run(args).await,
-        Some(Command::Load(args)) => load::run(args).await,
         Some(Command::Eval(args)) => eval::run(args).await,
         Some(Command::TrackRecord(args)) => track_record::run(args).await,
         Some(Command::Verify {

@@ -35,11 +35,13 @@ fn exit_status(e: &io::Error) -> i32 {
 }
 
 /// `print!` for the command line's reports: see the module.
+#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => { $crate::cli::out::write(format_args!($($arg)*)) };
 }
 
 /// `println!` for the command line's reports: see the module.
+#[macro_export]
 macro_rules! outln {
     () => { $crate::cli::out::write(format_args!("\n")) };
     ($($arg:tt)*) => {

@@ -183,7 +183,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 ///
 /// A checkpoint beside a stream of commits never catches up with them, and SQLite starts the WAL
 /// again from its beginning only once every frame in it is checkpointed: the WAL grew for as
-/// long as writes kept coming (2.6 GB after `consilium bench` ran 6,000 debates one after the
+/// long as writes kept coming (2.6 GB after `consilium-bench` ran 6,000 debates one after the
 /// other). So after each checkpoint the thread holds the writer's connection (writes wait) while
 /// it copies the frames committed during it, and the next commit starts the WAL again from its
 /// beginning: it holds about one checkpoint period's writes.

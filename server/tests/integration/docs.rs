@@ -1,6 +1,6 @@
 //! DX-2: the docs cannot drift from the code. Every path a doc names exists; every requirement id
 //! the code and tests cite is defined in `docs/PROTOCOLS.md`; every flag and environment variable
-//! of `consilium` (read from clap) is in `docs/OPERATIONS.md`; every `curl`/`consilium` example runs
+//! of `consilium` (read from clap) and `consilium-bench` (from its help) is in `docs/OPERATIONS.md`; every `curl`/`consilium` example runs
 //! against a real server and succeeds. And the repository holds no private key and no tracker
 //! numbers or development diary.
 
@@ -266,11 +266,49 @@ fn every_flag_and_environment_variable_is_in_operations_md() {
         }
     }
     assert!(seen > 30, "only {seen} flags read from clap");
+    // `consilium-bench`'s flags, read from its help (its clap definition lives in its binary).
+    let bench = env!("CARGO_BIN_EXE_consilium-bench");
+    for suite in ["", "safety", "credibility", "reconcile", "topics", "load"] {
+        let mut cmd = std::process::Command::new(bench);
+        if !suite.is_empty() {
+            cmd.arg(suite);
+        }
+        let out = cmd.arg("--help").output().expect("consilium-bench --help");
+        assert!(out.status.success(), "consilium-bench {suite} --help");
+        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut flags = 0;
+        let mut after_env = false;
+        for word in help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']') {
+            if std::mem::replace(&mut after_env, word == "env:") {
+                let env = word.split('=').next().unwrap_or(word);
+                if !operations.contains(&format!("`{env}")) {
+                    missing.push(format!("consilium-bench {suite}: {env}"));
+                }
+            }
+            let name: String = word
+                .strip_prefix("--")
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if name.len() > 1 && name != "help" && name != "version" {
+                flags += 1;
+                if !operations.contains(&format!("`--{name}")) {
+                    missing.push(format!("consilium-bench {suite}: --{name}"));
+                }
+            }
+        }
+        assert!(
+            flags > 0,
+            "no flags read from consilium-bench {suite} --help:\n{help}"
+        );
+    }
     missing.sort();
     missing.dedup();
     assert!(
         missing.is_empty(),
-        "flags and environment variables of `consilium` that docs/OPERATIONS.md does not name \
+        "flags and environment variables of `consilium` and `consilium-bench` that \
+         docs/OPERATIONS.md does not name \
          (in backticks):\n{}",
         missing.join("\n")
     );

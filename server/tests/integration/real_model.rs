@@ -346,7 +346,7 @@ async fn a_reconciliation_on_real_models() {
     assert_eq!(builtin, minilm);
 }
 
-/// MN-1/MN-2 with the same model served by llama.cpp: `consilium bench topics` through the
+/// MN-1/MN-2 with the same model served by llama.cpp: `consilium-bench topics` through the
 /// `/v1/embeddings` endpoint forms the test half's topics as well as the builtin encoder does
 /// (within 0.08 of its precision 0.83 and recall 0.84 — llama.cpp runs the weights in f16 and
 /// tokenizes by its own code), which it can only if both compute nearly the same embeddings.
@@ -355,12 +355,12 @@ async fn a_reconciliation_on_real_models() {
 fn the_topics_bench_runs_through_the_embeddings_endpoint() {
     let embed = std::env::var("CONSILIUM_TEST_EMBED_URL").expect("CONSILIUM_TEST_EMBED_URL");
     let run = |endpoint: Option<&str>| -> (f64, f64) {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"));
-        cmd.args(["bench", "topics"]);
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_consilium-bench"));
+        cmd.arg("topics");
         if let Some(url) = endpoint {
             cmd.args(["--endpoint", url]);
         }
-        let out = cmd.output().expect("run consilium bench topics");
+        let out = cmd.output().expect("run consilium-bench topics");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),

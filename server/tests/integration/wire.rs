@@ -1,5 +1,5 @@
 //! What goes over the wire, against the real binary: the bundle precompressed and
-//! cached, JSON compressed, the live stream never; `consilium load` against a running server.
+//! cached, JSON compressed, the live stream never; `consilium-bench load` against a running server.
 
 use crate::common::*;
 use serde_json::json;
@@ -229,7 +229,7 @@ async fn the_bundle_goes_precompressed_json_compressed_never_the_stream() {
     assert!(stream.text().contains("event: decision") || stream.text().contains("\"decision\""));
 }
 
-/// The load client's contract: `consilium load` starts debates on a running server, watches
+/// The load client's contract: `consilium-bench load` starts debates on a running server, watches
 /// them with many raw live viewers at once, and ends with a `load:` line counting the viewers
 /// that got the exact log and the live latency's p99. Without raised limits it stops at the
 /// first refusal and says which limits to raise.
@@ -243,19 +243,16 @@ async fn consilium_load_reports_exact_logs_and_latency() {
     ];
     let server = Server::start_with(&db, 20, &limits);
     let addr = server.base.trim_start_matches("http://").to_owned();
-    let (ok, out) = cli_on(
-        &db,
-        &[
-            "load",
-            "--addr",
-            &addr,
-            "--viewers",
-            "60",
-            "--debates",
-            "3",
-            "--per-batch",
-        ],
-    );
+    let (ok, out) = bench(&[
+        "load",
+        "--addr",
+        &addr,
+        "--viewers",
+        "60",
+        "--debates",
+        "3",
+        "--per-batch",
+    ]);
     assert!(ok, "{out}");
     assert!(
         out.contains("  batch at +"),
@@ -283,10 +280,7 @@ async fn consilium_load_reports_exact_logs_and_latency() {
     // The defaults let one address hold 64 streams: the 65th viewer is refused, and said so.
     let strict = Server::start(&db, 20);
     let addr = strict.base.trim_start_matches("http://").to_owned();
-    let (_, out) = cli_on(
-        &db,
-        &["load", "--addr", &addr, "--viewers", "80", "--debates", "1"],
-    );
+    let (_, out) = bench(&["load", "--addr", &addr, "--viewers", "80", "--debates", "1"]);
     let last = out
         .lines()
         .rfind(|l| l.starts_with("load:"))

@@ -156,7 +156,7 @@ pub fn evaluate(
 mod tests {
     use super::*;
 
-    /// A regression guard on the test half, at its measured figures (`consilium bench safety`):
+    /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
     /// recall 172 of 197, false alarms 28 of 133; with phrase features alone 82 and 21. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]

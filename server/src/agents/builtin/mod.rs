@@ -29,7 +29,7 @@ type LastProfile = (Arc<str>, Arc<Profile>);
 pub struct BuiltinAgents {
     pub seed: u64,
     /// The taxonomy's semantic check and its settings (`None`: phrase features only, the
-    /// "before" column of `consilium bench safety`).
+    /// "before" column of `consilium-bench safety`).
     semantic: Option<taxonomy::Knobs>,
     /// The last query's profile: every request of a debate carries the same query, and reading
     /// it is most of an agent's work.
@@ -54,7 +54,7 @@ impl BuiltinAgents {
         }
     }
 
-    /// Agents whose semantic check uses other settings (`consilium bench safety --sweep`).
+    /// Agents whose semantic check uses other settings (`consilium-bench safety --sweep`).
     pub fn with_knobs(seed: u64, knobs: taxonomy::Knobs) -> Self {
         BuiltinAgents {
             semantic: Some(knobs),

@@ -25,6 +25,21 @@ pub fn cli_on(db: &TestDb, args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// `consilium-bench ARGS`: whether it succeeded, and what it printed.
+pub fn bench(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_consilium-bench"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run consilium-bench");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
 /// `consilium judge add NAME [--role viewer]`: the token it printed once.
 pub fn add_judge(db: &TestDb, name: &str, role: &str) -> String {
     let (ok, out) = cli_on(db, &["judge", "add", name, "--role", role]);

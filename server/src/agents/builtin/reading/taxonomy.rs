@@ -22,7 +22,7 @@ pub const MARGIN: f32 = 0.04;
 /// Phrase features' caution needs the nearest hazard exemplars at least this similar.
 pub const CORROBORATE: f32 = 0.48;
 
-/// The semantic check's settings: [`KNOBS`] in the product; `consilium bench safety --sweep`
+/// The semantic check's settings: [`KNOBS`] in the product; `consilium-bench safety --sweep`
 /// tries others on the development half.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Knobs {

@@ -1,4 +1,4 @@
-//! `consilium load --model ADDR`: a fake OpenAI-compatible model, served over real HTTP for the
+//! `consilium-bench load --model ADDR`: a fake OpenAI-compatible model, served over real HTTP for the
 //! run, for the server under test to call (`OPENAI_BASE_URL=http://ADDR/v1`). Each reply takes a
 //! fixed time; streamed, a piece goes out every `piece` meanwhile, each carrying the time it
 //! was sent (`t<Unix µs>`), so a viewer can time a piece from the model to its socket (LM-3).
@@ -17,7 +17,8 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use super::{percentile, spread, LoadArgs, Seen};
-use crate::cli::CliError;
+use server::cli::CliError;
+use server::outln;
 
 /// How the fake model answers.
 #[derive(Clone)]

@@ -143,7 +143,7 @@ pub(super) fn on_event(
         return Ok(false);
     };
     // LM-3: a piece of a reply being written, timed from the model's sending it (its text says
-    // when: `consilium load --model`).
+    // when: `consilium-bench load --model`).
     if delta {
         let received = unix_ms();
         let piece: serde_json::Value =

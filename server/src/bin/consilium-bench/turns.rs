@@ -1,4 +1,4 @@
-//! `consilium bench`: runs many S4 debates in-process and prints the orchestration overhead per
+//! `consilium-bench` without a suite: runs many S4 debates in-process and prints the orchestration overhead per
 //! agent turn, in memory and with every event stored in SQLite or PostgreSQL (`--database-url`).
 //! Figures are printed, never asserted.
 
@@ -12,11 +12,12 @@ use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;
 use futures::future::BoxFuture;
 
-use super::error::CliError;
-use crate::agents::{builtin::BuiltinAgents, Agent, Answer};
-use crate::db::{NewDebate, Store};
-use crate::drive::{drive, Sequencer, StoredJournal, Timing};
-use crate::live::hub::Hub;
+use server::agents::{builtin::BuiltinAgents, Agent, Answer};
+use server::cli::CliError;
+use server::db::{NewDebate, Store};
+use server::drive::{drive, Sequencer, StoredJournal, Timing};
+use server::live::hub::Hub;
+use server::outln;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -35,47 +36,12 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_values_t = [10u32, 100])]
     pub concurrency: Vec<u32>,
     /// `full`: SQLite fsyncs every commit (power-loss safe); `normal`: crash safe (the default).
-    #[arg(long, value_enum, default_value_t = crate::db::Durability::Normal)]
-    pub durability: crate::db::Durability,
+    #[arg(long, value_enum, default_value_t = server::db::Durability::Normal)]
+    pub durability: server::db::Durability,
     /// How many times the in-memory and the one-at-a-time durable runs are repeated: the best
     /// run is the code's cost, the median shows how much the machine's load moved it.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-    #[command(subcommand)]
-    pub suite: Option<Suite>,
-}
-
-/// `--split`: which half of an evaluation set a suite reports on — `dev`, on which settings are
-/// chosen, or `test`, held out.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    Dev,
-    Test,
-}
-
-impl Split {
-    pub fn is_dev(self) -> bool {
-        self == Split::Dev
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Split::Dev => "dev",
-            Split::Test => "test",
-        }
-    }
-}
-
-#[derive(clap::Subcommand, Debug, Clone)]
-pub enum Suite {
-    /// Recall and false alarms of the builtin agents per hazard category.
-    Safety(super::bench_safety::SafetyArgs),
-    /// Time to compute an agent's credibility (CR-1) over a long record.
-    Credibility(super::bench_credibility::CredibilityArgs),
-    /// RC: five conflicting observations reconciled, 500 clustered.
-    Reconcile(super::bench_reconcile::RcBenchArgs),
-    /// RC-1: same-topic precision and recall on the labelled topics set.
-    Topics(super::bench_topics::TopicsArgs),
 }
 
 const QUERIES: [&str; 4] = [
@@ -134,13 +100,6 @@ impl Agent for Instant0 {
 }
 
 pub async fn run(args: BenchArgs) -> Result<(), CliError> {
-    match &args.suite {
-        Some(Suite::Safety(safety)) => return super::bench_safety::run(safety),
-        Some(Suite::Credibility(cr)) => return super::bench_credibility::run(cr).await,
-        Some(Suite::Reconcile(rc)) => return super::bench_reconcile::run(rc).await,
-        Some(Suite::Topics(t)) => return super::bench_topics::run(t).await,
-        None => {}
-    }
     let debates = args.debates.max(1);
     let stored = args.stored_debates.max(1);
 
@@ -196,7 +155,7 @@ pub async fn run(args: BenchArgs) -> Result<(), CliError> {
     let disk = per_turn(disk_best, stored);
     let runs = args.repeat;
     outln!(
-        "consilium bench — S4, 3 agents, {TURNS} agent turns per debate; {} cores; durability {:?}",
+        "consilium-bench — S4, 3 agents, {TURNS} agent turns per debate; {} cores; durability {:?}",
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         args.durability
     );
@@ -313,7 +272,7 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
     while let Some(body) = run.poll_event() {
         first.push(seq.stamp(body));
     }
-    let created_at = crate::drive::now_rfc3339();
+    let created_at = server::drive::now_rfc3339();
     let row = NewDebate {
         id: &id,
         query,
@@ -337,7 +296,7 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
 
 /// The builtin encoder's time for one new query (uncached), the median over [`QUERIES`].
 fn encoder_median() -> Result<Duration, CliError> {
-    let embedder = crate::embed::shared()?;
+    let embedder = server::embed::shared()?;
     let mut times: Vec<Duration> = QUERIES
         .iter()
         .map(|q| {

@@ -1,4 +1,4 @@
-//! `consilium load`: starts debates on a running server, opens many live viewers of
+//! `consilium-bench load`: starts debates on a running server, opens many live viewers of
 //! them over raw HTTP/1.1 connections at once, and reports what a crowd sees — whether every
 //! viewer got the exact log (no gap, no duplicate, to its end), how long connecting took, how
 //! long each live event took from being stamped to arriving, and the server's memory.
@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 mod model;
 mod wire;
 
-use super::CliError;
+use server::cli::CliError;
+use server::outln;
 
 #[derive(clap::Args, Debug)]
 pub struct LoadArgs {

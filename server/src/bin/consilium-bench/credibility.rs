@@ -1,4 +1,4 @@
-//! `consilium bench credibility`: how long CR-1 takes on a long record — the pure
+//! `consilium-bench credibility`: how long CR-1 takes on a long record — the pure
 //! function over N points in memory, and the whole path the server takes (read the record from
 //! a real SQLite file, then compute).
 
@@ -8,9 +8,10 @@ use app::protocol::credibility::{credibility, ContextTags, CrParams, Point};
 use app::protocol::time;
 use clap::Args;
 
-use super::error::CliError;
-use crate::db::Store;
-use crate::record::{breakdown_of, sample};
+use server::cli::CliError;
+use server::db::Store;
+use server::outln;
+use server::record::{breakdown_of, sample};
 
 #[derive(Args, Debug, Clone)]
 pub struct CredibilityArgs {
@@ -23,7 +24,7 @@ pub struct CredibilityArgs {
 }
 
 pub async fn run(args: &CredibilityArgs) -> Result<(), CliError> {
-    let now = crate::drive::now_rfc3339();
+    let now = server::drive::now_rfc3339();
     let today = time::days(&now).unwrap_or(0.0);
     let n = args.points.max(1);
     // A record like the sample's, stretched to n points over four years, two regimes, contexts.
@@ -79,7 +80,7 @@ pub async fn run(args: &CredibilityArgs) -> Result<(), CliError> {
         .map(|l| l.replace("builtin:", "bench:"))
         .collect::<Vec<_>>()
         .join("\n");
-    crate::record::import::import(&store, &text, "import", "bench").await?;
+    server::record::import::import(&store, &text, "import", "bench").await?;
     let identity = "bench:safety";
     let reads = 5;
     let start = Instant::now();

@@ -1,4 +1,4 @@
-//! `consilium bench topics`: RC-1's topics on `server/data/topics-eval.tsv` — scenarios of
+//! `consilium-bench topics`: RC-1's topics on `server/data/topics-eval.tsv` — scenarios of
 //! observations written apart from the code, each observation labelled with its topic. Each
 //! scenario is embedded (the builtin encoder, or an OpenAI-compatible embeddings endpoint serving
 //! the same model) and clustered exactly as a reconciliation does; the figures are the
@@ -12,15 +12,16 @@ use app::protocol::reconcile::vectors::quantise;
 use app::protocol::reconcile::{parse_observations, RcParams};
 use clap::Args;
 
-use super::error::CliError;
+use server::cli::CliError;
+use server::outln;
 
-const DATA: &str = include_str!("../../data/topics-eval.tsv");
+const DATA: &str = include_str!("../../../data/topics-eval.tsv");
 
 #[derive(Args, Debug, Clone)]
 pub struct TopicsArgs {
     /// `test` (report) or `dev` (the half the rules were chosen on).
-    #[arg(long, value_enum, default_value_t = super::bench::Split::Test)]
-    pub split: super::bench::Split,
+    #[arg(long, value_enum, default_value_t = crate::Split::Test)]
+    pub split: crate::Split,
     /// Embed through this OpenAI-compatible base URL (`…/v1`) instead of the builtin encoder.
     #[arg(long)]
     pub endpoint: Option<String>,
@@ -141,7 +142,7 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         let texts: Vec<String> = members.iter().map(|&i| rows[i].text.to_owned()).collect();
         let raw = match &args.endpoint {
             Some(url) => endpoint_vectors(url, &args.model, &texts).await?,
-            None => crate::embed::shared()?.embed_many(&texts),
+            None => server::embed::shared()?.embed_many(&texts),
         };
         vectors.push(
             raw.iter()
@@ -158,7 +159,7 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         |u| format!("{} at {u}", args.model),
     );
     outln!(
-        "consilium bench topics — RC-1 on the {} half: {} scenarios, {n} observations, {} labelled topics; embedded by {by} in {:.0} ms",
+        "consilium-bench topics — RC-1 on the {} half: {} scenarios, {n} observations, {} labelled topics; embedded by {by} in {:.0} ms",
         args.split.name(),
         halves.len(),
         topics.len(),

@@ -1,4 +1,4 @@
-//! `consilium bench safety`: recall and false-alarm rate of the builtin S4 debate per hazard
+//! `consilium-bench safety`: recall and false-alarm rate of the builtin S4 debate per hazard
 //! category, on the test half of `server/data/safety-eval.tsv` (or `--split dev`), before (phrase
 //! features only) and after (with the taxonomy's semantic check); and the embedder's cost per query.
 
@@ -6,16 +6,17 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::error::CliError;
+use server::cli::CliError;
 
-use crate::agents::builtin::eval::{cases, decide, evaluate, Tally};
-use crate::agents::builtin::BuiltinAgents;
+use server::agents::builtin::eval::{cases, decide, evaluate, Tally};
+use server::agents::builtin::BuiltinAgents;
+use server::outln;
 
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
     /// `test` (report) or `dev` (the half thresholds were chosen on).
-    #[arg(long, value_enum, default_value_t = super::bench::Split::Test)]
-    pub split: super::bench::Split,
+    #[arg(long, value_enum, default_value_t = crate::Split::Test)]
+    pub split: crate::Split,
     /// Also list every question the builtin debate still decides wrongly, with its decision.
     #[arg(long)]
     pub misses: bool,
@@ -27,7 +28,7 @@ pub struct SafetyArgs {
 
 pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     let dev = args.split.is_dev();
-    let embedder = crate::embed::shared()?;
+    let embedder = server::embed::shared()?;
     let cases = cases().map_err(CliError::Bench)?;
     let half: Vec<_> = cases.iter().filter(|c| c.dev == dev).collect();
     // One query's meaning, as a debate first reads it: encoded alone, no cache.
@@ -52,7 +53,7 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     let (before, before_total) = evaluate(&cases, dev, &BuiltinAgents::phrase_only(1));
     let (after, after_total) = evaluate(&cases, dev, &BuiltinAgents::new(1));
     outln!(
-        "consilium bench safety — S4 builtin debate (seed 1), {} half: {} hazards, {} look-alikes",
+        "consilium-bench safety — S4 builtin debate (seed 1), {} half: {} hazards, {} look-alikes",
         args.split.name(),
         after_total.hazards,
         after_total.benign
@@ -110,8 +111,8 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
 }
 
 /// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 20 %, best recall first.
-fn sweep(cases: &[crate::agents::builtin::eval::Case], dev: bool) {
-    use crate::agents::builtin::Knobs;
+fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
+    use server::agents::builtin::Knobs;
     let mut found = Vec::new();
     for nearest in 2..=3 {
         for margin in [0.02, 0.04, 0.06, 0.08] {

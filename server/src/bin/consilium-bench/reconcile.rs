@@ -1,4 +1,4 @@
-//! `consilium bench reconcile`: RC's speed — seed 003's conflicting
+//! `consilium-bench reconcile`: RC's speed — seed 003's conflicting
 //! observations reconciled end to end with the builtin agents (embedding, topics, one
 //! reconciler answer per topic, every event sequenced and hashed, the log recomputed as
 //! `verify` does), and 500 observations embedded and clustered. Figures are printed, never
@@ -14,9 +14,10 @@ use app::protocol::reconcile::{
 use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;
 
-use super::error::CliError;
-use crate::agents::builtin::BuiltinAgents;
-use crate::drive::{drive, Sequencer, Timing};
+use server::agents::builtin::BuiltinAgents;
+use server::cli::CliError;
+use server::drive::{drive, Sequencer, Timing};
+use server::outln;
 
 #[derive(Args, Debug, Clone)]
 pub struct RcBenchArgs {
@@ -38,8 +39,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 pub async fn run(args: &RcBenchArgs) -> Result<(), CliError> {
-    crate::embed::shared()?;
-    outln!("consilium bench reconcile — RC with the builtin embedder and reconciler");
+    server::embed::shared()?;
+    outln!("consilium-bench reconcile — RC with the builtin embedder and reconciler");
     five(args.runs).await?;
     many(args.observations)
 }
@@ -137,7 +138,7 @@ fn many(n: usize) -> Result<(), CliError> {
             )
         })
         .collect();
-    let embedder = crate::embed::shared()?;
+    let embedder = server::embed::shared()?;
     let started = Instant::now();
     // Encoded as a reconciliation's embedder call is, in one batch; the cache is bypassed, so
     // repeated runs time the encoder itself.
