@@ -37,13 +37,14 @@ site: setup
 # What serving needs: the split bundle and the server, compiled side by side (each has stretches
 # where it uses one core: links, build scripts). The server is the debug profile's build, whose
 # dependencies and sentence model are optimised (Cargo.toml) and which `make test` reuses;
-# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves.
-# Its compiler output goes to target/build-server.log.
+# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves. The build's
+# own tasks (xtask) compile in the same cargo run, sharing its dependencies, and the bundle's
+# build runs that binary once the run has ended. The compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
 	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~5 min the first time, seconds after a change; target/build-server.log)"; \
-	  cargo build -p server --bin consilium >target/build-server.log 2>&1 & srv=$$!; \
-	  scripts/build-site.sh pages; status=$$?; \
+	  cargo build -p server --bin consilium -p xtask --bin xtask >target/build-server.log 2>&1 & srv=$$!; \
+	  XTASK=target/debug/xtask XTASK_AFTER=$$srv scripts/build-site.sh pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
 	  exit $$status
 

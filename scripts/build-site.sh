@@ -31,6 +31,18 @@ case "$what" in pages|all) ;; *) echo "usage: scripts/build-site.sh [pages|all]"
 began=$SECONDS
 step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
+# The build's own tasks (xtask/): `cargo xtask`, or — from `make build`, which compiles the xtask
+# binary in the server's cargo run (one dependency graph, shared) — that binary, once the cargo
+# run whose process id is XTASK_AFTER has ended.
+xtask() {
+  if [ -n "${XTASK:-}" ]; then
+    while [ -n "${XTASK_AFTER:-}" ] && kill -0 "$XTASK_AFTER" 2>/dev/null; do sleep 1; done
+    [ -x "$XTASK" ] || { echo "$XTASK was not built: see target/build-server.log" >&2; return 1; }
+    "$XTASK" "$@"
+  else
+    cargo xtask "$@"
+  fi
+}
 
 # 1. The served site: one module per page. `cargo xtask split` cuts the module at its
 #    lazy routes (app/src/ui/mod.rs) into a main module (what every page shares) and chunks
@@ -40,12 +52,9 @@ rm -rf "$site/pkg.tmp" && mkdir -p "$site/pkg.tmp"
 #    The link keeps its relocations for the splitter (--emit-relocs, given to the final link only:
 #    the dependencies stay compiled once for both builds and clippy).
 step "compiling the browser bundle to WebAssembly (~5 min the first time, ~2 min after a change)"
-# The build's own tools (xtask) compile beside the bundle; the first `cargo xtask` waits for them.
-cargo build --quiet -p xtask --target-dir target/xtask & xtask=$!
 cargo rustc -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release -- -Clink-args=--emit-relocs
-wait $xtask
-cargo xtask split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
-cargo xtask bindgen --target web --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
+xtask split "$wasm_out" "$site/pkg.tmp" consilium --with-main __home_route_view_ >/dev/null
+xtask bindgen --target web --keep-lld-exports --no-demangle --out-dir "$site/pkg.tmp" \
   --out-name consilium "$site/pkg.tmp/consilium_split.wasm"
 rm "$site/pkg.tmp/consilium_split.wasm"
 # npm binaryen's wasm-opt on every module, two at a time; Debian's wasm-opt 108 produces a bundle
@@ -62,7 +71,7 @@ step "compiling the offline viewer and the five live bundles (~5 min the first t
 #    compile.
 cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release --features single-module
 mkdir -p "$site/pkg.tmp/viewer"
-cargo xtask bindgen --target no-modules --out-dir "$site/pkg.tmp/viewer" --out-name viewer "$wasm_out"
+xtask bindgen --target no-modules --out-dir "$site/pkg.tmp/viewer" --out-name viewer "$wasm_out"
 wasm-opt "${file_opt_flags[@]}" -o "$site/pkg.tmp/viewer/viewer_bg.wasm" "$site/pkg.tmp/viewer/viewer_bg.wasm"
 python3 scripts/bundle-viewer.py "$site/pkg.tmp/viewer/viewer.js" "$site/pkg.tmp/viewer/viewer_bg.wasm" \
   style/main.css "$site/viewer.html"
@@ -76,7 +85,7 @@ rm -rf "$site/pkg.tmp/viewer"
 for protocol in s4 round_robin collapse escalation reconcile; do
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
     --features "single-module,live-$protocol"
-  cargo xtask bindgen --target web --out-dir "$site/pkg.tmp" --out-name "live-$protocol" "$wasm_out"
+  xtask bindgen --target web --out-dir "$site/pkg.tmp" --out-name "live-$protocol" "$wasm_out"
 done
 find "$site/pkg.tmp" -name 'live-*_bg.wasm' -print0 \
   | xargs -0 -P 2 -I{} wasm-opt "${opt_flags[@]}" --strip-debug -o {} {} 2>&1 \

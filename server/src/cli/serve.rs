@@ -98,7 +98,7 @@ pub struct ServeArgs {
     /// decides from what exists, the most cautious way.
     #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = DEFAULT_TOKEN_BUDGET)]
     pub token_budget: u64,
-    /// LM-4: at shutdown (SIGTERM, Ctrl-C), how long the agent calls in flight may take to
+    /// LM-4/RS-3: at shutdown (SIGTERM, Ctrl-C), how long the agent calls in flight may take to
     /// return; nothing new is asked. What returns is logged; what does not is logged as
     /// cancelled. 0 cancels them at once.
     #[arg(long, env = "CONSILIUM_DRAIN_SECONDS", default_value_t = 20,
@@ -276,7 +276,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     tracing::info!("shutting down: closing live streams");
     closing.begin();
     // Shutdown is bounded: connections that do not finish within the grace period are dropped,
-    // and running debates get `--drain-seconds` for the calls in flight (LM-4).
+    // and running debates get `--drain-seconds` for the calls in flight (LM-4, RS-3).
     let connections = async {
         if tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
             .await

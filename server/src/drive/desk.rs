@@ -47,7 +47,7 @@ pub struct Judging<'a> {
 pub enum Stop {
     /// SV-7: a judge stopped it (the judge's name): the calls in flight are cancelled at once.
     Judge(String),
-    /// LM-4: the server is shutting down. No new call goes out; the calls in flight may finish
+    /// LM-4/RS-3: the server is shutting down. No new call goes out; the calls in flight may finish
     /// until the deadline and are logged as they return, those still out then as cancelled. The
     /// log stays open: the debate did not end, its server did.
     Drain(tokio::time::Instant),

@@ -45,7 +45,7 @@ pub enum Ended {
     /// SV-7: a judge stopped it (LM-4: the calls in flight were cancelled and logged as such);
     /// the caller ends the log with the judge's name.
     Stopped(String),
-    /// LM-4: the server shut down; what returned in time is logged, what did not is logged as
+    /// LM-4/RS-3: the server shut down; what returned in time is logged, what did not is logged as
     /// cancelled, and the log is left open.
     Drained,
 }
@@ -97,7 +97,7 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     // The clock as read when the last answer came (wall ms, RFC 3339): the next step starts at
     // that same moment, so it is not read again (read at every step, a turn reads it five times).
     let mut answered_at: Option<(u64, app::protocol::event::Stamp)> = None;
-    // LM-4: set when the server shuts down: nothing new goes out, and the calls in flight have
+    // LM-4/RS-3: set when the server shuts down: nothing new goes out, and the calls in flight have
     // until then.
     let mut draining: Option<tokio::time::Instant> = None;
     loop {

@@ -41,7 +41,7 @@ pub struct Engine {
     running: Arc<Mutex<HashMap<String, oneshot::Sender<Stop>>>>,
     /// How many debates' tasks are alive, for the shutdown to wait on.
     tasks: Arc<tokio::sync::watch::Sender<usize>>,
-    /// LM-4: set when the server shuts down: the calls in flight may finish until then.
+    /// LM-4/RS-3: set when the server shuts down: the calls in flight may finish until then.
     draining: Arc<Mutex<Option<tokio::time::Instant>>>,
     /// Set when the server shuts down: live streams end so shutdown is not held up by them.
     pub closing: Arc<crate::live::closing::Closing>,
@@ -261,7 +261,7 @@ impl Engine {
         });
     }
 
-    /// LM-4: the server is shutting down. Every running debate stops asking; the calls in flight
+    /// LM-4/RS-3: the server is shutting down. Every running debate stops asking; the calls in flight
     /// have `within` to return (what they return is logged, what does not is logged as
     /// cancelled); then this returns, once each debate has stored what it had.
     pub async fn drain(&self, within: Duration) {

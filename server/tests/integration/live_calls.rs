@@ -505,12 +505,12 @@ fn terminate(server: &mut Server, limit: Duration) -> Duration {
     began.elapsed()
 }
 
-/// LM-4 at shutdown: SIGTERM sends no new call and gives the calls in flight
+/// LM-4 and RS-3 at shutdown: SIGTERM sends no new call and gives the calls in flight
 /// `--drain-seconds`. Those that return in time are logged as any reply (round 1's three
 /// positions, and no round 2 asked); with a shorter drain they are logged as cancelled. Either
 /// way the log is left open for the next start, which ends it (SV-5) with its chain whole.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_shutdown_drains_the_calls_in_flight_lm_4() {
+async fn a_shutdown_drains_the_calls_in_flight_lm_4_rs_3() {
     for (latency_ms, drain, returned) in [(1500, "20", true), (30_000, "1", false)] {
         let m = Model::new(latency_ms, 0);
         let url = start_model(m.clone()).await;

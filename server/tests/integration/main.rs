@@ -30,6 +30,7 @@ mod protocols;
 mod real_model;
 mod reconcile;
 mod remote_agents;
+mod size_budget;
 mod tls;
 mod verify;
 mod wire;
