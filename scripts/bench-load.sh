@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${CONSILIUM_BIN:-target/dist/consilium}
-[ -x "$bin" ] || { echo "build it first: make dist" >&2; exit 1; }
+bench=${CONSILIUM_BENCH_BIN:-${bin}-bench}
+[ -x "$bin" ] && [ -x "$bench" ] || { echo "build them first: make dist ($bin, $bench)" >&2; exit 1; }
 scratch=$(mktemp -d)
 port=${LOAD_PORT:-3497}
 server=
@@ -34,7 +35,7 @@ serve() {
 }
 for run in "${runs[@]}"; do
   serve --pace-ms 200
-  "$bin" load --addr "127.0.0.1:$port" --viewers "${run%%:*}" --debates "${run##*:}"
+  "$bench" load --addr "127.0.0.1:$port" --viewers "${run%%:*}" --debates "${run##*:}"
   stop
 done
 [ $# -gt 0 ] && exit 0
@@ -43,14 +44,14 @@ for run in 3:1 3:6 5:20; do
   agents=${run%%:*} parallel=${run##*:}
   echo "== S4, $agents agents, against a model answering in 1 s, --max-parallel-calls $parallel =="
   serve --pace-ms 0 --max-parallel-calls "$parallel"
-  "$bin" load --addr "127.0.0.1:$port" --model "127.0.0.1:$model_port" --piece-ms 0 --viewers 1 --debates 1 \
+  "$bench" load --addr "127.0.0.1:$port" --model "127.0.0.1:$model_port" --piece-ms 0 --viewers 1 --debates 1 \
     --agents "$agents" | grep '^model\|^debate wall'
   stop
 done
 for viewers in 100 1000; do
   echo "== streamed replies, a piece every 50 ms, $viewers viewers =="
   serve --pace-ms 0 --max-parallel-calls 6
-  "$bin" load --addr "127.0.0.1:$port" --model "127.0.0.1:$model_port" --piece-ms 50 \
+  "$bench" load --addr "127.0.0.1:$port" --model "127.0.0.1:$model_port" --piece-ms 50 \
     --viewers "$viewers" --debates 1 | grep '^model\|^debate wall\|^streamed\|^load:'
   stop
 done

@@ -404,6 +404,17 @@ impl CreateDebate {
                 bad.chars().take(40).collect::<String>()
             )));
         }
+        // Each debate is gathered once: the same id twice is a slip, and twenty times would
+        // read one log twenty times.
+        if let Some((i, twice)) = from_debates
+            .iter()
+            .enumerate()
+            .find(|(i, d)| from_debates[..*i].contains(d))
+        {
+            return Err(RequestError::BadObservations(format!(
+                "from_debates[{i}]: “{twice}” is listed twice"
+            )));
+        }
         let observations = match self.observations.as_ref().filter(|o| !o.is_null()) {
             Some(o) => reconcile::parse_observations(o).map_err(RequestError::BadObservations)?,
             None if from_debates.is_empty() => {

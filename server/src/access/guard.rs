@@ -55,6 +55,12 @@ impl HostPolicy {
     }
 }
 
+/// A `Host` (or `--allowed-hosts` entry) that names this machine only: `localhost`, a loopback
+/// address, with or without a port.
+pub fn is_loopback_host(host: &str) -> bool {
+    is_loopback_name(&host_name(host).to_ascii_lowercase())
+}
+
 /// `example.com:8080` → `example.com`; `[::1]:3000` → `[::1]`.
 fn host_name(host: &str) -> &str {
     if host.starts_with('[') {

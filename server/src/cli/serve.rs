@@ -15,7 +15,7 @@ use crate::agents::http::HttpConfig;
 use crate::agents::openai::OpenAiConfig;
 use crate::agents::remote::CallPolicy;
 use crate::db::Store;
-use crate::engine::{Engine, Remote, Settings, DEFAULT_TOKEN_BUDGET};
+use crate::engine::{Engine, Remote, Settings, DEFAULT_MAX_TOKEN_BUDGET, DEFAULT_TOKEN_BUDGET};
 use crate::router::{router, AppState};
 
 #[derive(Args, Debug, Clone)]
@@ -52,6 +52,10 @@ pub struct ServeArgs {
     /// The model to ask; the `openai` backend is available only when this is set.
     #[arg(long, env = "OPENAI_MODEL")]
     pub openai_model: Option<String>,
+    /// SV-13: the models a request may name for an agent (`agents[].model`), comma-separated,
+    /// each asked with this server's API key. Default: only OPENAI_MODEL.
+    #[arg(long, env = "OPENAI_MODELS", value_delimiter = ',')]
+    pub openai_models: Vec<String>,
     /// RC-1: the embeddings model for reconciliations with the `openai` backend (unset: the
     /// builtin embedder).
     #[arg(long, env = "OPENAI_EMBEDDINGS_MODEL")]
@@ -98,6 +102,10 @@ pub struct ServeArgs {
     /// decides from what exists, the most cautious way.
     #[arg(long, env = "CONSILIUM_TOKEN_BUDGET", default_value_t = DEFAULT_TOKEN_BUDGET)]
     pub token_budget: u64,
+    /// SV-13: the largest `token_budget` a request may set; a request asking for more is refused
+    /// (400) naming this maximum.
+    #[arg(long, env = "CONSILIUM_MAX_TOKEN_BUDGET", default_value_t = DEFAULT_MAX_TOKEN_BUDGET)]
+    pub max_token_budget: u64,
     /// LM-4/RS-3: at shutdown (SIGTERM, Ctrl-C), how long the agent calls in flight may take to
     /// return; nothing new is asked. What returns is logged; what does not is logged as
     /// cancelled. 0 cancels them at once.
@@ -118,12 +126,14 @@ pub struct ServeArgs {
     /// signed-in judge). Required when listening beyond loopback with a paid backend.
     #[arg(long, env = "CONSILIUM_START_TOKEN", hide_env_values = true)]
     pub start_token: Option<String>,
-    /// Listen beyond loopback with a paid backend and no start token anyway (anyone who can
+    /// Listen beyond loopback, or serve behind a proxy (`--trust-proxy`, a public
+    /// `--allowed-hosts` name), with a paid backend and no start token anyway (anyone who can
     /// reach the server may spend on it).
     #[arg(long, env = "CONSILIUM_ALLOW_ANONYMOUS_START")]
     pub allow_anonymous_start: bool,
     /// Host names the server answers to (comma-separated; `*` for any). Default: loopback names
-    /// when bound to a loopback address, any otherwise. Other hosts get 421.
+    /// when bound to a loopback address; beyond loopback it must be given (SV-17). Other hosts
+    /// get 421.
     #[arg(long, env = "CONSILIUM_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
     /// Behind a reverse proxy: take the client address from the last `X-Forwarded-For` hop and
@@ -208,6 +218,16 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
         },
         client: crate::outbound::client(args.ca_cert.as_deref())?,
         token_budget: args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET),
+        max_token_budget: args
+            .max_token_budget
+            .clamp(1, app::api::MAX_TOKEN_BUDGET)
+            .max(args.token_budget.clamp(1, app::api::MAX_TOKEN_BUDGET)),
+        models: args
+            .openai_models
+            .iter()
+            .map(|m| m.trim().to_owned())
+            .filter(|m| !m.is_empty())
+            .collect(),
         endpoints: Arc::new(crate::agents::endpoint::Endpoints::new(
             args.max_parallel_calls,
         )),
@@ -303,6 +323,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
         .map(str::trim)
         .filter(|t| !t.is_empty());
     refuse_open_spending(args, &remote, start_token.is_some())?;
+    refuse_rebinding(args)?;
     // The builtin agents recognise danger by meaning: without their embedder, refuse to start.
     crate::embed::init(args.embedder.as_deref())?;
     crate::agents::builtin::warm_up();
@@ -435,16 +456,60 @@ fn refuse_open_spending(
     .into_iter()
     .flatten()
     .collect();
-    if args.addr.ip().is_loopback() || paid.is_empty() || has_token || args.allow_anonymous_start {
+    if paid.is_empty() || has_token || args.allow_anonymous_start {
+        return Ok(());
+    }
+    // SV-13: behind a reverse proxy a loopback address says nothing about who can reach the
+    // server; trusting the proxy's headers or answering to a public name says it is proxied.
+    let public_hosts: Vec<&str> = args
+        .allowed_hosts
+        .iter()
+        .map(|h| h.trim())
+        .filter(|h| !h.is_empty() && !crate::access::guard::is_loopback_host(h))
+        .collect();
+    let proxied = args.trust_proxy || !public_hosts.is_empty();
+    if args.addr.ip().is_loopback() && !proxied {
+        return Ok(());
+    }
+    let where_ = if args.addr.ip().is_loopback() {
+        let mut signs = Vec::new();
+        if args.trust_proxy {
+            signs.push("--trust-proxy".to_owned());
+        }
+        if !public_hosts.is_empty() {
+            signs.push(format!("--allowed-hosts {}", public_hosts.join(",")));
+        }
+        format!(
+            "serve behind a reverse proxy ({}) on {}",
+            signs.join(", "),
+            args.addr
+        )
+    } else {
+        format!("listen on {}", args.addr)
+    };
+    Err(CliError::Unsafe(format!(
+        "refusing to {where_} with the {} backend and no start token: anyone who can reach \
+         it could start debates on your account. Set CONSILIUM_START_TOKEN (or --start-token), \
+         serve only this machine (127.0.0.1, no proxy), or pass --allow-anonymous-start if that \
+         is what you want",
+        paid.join(" and ")
+    )))
+}
+
+/// SV-17: beyond loopback without `--allowed-hosts` the server would answer to any `Host`, so a
+/// web page could rebind its own name to this address (DNS rebinding) and pass the Origin check,
+/// which compares with that name: refuse, and say how to name the hosts.
+fn refuse_rebinding(args: &ServeArgs) -> Result<(), CliError> {
+    if args.addr.ip().is_loopback() || args.allowed_hosts.iter().any(|h| !h.trim().is_empty()) {
         return Ok(());
     }
     Err(CliError::Unsafe(format!(
-        "refusing to listen on {} with the {} backend and no start token: anyone who can reach \
-         this address could start debates on your account. Set CONSILIUM_START_TOKEN (or \
-         --start-token), listen on 127.0.0.1, or pass --allow-anonymous-start if that is what \
-         you want",
-        args.addr,
-        paid.join(" and ")
+        "refusing to listen on {} without --allowed-hosts: beyond loopback the server would \
+         answer to any Host name, so a web page could rebind its own name to this address (DNS \
+         rebinding) and use the server from its visitors' browsers. Name the hosts it serves \
+         (--allowed-hosts debates.example.org, or CONSILIUM_ALLOWED_HOSTS), or accept any on \
+         purpose with --allowed-hosts '*'",
+        args.addr
     )))
 }
 

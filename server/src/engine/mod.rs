@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use error::StartError;
 pub use rulings::RuleError;
-pub use settings::{Remote, Settings, DEFAULT_TOKEN_BUDGET};
+pub use settings::{Remote, Settings, DEFAULT_MAX_TOKEN_BUDGET, DEFAULT_TOKEN_BUDGET};
 
 use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
@@ -112,6 +112,14 @@ impl Engine {
     ) -> Result<String, StartError> {
         if agents.backend() != "builtin" {
             self.check_daily_budget().await?;
+        }
+        let max = self.settings.remote.max_token_budget;
+        if let Some(asked) = req.token_budget.filter(|b| *b > max) {
+            // SV-13: what one request may have spent is the operator's to say.
+            return Err(StartError::Backend(format!(
+                "token_budget: {asked} is more than this server allows a debate ({max}; the \
+                 operator sets --max-token-budget)"
+            )));
         }
         let budget = req
             .token_budget

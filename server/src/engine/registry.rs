@@ -84,10 +84,16 @@ pub fn agents_for(
     let mut by_agent = Vec::new();
     for a in agents {
         let (backend, model) = choice_of(req, &a.id);
-        by_agent.push((
-            a.id.clone(),
-            one_kind(settings, protocol, backend, model, seed)?,
-        ));
+        let agent = one_kind(settings, protocol, backend, model, seed).map_err(|e| {
+            // A refused model is named by its place in the request.
+            match (e, req.agents.iter().position(|c| c.agent == a.id)) {
+                (StartError::Backend(why), Some(i)) if model.is_some() => {
+                    StartError::Backend(format!("agents[{i}].model: {why}"))
+                }
+                (e, _) => e,
+            }
+        })?;
+        by_agent.push((a.id.clone(), agent));
     }
     Ok(Box::new(MixedAgents { by_agent }))
 }
@@ -239,6 +245,17 @@ fn one_kind(
                 )
             })?;
             let config = match model {
+                // SV-13: another model only from the operator's list: each is asked with the
+                // operator's key.
+                Some(m) if m != config.model && !remote.models.iter().any(|a| a == m) => {
+                    let mut allowed = vec![config.model.as_str()];
+                    allowed.extend(remote.models.iter().map(String::as_str));
+                    return Err(StartError::Backend(format!(
+                        "model '{m}' is not offered by this server; the models it allows: {} \
+                         (the operator lists them in OPENAI_MODELS)",
+                        allowed.join(", ")
+                    )));
+                }
                 Some(m) if m != config.model => std::sync::Arc::new(OpenAiConfig {
                     model: m.to_owned(),
                     ..(*config).clone()

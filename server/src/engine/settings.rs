@@ -59,6 +59,11 @@ pub struct Remote {
     pub client: reqwest::Client,
     /// Tokens a debate may use when its request sets no `token_budget`.
     pub token_budget: u64,
+    /// SV-13: the largest `token_budget` a request may set.
+    pub max_token_budget: u64,
+    /// SV-13: the models a request may name for an agent besides the configured one
+    /// (`OPENAI_MODELS`; empty: only that one).
+    pub models: Vec<String>,
     /// LM-2: every endpoint called, with its places for calls in flight
     /// (`--max-parallel-calls` each).
     pub endpoints: Arc<crate::agents::endpoint::Endpoints>,
@@ -66,6 +71,10 @@ pub struct Remote {
 
 /// The server's default per-debate token budget.
 pub const DEFAULT_TOKEN_BUDGET: u64 = 200_000;
+
+/// The largest per-debate token budget a request may set, unless the operator says otherwise:
+/// five default debates' worth.
+pub const DEFAULT_MAX_TOKEN_BUDGET: u64 = 1_000_000;
 
 impl Default for Remote {
     fn default() -> Self {
@@ -75,6 +84,8 @@ impl Default for Remote {
             policy: CallPolicy::default(),
             client: crate::outbound::default_client(),
             token_budget: DEFAULT_TOKEN_BUDGET,
+            max_token_budget: DEFAULT_MAX_TOKEN_BUDGET,
+            models: Vec::new(),
             endpoints: Arc::default(),
         }
     }

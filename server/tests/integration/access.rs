@@ -14,6 +14,7 @@ async fn beyond_loopback_a_paid_backend_needs_a_start_token() {
         c.args(["serve", "--addr", "0.0.0.0:0"])
             .args(extra)
             .env("DATABASE_URL", &db.url)
+            .env("CONSILIUM_ALLOWED_HOSTS", "*")
             .env("OPENAI_MODEL", "gpt-test")
             .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
             .env_remove("CONSILIUM_START_TOKEN")
@@ -38,6 +39,71 @@ async fn beyond_loopback_a_paid_backend_needs_a_start_token() {
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("spawn");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+        let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(listening, "{extra:?} should start");
+    }
+}
+
+/// SV-13: bound to loopback behind a reverse proxy (the deployment docs/OPERATIONS.md describes),
+/// a paid backend needs a start token just the same; loopback names alone do not make a proxy.
+#[tokio::test(flavor = "multi_thread")]
+async fn behind_a_proxy_a_paid_backend_needs_a_start_token() {
+    let (_guard, db) = temp_db();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(extra)
+            .env("DATABASE_URL", &db.url)
+            .env("OPENAI_MODEL", "gpt-test")
+            .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+            .env_remove("CONSILIUM_START_TOKEN")
+            .env_remove("CONSILIUM_ALLOW_ANONYMOUS_START")
+            .env_remove("CONSILIUM_ALLOWED_HOSTS")
+            .env_remove("CONSILIUM_TRUST_PROXY")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let refused = [
+        (&["--trust-proxy"][..], "(--trust-proxy)"),
+        (
+            &["--allowed-hosts", "debates.example.org"][..],
+            "(--allowed-hosts debates.example.org)",
+        ),
+        (
+            &[
+                "--trust-proxy",
+                "--allowed-hosts",
+                "localhost,debates.example.org",
+            ][..],
+            "(--trust-proxy, --allowed-hosts debates.example.org)",
+        ),
+    ];
+    for (extra, named) in refused {
+        let out = run(extra).wait_with_output().expect("run");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?}: {text}");
+        assert!(
+            text.contains(&format!("refusing to serve behind a reverse proxy {named}"))
+                && text.contains("CONSILIUM_START_TOKEN"),
+            "{extra:?}: {text}"
+        );
+    }
+    for extra in [
+        &["--allowed-hosts", "localhost,127.0.0.1:3000,[::1]"][..],
+        &["--trust-proxy", "--start-token", "s3cret"][..],
+        &[
+            "--allowed-hosts",
+            "debates.example.org",
+            "--allow-anonymous-start",
+        ][..],
+    ] {
+        let mut child = run(extra);
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
         let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
@@ -198,5 +264,47 @@ async fn pages_filters_and_search_newest_first() {
         assert_eq!(resp.status().as_u16(), 400, "{bad}");
         let body: Value = resp.json().await.expect("json");
         assert!(body["error"].is_string(), "{bad}: {body}");
+    }
+}
+
+/// SV-17: bound beyond loopback, the server must be told which `Host` names it serves; without
+/// `--allowed-hosts` it refuses to start, naming the flag. Any name given, or `*` on purpose,
+/// starts it.
+#[tokio::test(flavor = "multi_thread")]
+async fn beyond_loopback_the_hosts_must_be_named() {
+    let (_guard, db) = temp_db();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
+            .args(["serve", "--addr", "0.0.0.0:0"])
+            .args(extra)
+            .env("DATABASE_URL", &db.url)
+            .env_remove("CONSILIUM_ALLOWED_HOSTS")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_MODEL")
+            .env_remove("CONSILIUM_HTTP_AGENT_URL")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let out = run(&[]).wait_with_output().expect("run");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("refusing to listen on 0.0.0.0:0 without --allowed-hosts")
+            && text.contains("DNS rebinding"),
+        "{text}"
+    );
+    for extra in [
+        &["--allowed-hosts", "debates.example.org"][..],
+        &["--allowed-hosts", "*"][..],
+    ] {
+        let mut child = run(extra);
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+        let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(listening, "{extra:?} should start");
     }
 }

@@ -201,6 +201,11 @@ async fn bad_observations_are_refused_by_name() {
             json!({"query": "q", "protocol": "reconcile", "from_debates": ["../etc"]}),
             "from_debates[0]",
         ),
+        (
+            json!({"query": "q", "protocol": "reconcile",
+                   "from_debates": ["0123456789abcdef", "fedcba9876543210", "0123456789abcdef"]}),
+            "from_debates[2]: “0123456789abcdef” is listed twice",
+        ),
     ];
     for (body, want) in cases {
         assert_refused(&server, &body, want).await;

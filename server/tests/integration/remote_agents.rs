@@ -299,6 +299,12 @@ async fn backends_that_are_not_configured_or_unknown_are_refused_by_name() {
             json!({"query": "Ship it?", "token_budget": 0}),
             "token_budget must be from 1 to 100000000, got 0",
         ),
+        // SV-13: the operator's maximum (--max-token-budget, 1,000,000 by default).
+        (
+            json!({"query": "Ship it?", "token_budget": 2_000_000}),
+            "token_budget: 2000000 is more than this server allows a debate (1000000; the \
+             operator sets --max-token-budget)",
+        ),
     ];
     for (body, want) in cases {
         let (status, v) = post_debate(&server, &body).await;
@@ -367,5 +373,24 @@ async fn each_agent_may_have_its_own_backend_and_model_ql_3() {
     assert_eq!(
         body["error"],
         "agents[0].role: the s4 debate has no agent 'chef' (its agents: utility, accuracy, safety)"
+    );
+    // SV-13: a model the operator did not list is refused, naming the ones that are.
+    let (status, body) = post_debate(
+        &server,
+        &json!({"query": "q?", "agents": [{"role": "safety", "backend": "builtin"},
+                {"role": "utility", "backend": "openai", "model": "gpt-expensive"}]}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "agents[1].model: model 'gpt-expensive' is not offered by this server; the models it \
+         allows: fake-model, other-model (the operator lists them in OPENAI_MODELS)"
+    );
+    let list: Value = get_json(&server, "/api/debates").await;
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(1),
+        "nothing half-written"
     );
 }

@@ -37,11 +37,7 @@ fn first_fetched(html: &str) -> Vec<String> {
 
 /// What `path` costs on the wire before it works: its files, each as sent with brotli.
 async fn first_load(server: &Server, path: &str) -> (usize, Vec<(String, usize)>) {
-    let page = client()
-        .get(server.url(path))
-        .send()
-        .await
-        .expect("page");
+    let page = client().get(server.url(path)).send().await.expect("page");
     assert_eq!(page.status(), 200, "{path}");
     let html = page.text().await.expect("html");
     let files = first_fetched(&html);
@@ -60,7 +56,11 @@ async fn first_load(server: &Server, path: &str) -> (usize, Vec<(String, usize)>
             .get("content-encoding")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        assert_eq!(encoding.as_deref(), Some("br"), "{file} is sent precompressed");
+        assert_eq!(
+            encoding.as_deref(),
+            Some("br"),
+            "{file} is sent precompressed"
+        );
         let bytes = resp.bytes().await.expect("body").len();
         sizes.push((file, bytes));
     }
@@ -89,7 +89,10 @@ async fn the_home_and_live_pages_stay_within_their_size_budget() {
     let q = "Should we move the team to a four-day week?";
     let debates = [
         ("s4", json!({"query": q})),
-        ("round_robin", json!({"query": q, "protocol": "round_robin"})),
+        (
+            "round_robin",
+            json!({"query": q, "protocol": "round_robin"}),
+        ),
         ("collapse", json!({"query": q, "protocol": "collapse"})),
         ("escalation", json!({"query": q, "protocol": "escalation"})),
         (
@@ -111,7 +114,9 @@ async fn the_home_and_live_pages_stay_within_their_size_budget() {
             files.len()
         );
         if total > BUDGET {
-            over.push(format!("{name} ({path}): {total} bytes > {BUDGET}: {files:?}"));
+            over.push(format!(
+                "{name} ({path}): {total} bytes > {BUDGET}: {files:?}"
+            ));
         }
     }
     assert!(

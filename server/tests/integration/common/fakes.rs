@@ -180,6 +180,7 @@ pub fn server_for(db: &TestDb, fakes: &str, budget: &str) -> Server {
         &[
             ("OPENAI_BASE_URL", &format!("{fakes}/v1")),
             ("OPENAI_MODEL", "fake-model"),
+            ("OPENAI_MODELS", "other-model"),
             ("CONSILIUM_HTTP_AGENT_URL", &format!("{fakes}/agent")),
             ("CONSILIUM_REMOTE_TIMEOUT_S", "1"),
             ("CONSILIUM_REMOTE_RETRIES", "1"),

@@ -185,6 +185,7 @@ impl Server {
         for var in [
             "OPENAI_BASE_URL",
             "OPENAI_MODEL",
+            "OPENAI_MODELS",
             "OPENAI_API_KEY",
             "CONSILIUM_HTTP_AGENT_URL",
             "CONSILIUM_TOKEN_BUDGET",
@@ -192,6 +193,7 @@ impl Server {
             "CONSILIUM_START_TOKEN",
             "CONSILIUM_ALLOWED_HOSTS",
             "CONSILIUM_DAILY_TOKEN_BUDGET",
+            "CONSILIUM_MAX_TOKEN_BUDGET",
         ] {
             command.env_remove(var);
         }
