@@ -7,6 +7,7 @@ pub mod out;
 
 mod error;
 pub mod eval;
+mod exposure;
 pub mod judge;
 pub mod serve;
 pub mod track_record;

@@ -8,6 +8,7 @@ mod recovery;
 pub mod registry;
 mod rulings;
 pub mod settings;
+mod shutdown;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -267,34 +268,6 @@ impl Engine {
             engine.hub.close(&id);
             engine.tasks.send_modify(|n| *n -= 1);
         });
-    }
-
-    /// LM-4/RS-3: the server is shutting down. Every running debate stops asking; the calls in flight
-    /// have `within` to return (what they return is logged, what does not is logged as
-    /// cancelled); then this returns, once each debate has stored what it had.
-    pub async fn drain(&self, within: Duration) {
-        let deadline = tokio::time::Instant::now() + within;
-        *lock(&self.draining) = Some(deadline);
-        let stops: Vec<_> = self.lock_running().drain().collect();
-        if !stops.is_empty() {
-            tracing::info!(
-                "shutdown: {} running debate(s) send no new calls; those in flight have {} s",
-                stops.len(),
-                within.as_secs()
-            );
-        }
-        for (_, tx) in stops {
-            let _ = tx.send(Stop::Drain(deadline));
-        }
-        // The deadline, and a little for the cancellations to be stored.
-        let mut tasks = self.tasks.subscribe();
-        let all_done = tasks.wait_for(|n| *n == 0);
-        if tokio::time::timeout_at(deadline + Duration::from_secs(5), all_done)
-            .await
-            .is_err()
-        {
-            tracing::warn!("shutdown: debates still storing their logs; exiting without them");
-        }
     }
 
     /// SV-7: a judge stops a running debate; its log ends with an `interrupted` event that names

@@ -16,6 +16,7 @@ mod in_process;
 pub use in_process::*;
 pub mod sse;
 pub use sse::*;
+pub mod streaming_model;
 
 use std::io::{BufRead, BufReader, Lines};
 use std::path::Path;
