@@ -6,6 +6,16 @@ use crate::common::*;
 use reqwest::header;
 use serde_json::{json, Value};
 
+/// Whether a spawned server (stdout piped) reports that it listens; it is stopped either way.
+fn listens(mut child: std::process::Child) -> bool {
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
+    let _ = child.kill();
+    let _ = child.wait();
+    listening
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn beyond_loopback_a_paid_backend_needs_a_start_token() {
     let (_guard, db) = temp_db();
@@ -35,16 +45,11 @@ async fn beyond_loopback_a_paid_backend_needs_a_start_token() {
         &["--start-token", "s3cret"][..],
         &["--allow-anonymous-start"][..],
     ] {
-        let mut child = run(extra)
+        let child = run(extra)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("spawn");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
-        let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(listening, "{extra:?} should start");
+        assert!(listens(child), "{extra:?} should start");
     }
 }
 
@@ -103,13 +108,7 @@ async fn behind_a_proxy_a_paid_backend_needs_a_start_token() {
             "--allow-anonymous-start",
         ][..],
     ] {
-        let mut child = run(extra);
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
-        let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(listening, "{extra:?} should start");
+        assert!(listens(run(extra)), "{extra:?} should start");
     }
 }
 
@@ -299,12 +298,6 @@ async fn beyond_loopback_the_hosts_must_be_named() {
         &["--allowed-hosts", "debates.example.org"][..],
         &["--allowed-hosts", "*"][..],
     ] {
-        let mut child = run(extra);
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
-        let listening = lines.any(|l| l.is_ok_and(|l| l.contains("listening on")));
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(listening, "{extra:?} should start");
+        assert!(listens(run(extra)), "{extra:?} should start");
     }
 }

@@ -261,19 +261,7 @@ async fn a_stop_cancels_the_calls_in_flight_lm_4() {
     let (_dir, db) = temp_db();
     let ada = add_judge(&db, "ada", "judge");
     let server = server(&db, &url, &[("CONSILIUM_REMOTE_TIMEOUT_S", "60")]);
-    let id = create(
-        &server,
-        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 8}),
-    )
-    .await;
-    let began = Instant::now();
-    while m.in_flight.load(Ordering::SeqCst) < 3 {
-        assert!(
-            began.elapsed() < Duration::from_secs(20),
-            "the round goes out"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let id = round_one_in_flight(&server, &m).await;
     let resp = client()
         .post(server.url(&format!("/api/debates/{id}/stop")))
         .bearer_auth(&ada)

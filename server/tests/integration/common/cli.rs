@@ -11,27 +11,21 @@ pub fn verify(source: &str) -> (bool, String) {
 
 /// `consilium <args…>` with `DATABASE_URL` set to `db`.
 pub fn cli_on(db: &TestDb, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_consilium"))
-        .args(args)
-        .env("DATABASE_URL", &db.url)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run consilium");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_consilium"));
+    cmd.args(args).env("DATABASE_URL", &db.url);
+    printed(cmd)
 }
 
 /// `consilium-bench ARGS`: whether it succeeded, and what it printed.
 pub fn bench(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_consilium-bench"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run consilium-bench");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_consilium-bench"));
+    cmd.args(args);
+    printed(cmd)
+}
+
+/// Runs `cmd` without colours: whether it succeeded, and its standard output then error.
+fn printed(mut cmd: Command) -> (bool, String) {
+    let out = cmd.env("NO_COLOR", "1").output().expect("run the command");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
