@@ -1,6 +1,6 @@
 //! The server side of the split bundle: a server-rendered page asks the browser to
 //! fetch its code at once (`<link rel="preload">`), beside the main module, instead of after the
-//! main module has started. `pkg/pages.json` (`scripts/pack-pages.py`, from the manifest
+//! main module has started. `pkg/pages.json` (xtask/src/pack.rs, from the manifest
 //! `tools/wasm-split` writes) names the chunk loader and, for each lazy page's split point
 //! (`__<page>_view_<hash>`), the chunks it needs and the pack holding them all. A page with a
 //! pack preloads that one file, and the chunk loader takes its chunks from it (`<link

@@ -42,7 +42,7 @@ use leptos_router::{path, Lazy, SsrMode};
 
 /// A page whose code the browser fetches only when the page is first shown: the route
 /// is a `LazyRoute`, and in the hydrating bundle `#[lazy_route]` makes its view a split point, so
-/// `scripts/build-site.sh` (tools/wasm-split) moves the code only it reaches into a chunk of its
+/// `cargo xtask site` (xtask/src/split.rs) moves the code only it reaches into a chunk of its
 /// own; the server-rendered page preloads those chunks (`chunks.rs`). With the `single-module`
 /// feature (the offline viewers, which load no chunks) the same route is built into the one module.
 macro_rules! lazy_page {
@@ -163,7 +163,7 @@ mod tests {
     use crate::api::Protocol;
 
     /// Every protocol's live page goes to that protocol's live bundle, named after the
-    /// protocol as `scripts/build-site.sh` names the files (the server checks they are there).
+    /// protocol as `cargo xtask site` names the files (the server checks they are there).
     #[test]
     fn each_protocol_has_its_live_bundle() {
         for protocol in Protocol::ALL {

@@ -1,7 +1,7 @@
 //! A protocol's own panel (RR, WC, ES, RC) on a debate's live and audit pages, its code in the
 //! browser only for that protocol's debates. Each panel is a split point (`#[lazy]`):
-//! `scripts/build-site.sh` cuts the code only it reaches into chunks of its own, and
-//! `scripts/pack-pages.py` packs a page's chunks with each panel's, so an S4 debate's live page
+//! `cargo xtask site` cuts the code only it reaches into chunks of its own, and
+//! its packing step (xtask/src/pack.rs) packs a page's chunks with each panel's, so an S4 debate's live page
 //! does not fetch the escalation ladder's forms or the reconciliation's topics. The server
 //! names the panel in the page (`chunks::preload_panel`) and the browser loads its code before it
 //! hydrates (`load_shown_panel`), as it does the page's. The offline viewers build one module

@@ -1,0 +1,385 @@
+//! SV-2 and UI-5 for WC: replaying a log through the same rules. [`recompute`] checks every
+//! logged score, gate, ranking, panel score and the outcome; [`what_if`] re-runs the rules on the
+//! logged cards, verifications and panel scores under other parameters.
+
+use serde::{Deserialize, Serialize};
+
+use super::events::{
+    judge_reason, CardSource, HumanDecision, Ranked, Step, WcOutcome, WcOutcomeKind,
+};
+use super::params::WcParams;
+use super::rules::PanelVerdict;
+use super::tally::Tally;
+use crate::escalation::RulingError;
+use crate::{Config, Event, EventBody, Outcome};
+
+/// Replays the log; the first logged step that the rules do not reproduce is an error naming its
+/// event.
+pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
+    replay(events).map(|(_, outcome)| outcome)
+}
+
+/// ES-12: judge `judge` decides a debate escalated to a human by choosing position `chosen`:
+/// the `human_decision` and the judge's `decision` to append (its vote baseline is the
+/// runner's). Refused by name: a rationale is required, the position must be one of the
+/// debate's, and only a debate whose decision is ESCALATED_TO_HUMAN takes it.
+pub fn decide(
+    events: &[Event],
+    judge: &str,
+    chosen: &str,
+    rationale: &str,
+) -> Result<Vec<EventBody>, RulingError> {
+    let rationale = rationale.trim();
+    if rationale.is_empty() {
+        return Err(RulingError::Invalid("a decision needs a rationale".into()));
+    }
+    let (t, last) = replay(events).map_err(RulingError::Conflict)?;
+    if last.outcome != WcOutcomeKind::EscalatedToHuman {
+        return Err(RulingError::Conflict(format!(
+            "the debate was decided ({}); only a debate escalated to a human takes a judge's \
+             decision",
+            last.outcome.as_str()
+        )));
+    }
+    if t.held(chosen).is_none() {
+        let ids: Vec<&str> = t.held.iter().map(|h| h.id.as_str()).collect();
+        return Err(RulingError::Invalid(format!(
+            "no position '{chosen}' in this debate: choose one of {}",
+            ids.join(", ")
+        )));
+    }
+    let mut outcome = t.outcome(
+        WcOutcomeKind::DecidedByJudge,
+        Some(chosen.to_owned()),
+        judge_reason(judge, rationale),
+    );
+    outcome.budget_exhausted = last.budget_exhausted;
+    Ok(vec![
+        EventBody::HumanDecision(HumanDecision {
+            judge: judge.to_owned(),
+            chosen: chosen.to_owned(),
+            rationale: rationale.to_owned(),
+        }),
+        EventBody::Decision(Outcome::Collapse(outcome)),
+    ])
+}
+
+/// The tally after the whole log and its last decision, recomputed and checked step by step.
+#[allow(clippy::too_many_lines)] // one arm per WC event kind
+fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
+    let mut decided: Option<WcOutcome> = None;
+    let mut t: Option<Tally> = None;
+    let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
+    let mut in_hybrid = false;
+    let mut cut = false;
+    let mut authors = Vec::new();
+    for e in events {
+        let differs = |what: &str| {
+            format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
+        };
+        if let EventBody::DebateStarted { config, .. } = &e.body {
+            let Some(Config::Collapse(p)) = config.as_deref() else {
+                return Err("the log does not record collapse parameters".into());
+            };
+            t = Some(Tally::new(p.clone()));
+            authors = started_authors(&e.body);
+            continue;
+        }
+        let Some(t) = t.as_mut() else { continue };
+        // LM-1: a step's cards are held in author order once the step is complete, as the
+        // machine holds them.
+        if !matches!(
+            e.body,
+            EventBody::CardSubmitted(_) | EventBody::CardVerified(_)
+        ) {
+            t.order_held(&authors);
+        }
+        match &e.body {
+            EventBody::CardSubmitted(c) => {
+                let again = t.submit(c.round, &c.position, c.card.clone(), c.source);
+                if again != **c {
+                    return Err(differs("card score (or revision number)"));
+                }
+            }
+            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
+            EventBody::GatesChecked(g) => {
+                // Gates are logged for every position in order; check this one.
+                let again = t.gate_all(g.round);
+                if !again.contains(g) {
+                    return Err(differs(&format!("gates of {}", g.position)));
+                }
+            }
+            EventBody::ReflexionStarted(_) => t.reflexions += 1,
+            EventBody::BudgetExhausted { round, .. } => {
+                cut = true;
+                pending = Some((
+                    WcOutcomeKind::EscalatedToHuman,
+                    None,
+                    super::budget_reason(*round),
+                ));
+            }
+            EventBody::Converged(c) => {
+                // Reflexion counts are bumped when the reflexion starts; convergence sees the
+                // number done before it.
+                let again = t.converge(c.round);
+                if &again != c {
+                    return Err(differs("convergence step"));
+                }
+                pending = match c.step {
+                    Step::Accept => Some((
+                        WcOutcomeKind::Accepted,
+                        c.ranking.first().map(|r| r.position.clone()),
+                        c.reason.clone(),
+                    )),
+                    Step::Human => Some((WcOutcomeKind::EscalatedToHuman, None, c.reason.clone())),
+                    _ => None,
+                };
+            }
+            EventBody::PanelEvaluated(p) => {
+                let seat = t.params.panel.iter().position(|s| s.role == p.role);
+                let seat = seat.unwrap_or(usize::MAX);
+                t.evaluate(in_hybrid, seat, p.weight, p.evaluation.clone());
+            }
+            EventBody::PanelScored(p) if in_hybrid => {
+                let (again, ok) = t.score_hybrid(p.round);
+                if &again != p {
+                    return Err(differs("hybrid re-score"));
+                }
+                pending = Some(if ok {
+                    (
+                        WcOutcomeKind::HybridSynthesized,
+                        Some("hybrid".into()),
+                        p.rule.clone(),
+                    )
+                } else {
+                    (
+                        WcOutcomeKind::SafeFallback,
+                        Some(t.safest()),
+                        p.rule.clone(),
+                    )
+                });
+            }
+            EventBody::PanelScored(p) => {
+                let (again, verdict) = t.score_panel(p.round);
+                if &again != p {
+                    return Err(differs("panel consensus scores"));
+                }
+                pending = match verdict {
+                    PanelVerdict::Consensus(id) => {
+                        Some((WcOutcomeKind::ConsensusReached, Some(id), p.rule.clone()))
+                    }
+                    PanelVerdict::Escalate => {
+                        Some((WcOutcomeKind::EscalatedToHuman, None, p.rule.clone()))
+                    }
+                    PanelVerdict::Fallback(id) => {
+                        Some((WcOutcomeKind::SafeFallback, Some(id), p.rule.clone()))
+                    }
+                    PanelVerdict::Hybrid(..) => None,
+                };
+            }
+            EventBody::HybridSynthesized(h) => {
+                let (a, b) = match h.from.as_slice() {
+                    [a, b] => (a.clone(), b.clone()),
+                    _ => return Err(differs("hybrid")),
+                };
+                match t.synthesize(&a, &b) {
+                    Some((card, score)) if card == h.card && score == h.score => {}
+                    _ => return Err(differs("hybrid card")),
+                }
+                in_hybrid = true;
+            }
+            EventBody::Decision(Outcome::Collapse(logged)) => {
+                let (kind, chosen, why) = pending
+                    .take()
+                    .ok_or_else(|| differs("decision (no rule led to one)"))?;
+                let mut again = t.outcome(kind, chosen, why);
+                again.budget_exhausted = cut;
+                // QL-1's baseline beside the decision is checked on its own (recompute_decision).
+                let mut logged = logged.clone();
+                logged.vote_baseline = None;
+                if again != logged {
+                    return Err(format!(
+                        "the logged decision {} differs from the one recomputed from the cards and panel: {} ({})",
+                        logged.outcome.as_str(),
+                        again.outcome.as_str(),
+                        again.chosen.as_deref().unwrap_or("none")
+                    ));
+                }
+                decided = Some(again);
+            }
+            EventBody::HumanDecision(h) => {
+                match &decided {
+                    Some(d) if d.outcome == WcOutcomeKind::EscalatedToHuman => {}
+                    _ => {
+                        return Err(format!(
+                            "event {}: a judge's decision for a debate that was not escalated to \
+                             a human",
+                            e.seq
+                        ))
+                    }
+                }
+                if t.held(&h.chosen).is_none() {
+                    return Err(format!(
+                        "event {}: judge {} chose '{}', which is not a position of this debate",
+                        e.seq, h.judge, h.chosen
+                    ));
+                }
+                pending = Some((
+                    WcOutcomeKind::DecidedByJudge,
+                    Some(h.chosen.clone()),
+                    judge_reason(&h.judge, &h.rationale),
+                ));
+            }
+            _ => {}
+        }
+    }
+    match (t, decided) {
+        (Some(t), Some(d)) => Ok((t, d)),
+        _ => Err("the log has no decision event (the debate did not finish)".into()),
+    }
+}
+
+/// The authors of a collapse, from its `debate_started` (the panel's seats are not authors).
+fn started_authors(body: &EventBody) -> Vec<String> {
+    match body {
+        EventBody::DebateStarted { agents, .. } => agents
+            .iter()
+            .filter(|a| a.role == crate::Role::Author)
+            .map(|a| a.id.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What the judge's changed parameters would decide, from what the log holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// `None` when the new parameters need agents that were not called in this debate.
+    pub outcome: Option<WcOutcomeKind>,
+    pub chosen: Option<String>,
+    /// S of every final card under the new weights, highest first.
+    pub scores: Vec<Ranked>,
+    pub consensus: Vec<Ranked>,
+    pub steps: Vec<String>,
+    pub unknown: Option<String>,
+}
+
+/// UI-5: re-scores the final cards, re-runs the gates and the convergence (with the reflexions
+/// the log already holds), and — when the panel ran on the same positions — C and WC-6.
+#[allow(clippy::too_many_lines)] // the WC steps replayed in the spec's order
+pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
+    let mut t = Tally::new(params.clone());
+    let mut logged_panel = Vec::new();
+    let mut logged_candidates: Vec<String> = Vec::new();
+    let mut reflexions = 0;
+    let mut authors = Vec::new();
+    for e in events {
+        match &e.body {
+            EventBody::DebateStarted { .. } => authors = started_authors(&e.body),
+            EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
+                t.submit(c.round, &c.position, c.card.clone(), c.source);
+            }
+            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
+            EventBody::ReflexionStarted(_) => reflexions += 1,
+            EventBody::PanelEvaluated(p)
+                if logged_panel.len() < params.panel.len() && logged_candidates.is_empty() =>
+            {
+                let seat = params.panel.iter().position(|s| s.role == p.role);
+                logged_panel.push((seat.unwrap_or(usize::MAX), p.weight, p.evaluation.clone()));
+            }
+            EventBody::PanelScored(p) if logged_candidates.is_empty() => {
+                logged_candidates = p.consensus.iter().map(|r| r.position.clone()).collect();
+            }
+            _ => {}
+        }
+    }
+    // LM-1: in author and seat order, as the machine held them.
+    t.order_held(&authors);
+    logged_panel.sort_by_key(|(seat, ..)| *seat);
+    let logged_panel: Vec<_> = logged_panel.into_iter().map(|(_, w, e)| (w, e)).collect();
+    let mut scores: Vec<Ranked> = t
+        .held
+        .iter()
+        .map(|h| Ranked {
+            position: h.id.clone(),
+            score: h.total,
+        })
+        .collect();
+    scores.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut out = WhatIf {
+        outcome: None,
+        chosen: None,
+        scores,
+        consensus: vec![],
+        steps: vec![],
+        unknown: None,
+    };
+    t.gate_all(0);
+    t.reflexions = reflexions;
+    let c = t.converge(0);
+    out.steps.push(c.reason.clone());
+    match c.step {
+        Step::Accept => {
+            out.outcome = Some(WcOutcomeKind::Accepted);
+            out.chosen = c.ranking.first().map(|r| r.position.clone());
+        }
+        Step::Human => out.outcome = Some(WcOutcomeKind::EscalatedToHuman),
+        Step::Reflexion => {
+            out.unknown = Some("these parameters call for another reflexion loop, which would re-ask the authors; it did not run in this debate".into());
+        }
+        Step::Panel => {
+            let mut wanted = t.candidates.clone();
+            wanted.sort();
+            let mut had = logged_candidates.clone();
+            had.sort();
+            if logged_panel.is_empty() || wanted != had {
+                out.unknown = Some(format!(
+                    "these parameters send {} to the consensus panel, which did not score exactly these positions in this debate",
+                    t.candidates.join(", ")
+                ));
+                return out;
+            }
+            // The panel's seat weights may have changed: re-weight the logged evaluations.
+            t.panel = logged_panel
+                .into_iter()
+                .zip(&params.panel)
+                .map(|((_, e), seat)| (seat.weight, e))
+                .collect();
+            let (scored, verdict) = t.score_panel(0);
+            out.consensus = scored.consensus;
+            out.steps.push(scored.rule);
+            match verdict {
+                PanelVerdict::Consensus(id) => {
+                    out.outcome = Some(WcOutcomeKind::ConsensusReached);
+                    out.chosen = Some(id);
+                }
+                PanelVerdict::Escalate => out.outcome = Some(WcOutcomeKind::EscalatedToHuman),
+                PanelVerdict::Fallback(id) => {
+                    out.outcome = Some(WcOutcomeKind::SafeFallback);
+                    out.chosen = Some(id);
+                }
+                PanelVerdict::Hybrid(a, b) => {
+                    let logged_pair = events.iter().find_map(|e| match &e.body {
+                        EventBody::HybridSynthesized(h) => Some(h.from.clone()),
+                        _ => None,
+                    });
+                    if logged_pair == Some(vec![a.clone(), b.clone()]) {
+                        let logged = events.iter().rev().find_map(|e| match &e.body {
+                            EventBody::Decision(Outcome::Collapse(o)) => Some(o.outcome),
+                            _ => None,
+                        });
+                        out.outcome = logged;
+                        out.chosen = Some("hybrid".into());
+                        out.steps.push(
+                            "the hybrid of the same two positions was re-scored in this debate"
+                                .into(),
+                        );
+                    } else {
+                        out.unknown = Some(format!("a hybrid of {a} and {b} would need the panel to re-score it; that did not run in this debate"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,431 @@
+//! The S4 machine: four rounds (S4-2…S4-5), then the aggregation of the locked votes (S4-6).
+//!
+//! The machine never awaits, reads a clock or touches I/O: the driver takes requests with
+//! [`S4Debate::poll_request`], answers them with [`S4Debate::handle_reply`] (or
+//! [`S4Debate::handle_failure`]) and drains the log with [`S4Debate::poll_event`].
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::rules::{aggregate, cut_short, expected_messages, normalise};
+use super::types::{S4Outcome, Vote, MAX_AGENTS, ROUND_NAMES};
+use crate::error::ProtocolError;
+use crate::event::{EventBody, RoundInfo};
+use crate::machine::Machine;
+use crate::queue::RequestQueue;
+use crate::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
+use crate::types::{AgentSpec, Decision, Position};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Analysis,
+    Challenge,
+    Revision,
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct ChallengeRecord {
+    from: usize,
+    to: usize,
+    text: String,
+    argues_for: Decision,
+}
+
+#[derive(Debug)]
+pub struct S4Debate {
+    query: Arc<str>,
+    agents: Vec<AgentSpec>,
+    phase: Phase,
+    initial: Vec<Option<Position>>,
+    challenges: Vec<ChallengeRecord>,
+    revised: Vec<Option<Position>>,
+    /// Each request remembers its agent's index.
+    requests: RequestQueue<usize>,
+    events: VecDeque<EventBody>,
+    outcome: Option<S4Outcome>,
+    /// S4-8: on a complex query no agent may claim more than 95 % confidence.
+    complex: bool,
+}
+
+impl S4Debate {
+    /// Starts a debate: validates the agent set (S4-1: N ≥ 2, unique ids) and queues round 1.
+    pub fn new(query: &str, agents: Vec<AgentSpec>, seed: u64) -> Result<Self, ProtocolError> {
+        crate::types::check_agents(&agents, MAX_AGENTS)?;
+        let n = agents.len();
+        let mut debate = S4Debate {
+            query: Arc::from(query),
+            phase: Phase::Analysis,
+            initial: vec![None; n],
+            challenges: Vec::with_capacity(n * (n - 1)),
+            revised: vec![None; n],
+            requests: RequestQueue::with_capacity(n * (n - 1)),
+            events: VecDeque::with_capacity(8),
+            outcome: None,
+            complex: crate::defence::is_complex(query),
+            agents,
+        };
+        debate.events.push_back(EventBody::DebateStarted {
+            protocol: "s4".into(),
+            query: query.to_owned(),
+            seed,
+            agents: debate.agents.clone(),
+            rounds: (1..=4u16)
+                .map(|r| RoundInfo {
+                    round: r,
+                    name: ROUND_NAMES[usize::from(r - 1)].into(),
+                    expected: expected_messages(n, r),
+                })
+                .collect(),
+            config: None,
+            backend: None,
+            context: None,
+        });
+        debate.start_round(1);
+        for i in 0..n {
+            let task = Task::Analyse {
+                query: debate.query.clone(),
+            };
+            debate.enqueue(i, 1, task);
+        }
+        Ok(debate)
+    }
+
+    pub fn outcome(&self) -> Option<&S4Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn push_failed(&mut self, agent: &str, round: u16, error: &str, substitute: &str) {
+        self.events.push_back(EventBody::AgentFailed {
+            agent: agent.to_owned(),
+            round,
+            error: error.to_owned(),
+            substitute: substitute.to_owned(),
+        });
+    }
+
+    fn round(&self) -> u16 {
+        match self.phase {
+            Phase::Analysis => 1,
+            Phase::Challenge => 2,
+            Phase::Revision => 3,
+            Phase::Done => 4,
+        }
+    }
+
+    /// Challenge requests are queued challenger-major, so the target follows from the id.
+    fn challenge_target(&self, id: u32) -> Result<usize, ProtocolError> {
+        let n = self.agents.len() as u32;
+        let first = n; // ids 0..n were round 1
+        let k = id
+            .checked_sub(first)
+            .ok_or(ProtocolError::UnknownRequest(id))?;
+        let from = (k / (n - 1)) as usize;
+        let nth = (k % (n - 1)) as usize;
+        Ok(if nth < from { nth } else { nth + 1 })
+    }
+
+    fn enqueue(&mut self, agent: usize, round: u16, task: Task) {
+        let spec = &self.agents[agent];
+        self.requests.push(&spec.id, spec.role, round, task, agent);
+    }
+
+    fn start_round(&mut self, round: u16) {
+        self.events.push_back(EventBody::RoundStarted {
+            round,
+            name: ROUND_NAMES[usize::from(round - 1)].into(),
+            expected: expected_messages(self.agents.len(), round),
+        });
+    }
+
+    fn record_position(&mut self, agent: usize, p: Position) {
+        let id = self.agents[agent].id.clone();
+        if self.phase == Phase::Analysis {
+            self.events.push_back(EventBody::Position {
+                agent: id,
+                round: 1,
+                position: p.clone(),
+            });
+            self.initial[agent] = Some(p);
+        } else {
+            let before = self.initial[agent].clone().unwrap_or_else(|| p.clone());
+            let changed = before.decision != p.decision;
+            self.events.push_back(EventBody::Revision {
+                agent: id,
+                round: 3,
+                before,
+                after: p.clone(),
+                changed,
+            });
+            self.revised[agent] = Some(p);
+        }
+    }
+
+    fn record_challenge(&mut self, from: usize, to: usize, text: String, argues_for: Decision) {
+        self.events.push_back(EventBody::Challenge {
+            round: 2,
+            from: self.agents[from].id.clone(),
+            to: self.agents[to].id.clone(),
+            text: text.clone(),
+            argues_for,
+        });
+        self.challenges.push(ChallengeRecord {
+            from,
+            to,
+            text,
+            argues_for,
+        });
+    }
+
+    fn advance_if_round_complete(&mut self) {
+        if !self.requests.is_idle() {
+            return;
+        }
+        match self.phase {
+            Phase::Analysis => self.start_challenges(),
+            Phase::Challenge => self.start_revisions(),
+            Phase::Revision => self.finish(),
+            Phase::Done => {}
+        }
+    }
+
+    /// S4-3: every agent challenges every other agent, challenger-major order.
+    fn start_challenges(&mut self) {
+        self.phase = Phase::Challenge;
+        self.start_round(2);
+        let n = self.agents.len();
+        for from in 0..n {
+            for to in (0..n).filter(|&to| to != from) {
+                let task = Task::Challenge {
+                    query: self.query.clone(),
+                    own: self.initial_of(from),
+                    target: self.agents[to].id.clone(),
+                    target_role: self.agents[to].role,
+                    target_reasoning: self.initial_of(to).reasoning,
+                };
+                self.enqueue(from, 2, task);
+            }
+        }
+    }
+
+    /// S4-4: each agent sees its own round-1 position and the challenges aimed at it, in
+    /// challenger order whatever order they arrived in (LM-1: nothing depends on arrival).
+    fn start_revisions(&mut self) {
+        self.phase = Phase::Revision;
+        self.start_round(3);
+        self.challenges.sort_by_key(|c| (c.from, c.to));
+        for agent in 0..self.agents.len() {
+            let challenges = self
+                .challenges
+                .iter()
+                .filter(|c| c.to == agent)
+                .map(|c| ChallengeSeen {
+                    from: self.agents[c.from].id.clone(),
+                    from_role: self.agents[c.from].role,
+                    text: c.text.clone(),
+                    argues_for: c.argues_for,
+                })
+                .collect();
+            let task = Task::Revise {
+                query: self.query.clone(),
+                own: self.initial_of(agent),
+                challenges,
+            };
+            self.enqueue(agent, 3, task);
+        }
+    }
+
+    /// S4-5 and S4-6: lock each round-3 position as the vote, then aggregate.
+    fn finish(&mut self) {
+        self.lock_votes(0);
+    }
+
+    /// Locks the votes and decides; `cut_in` is the round the budget ran out in (0: it did not).
+    fn lock_votes(&mut self, cut_in: u16) {
+        self.phase = Phase::Done;
+        self.start_round(4);
+        let mut votes = Vec::with_capacity(self.agents.len());
+        let mut changed = Vec::new();
+        for (i, spec) in self.agents.iter().enumerate() {
+            let locked = self.revised[i]
+                .clone()
+                .unwrap_or_else(|| self.initial_of(i));
+            if self.initial[i].as_ref().map(|p| p.decision) != Some(locked.decision) {
+                changed.push(spec.id.clone());
+            }
+            let vote = Vote {
+                agent: spec.id.clone(),
+                role: spec.role,
+                decision: locked.decision,
+                confidence: locked.confidence,
+                risk: locked.risk,
+                reasoning: locked.reasoning,
+            };
+            self.events.push_back(EventBody::Vote {
+                round: 4,
+                vote: vote.clone(),
+            });
+            votes.push(vote);
+        }
+        let outcome = if cut_in == 0 {
+            aggregate(&votes, changed)
+        } else {
+            cut_short(&votes, changed, cut_in)
+        };
+        self.events
+            .push_back(EventBody::Decision(crate::outcome::Outcome::S4(
+                outcome.clone(),
+            )));
+        self.outcome = Some(outcome);
+    }
+
+    fn initial_of(&self, agent: usize) -> Position {
+        self.initial[agent].clone().unwrap_or(Position {
+            decision: Decision::Refuse,
+            confidence: 0,
+            risk: 0,
+            reasoning: String::new(),
+        })
+    }
+}
+
+impl Machine for S4Debate {
+    fn agents(&self) -> &[AgentSpec] {
+        &self.agents
+    }
+
+    /// The next agent to ask, if any. Emits a `thinking` event for it.
+    fn poll_request(&mut self) -> Option<AgentRequest> {
+        self.requests.next(&mut self.events)
+    }
+
+    /// The next event to append to the log, in order.
+    fn poll_event(&mut self) -> Option<EventBody> {
+        self.events.pop_front()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// Feeds an agent's reply to request `id`. A reply of the wrong shape is an error and
+    /// changes nothing; the driver should then call [`S4Debate::handle_failure`].
+    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+        let agent = *self.requests.pending(id)?;
+        match (self.phase, reply) {
+            (Phase::Analysis | Phase::Revision, AgentReply::Position(p)) => {
+                self.requests.take(id)?;
+                let mut p = normalise(self.agents[agent].role, p);
+                if let Some(to) = crate::defence::clamp_confidence(p.confidence, self.complex) {
+                    self.events.push_back(EventBody::ConfidenceClamped {
+                        agent: self.agents[agent].id.clone(),
+                        round: self.round(),
+                        claimed: p.confidence,
+                        clamped_to: to,
+                    });
+                    p.confidence = to;
+                }
+                self.record_position(agent, p);
+            }
+            (Phase::Challenge, AgentReply::Challenge { text, argues_for }) => {
+                let to = self.challenge_target(id)?;
+                self.requests.take(id)?;
+                self.record_challenge(agent, to, text, argues_for);
+            }
+            (_, reply) => {
+                return Err(ProtocolError::WrongReply {
+                    round: self.round(),
+                    got: reply.kind(),
+                })
+            }
+        }
+        self.advance_if_round_complete();
+        Ok(())
+    }
+
+    /// S4-8: an agent that errs, times out or answers garbage never stalls the debate. In rounds 1
+    /// and 3 it counts as `REFUSE` with the reason; in round 2 its challenge records the failure.
+    fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
+        let agent = *self.requests.pending(id)?;
+        let round = self.round();
+        let agent_id = self.agents[agent].id.clone();
+        let substitute = match self.phase {
+            Phase::Challenge => {
+                let to = self.challenge_target(id)?;
+                self.requests.take(id)?;
+                let own = self.initial[agent]
+                    .as_ref()
+                    .map_or(Decision::Refuse, |p| p.decision);
+                self.push_failed(&agent_id, round, error, "challenge left blank");
+                self.record_challenge(agent, to, format!("(no challenge: {error})"), own);
+                self.advance_if_round_complete();
+                return Ok(());
+            }
+            _ => {
+                self.requests.take(id)?;
+                Position {
+                    decision: Decision::Refuse,
+                    confidence: 0,
+                    risk: 0,
+                    reasoning: format!("No usable reply, counted as REFUSE: {error}"),
+                }
+            }
+        };
+        self.push_failed(&agent_id, round, error, "counted as REFUSE");
+        self.record_position(agent, substitute);
+        self.advance_if_round_complete();
+        Ok(())
+    }
+
+    /// The token budget ran out: no more requests; every agent's latest position is locked as its
+    /// vote (an agent with none votes `REFUSE`) and [`cut_short`] decides.
+    fn exhaust(&mut self, used: u64, budget: u64) {
+        if self.phase == Phase::Done {
+            return;
+        }
+        let round = self.round();
+        self.requests.clear();
+        self.events.push_back(EventBody::BudgetExhausted {
+            round,
+            used,
+            budget,
+        });
+        for i in 0..self.agents.len() {
+            if self.revised[i].is_none() && self.initial[i].is_none() {
+                self.revised[i] = Some(Position {
+                    decision: Decision::Refuse,
+                    confidence: 0,
+                    risk: 0,
+                    reasoning: "No position before the token budget ran out: counted as REFUSE."
+                        .into(),
+                });
+            }
+        }
+        self.lock_votes(round);
+    }
+}
+
+/// Drives a debate to the end with a scripted agent (an `Err` is an agent failure) and returns
+/// every request and event: for the tests of this crate and of the crates built on it. It panics
+/// if the machine refuses a scripted reply or stops before it has finished — a failed test.
+#[allow(clippy::expect_used)] // a test helper: a panic is the test's failure, with its place
+pub fn run_scripted(
+    agents: Vec<AgentSpec>,
+    mut script: impl FnMut(&AgentRequest) -> Result<AgentReply, String>,
+) -> (Vec<AgentRequest>, Vec<EventBody>) {
+    let mut d = S4Debate::new("Is the sky blue?", agents, 7).expect("valid debate");
+    let (mut reqs, mut events) = (vec![], vec![]);
+    loop {
+        while let Some(e) = d.poll_event() {
+            events.push(e);
+        }
+        let Some(req) = d.poll_request() else { break };
+        match script(&req) {
+            Ok(reply) => d.handle_reply(req.id, reply).expect("reply accepted"),
+            Err(e) => d.handle_failure(req.id, &e).expect("failure accepted"),
+        }
+        reqs.push(req);
+    }
+    assert!(d.is_finished());
+    (reqs, events)
+}
