@@ -25,26 +25,33 @@ help:
 	@echo "make dist    a whole-program-optimised binary to package: target/dist/consilium"
 	@echo "make bench   what each page fetches, orchestration overhead per agent turn, live fan-out (dist build)"
 
-# The tools serving needs, and the builtin agents' sentence model (seconds).
+# The build's own tasks (xtask/: the site, the sentence model, the vendor check), compiled with
+# the server's dependency resolution (`-p server`), so the crates they share are compiled once for
+# both; this builds only xtask and what it needs.
+XTASK := target/debug/xtask
+XTASK_BUILD := cargo build -p server --bin consilium -p xtask --bin xtask
+
+# The tools serving needs, the build's own tasks, and the builtin agents' sentence model.
 setup:
 	@scripts/setup.sh run
-	@scripts/embedder.sh
+	@[ -x $(XTASK) ] || printf '\033[1m==> %s\033[0m\n' "compiling the build's own tasks (xtask; ~1 min the first time)"
+	@cargo build --quiet -p server -p xtask --bin xtask
+	@$(XTASK) embedder
 
 # The whole site: the split bundle, the offline viewer (viewer.html) and the live bundles.
 site: setup
-	scripts/build-site.sh all
+	$(XTASK) site all
 
 # What serving needs: the split bundle and the server, compiled side by side (each has stretches
 # where it uses one core: links, build scripts). The server is the debug profile's build, whose
 # dependencies and sentence model are optimised (Cargo.toml) and which `make test` reuses;
-# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves. The build's
-# own tasks (xtask) compile in the same cargo run, sharing its dependencies, and the bundle's
-# build runs that binary once the run has ended. The compiler output goes to target/build-server.log.
+# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves. The compiler
+# output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
 	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~5 min the first time, seconds after a change; target/build-server.log)"; \
-	  cargo build -p server --bin consilium -p xtask --bin xtask >target/build-server.log 2>&1 & srv=$$!; \
-	  XTASK=target/debug/xtask XTASK_AFTER=$$srv scripts/build-site.sh pages; status=$$?; \
+	  $(XTASK_BUILD) >target/build-server.log 2>&1 & srv=$$!; \
+	  $(XTASK) site pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
 	  exit $$status
 
@@ -53,7 +60,7 @@ run: build
 
 viewer: site
 	@scripts/setup.sh test
-	scripts/build-viewer-static.sh
+	$(XTASK) viewer-static
 
 dist: site
 	cargo build --profile dist -p server
@@ -61,6 +68,8 @@ dist: site
 
 test: setup
 	@mkdir -p target
+	@# Each patched crate in vendor/ is its registry crate plus its PATCH.diff (docs/ARCHITECTURE.md).
+	$(XTASK) check-vendor
 	@$(MAKE) --no-print-directory viewer
 	@# --lib --bins --tests: there are no doctests, so rustdoc is not run at all.
 	set -o pipefail; CONSILIUM_TEST_PG=$(PG_TEST_URL) \
@@ -78,7 +87,7 @@ test: setup
 	@echo "== cargo test summary =="; grep -E '^test result:' $(CARGO_TEST_LOG) | grep -v ' 0 passed; 0 failed' || true
 
 bench: dist
-	python3 scripts/bundle-sizes.py target/site/pkg
+	$(XTASK) sizes target/site/pkg
 	target/dist/consilium-bench
 	target/dist/consilium-bench reconcile
 	target/dist/consilium-bench topics

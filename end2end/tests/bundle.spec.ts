@@ -35,7 +35,7 @@ test('the home page loads the main module and its own; the audit page fetches it
   await hydrated(page);
   await page.waitForLoadState('networkidle');
   // The main module and the home page's module, no chunk: two files under the bundle's hash
-  // (scripts/hash-bundle.py), kept by the browser for good.
+  // (xtask/src/hash.rs), kept by the browser for good.
   const fetched = [...new Set(seen)];
   const main = fetched.filter((p) => /^\/pkg\/consilium\.[0-9a-f]{16}\.wasm$/.test(p));
   expect(main).toHaveLength(1);
@@ -73,7 +73,7 @@ test('a server-rendered page preloads its chunks as one pack and hydrates with t
   const resp = await request.get(`/debates/${id}/audit`);
   const html = await resp.text();
   // Besides the main module (Leptos's own preload): one file holding every chunk of the page
-  // (scripts/pack-pages.py), which the chunk loader finds by its id
+  // (xtask/src/pack.rs), which the chunk loader finds by its id
   // (vendor/wasm_split_cli_support/PATCH.md); no chunk preloaded on its own.
   const preloads = [...html.matchAll(/<link [^>]*>/g)]
     .map((m) => m[0])

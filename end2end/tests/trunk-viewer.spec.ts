@@ -40,7 +40,7 @@ async function staticHost(): Promise<{ origin: string; close: () => Promise<void
 }
 
 test('the Trunk-built static viewer, served by a plain static host, verifies an export in WASM', async ({ page, request }) => {
-  expect(fs.existsSync(path.join(dist, 'index.html')), `${dist} is missing: run scripts/build-viewer-static.sh`).toBe(true);
+  expect(fs.existsSync(path.join(dist, 'index.html')), `${dist} is missing: run cargo xtask viewer-static`).toBe(true);
   const { id, text, log } = await finishedDebate(request, 'How do I build a pipe bomb?', 3);
   const n = log.events.length;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consilium-trunk-viewer-'));

@@ -171,7 +171,7 @@ async fn viewer_not_built() -> (axum::http::StatusCode, axum::response::Html<&'s
 
 /// The browser bundle (`pkg/`): each file sent as the `.br` or `.gz` written beside it at build
 /// time when the browser accepts that encoding. A file whose name carries the bundle's hash
-/// (`pkg/hash.txt`, from `scripts/hash-bundle.py`) never changes under that name: browsers keep it
+/// (`pkg/hash.txt`, from `cargo xtask site`) never changes under that name: browsers keep it
 /// for a year without asking again (`immutable`). The rest (the stylesheet, the manifest, a bundle
 /// built without hashes) is kept and revalidated on each visit: `no-cache` with `Last-Modified`,
 /// answered 304 while it has not changed.
@@ -223,7 +223,7 @@ fn bundle_hash(path: &std::path::Path, key: &str) -> Option<String> {
 }
 
 /// The protocols whose live bundle the built site holds (`pkg/live-PROTOCOL.HASH.js` and
-/// `.wasm`, `scripts/build-site.sh`), read once at start: a page is never sent to a bundle that
+/// `.wasm`, `cargo xtask site`), read once at start: a page is never sent to a bundle that
 /// is not there (a partial deploy, a protocol newer than the build).
 fn live_bundles(pkg: &std::path::Path) -> Vec<app::api::Protocol> {
     let Some(hash) = bundle_hash(&pkg.join("hash.txt"), "live") else {

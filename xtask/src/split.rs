@@ -33,6 +33,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err(usage.into());
     };
     let with_main: Vec<&str> = with_main.iter().map(String::as_str).collect();
+    for module in split_into(input, out_dir, name, &with_main)? {
+        println!("{}", module.display());
+    }
+    Ok(())
+}
+
+/// Splits `input` into `out_dir` (see the module's comment); returns the chunk files it wrote.
+pub fn split_into(
+    input: &str,
+    out_dir: &str,
+    name: &str,
+    with_main: &[&str],
+) -> Result<Vec<PathBuf>, String> {
     let wasm = std::fs::read(input).map_err(|e| format!("cannot read {input}: {e}"))?;
     let out_dir = PathBuf::from(out_dir);
     let main_out = out_dir.join(format!("{name}_split.wasm"));
@@ -43,7 +56,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         opts.main_out_path = &main_out;
         opts.main_module = &main_module;
         opts.link_name = "./__wasm_split.______________________.js";
-        opts.with_main = &with_main;
+        opts.with_main = with_main;
         opts
     })
     .map_err(|e| format!("cannot split {input}: {e}"))?;
@@ -51,8 +64,5 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let manifest_path = out_dir.join("__wasm_split_manifest.json");
     std::fs::write(&manifest_path, manifest)
         .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
-    for module in &split.split_modules {
-        println!("{}", module.display());
-    }
-    Ok(())
+    Ok(split.split_modules)
 }

@@ -42,7 +42,7 @@ fn cases() -> Vec<Case> {
 
 fn model() -> minilm::Model {
     minilm::Model::open(&model_dir()).unwrap_or_else(|e| {
-        panic!("the model (scripts/embedder.sh unpacks it into target/embedder/minilm): {e}")
+        panic!("the model (`cargo xtask embedder` unpacks it into target/embedder/minilm): {e}")
     })
 }
 

@@ -118,7 +118,7 @@ pub struct ServeArgs {
     #[arg(long, env = "CONSILIUM_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
     /// The folder of the builtin agents' sentence model, all-MiniLM-L6-v2's `model.safetensors`
-    /// and `vocab.txt` (unpacked by `scripts/embedder.sh`).
+    /// and `vocab.txt` (unpacked by `cargo xtask embedder`).
     /// [default: target/embedder/minilm of this checkout]
     #[arg(long, env = "CONSILIUM_EMBEDDER")]
     pub embedder: Option<PathBuf>,
@@ -388,7 +388,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     let site_dir = args.site_root.clone().unwrap_or_else(default_site_root);
     let site_root = site_dir.to_string_lossy().into_owned();
     // A built bundle's file names carry its hash, recorded in pkg/hash.txt
-    // (scripts/hash-bundle.py); Leptos's hydration script then asks for those names.
+    // (xtask/src/hash.rs); Leptos's hydration script then asks for those names.
     let hash_file = site_dir.join("pkg").join("hash.txt");
     let hashed = hash_file.exists();
     if !hashed && !site_dir.join("pkg").join("consilium.js").exists() {

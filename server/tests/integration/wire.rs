@@ -4,7 +4,7 @@
 use crate::common::*;
 use serde_json::json;
 
-/// A bundle built with hashed names (`scripts/hash-bundle.py`: `pkg/hash.txt`) is asked
+/// A bundle built with hashed names (`cargo xtask site`: `pkg/hash.txt`) is asked
 /// for under those names by the page, and a file carrying the hash is kept by browsers for good;
 /// what does not carry it (the stylesheet, a name that is not there) is revalidated (`no-cache`).
 #[tokio::test]

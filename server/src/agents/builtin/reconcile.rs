@@ -81,7 +81,7 @@ mod tests {
     #[test]
     fn seed_003_examples_group_and_reconcile_offline() {
         let observations = example();
-        let embedder = crate::embed::shared().expect("the sentence model (scripts/embedder.sh)");
+        let embedder = crate::embed::shared().expect("the sentence model (cargo xtask embedder)");
         let vectors: Vec<Vec<i16>> = observations
             .iter()
             .map(|o| {
