@@ -10,7 +10,8 @@ use app::protocol::eval::{grade, prompts, EvalConfig, EvalRun, ItemResult, Sampl
 use serde_json::{json, Value};
 
 use crate::agents::openai::{completion_text, OpenAiConfig};
-use crate::agents::remote::{estimate_tokens, excerpt, post_json, reported_usage, CallPolicy};
+use crate::agents::remote::{estimate_tokens, post_json, reported_usage, CallPolicy};
+use crate::agents::secrets::excerpt;
 use crate::drive::sequencer::now_rfc3339;
 
 /// The model under test and how to reach it.

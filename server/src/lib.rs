@@ -11,7 +11,8 @@ pub mod agents;
 pub mod cli;
 pub mod db;
 pub mod drive;
-pub mod embed;
+/// The builtin agents' sentence model (in the `builtin` crate).
+pub use builtin::embed;
 pub mod engine;
 pub mod eval;
 pub mod http;
@@ -20,3 +21,4 @@ pub mod outbound;
 pub mod record;
 pub mod router;
 pub mod signing;
+pub mod state;

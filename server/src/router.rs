@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, FromRef, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderValue;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::Router;
@@ -14,78 +14,19 @@ use tower_governor::GovernorLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::client::ClientKey;
-use crate::access::guard::{self, HostPolicy};
-use crate::access::SharedAccess;
+use crate::access::guard;
 use crate::engine::Engine;
 use crate::http::error::AppError;
-use crate::http::{agents, debates, judge, openapi};
-use crate::live::sse;
+use crate::http::openapi;
+pub use crate::state::AppState;
 
 /// Request bodies above this are refused with 413.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-#[derive(Clone)]
-pub struct AppState {
-    pub engine: Engine,
-    pub leptos: LeptosOptions,
-    pub access: SharedAccess,
-    pub hosts: Arc<HostPolicy>,
-}
-
-impl FromRef<AppState> for SharedAccess {
-    fn from_ref(s: &AppState) -> Self {
-        s.access.clone()
-    }
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(s: &AppState) -> Self {
-        s.leptos.clone()
-    }
-}
-
-impl FromRef<AppState> for Engine {
-    fn from_ref(s: &AppState) -> Self {
-        s.engine.clone()
-    }
-}
-
-/// The JSON API, under `/api`. DX-3: each route is registered from its handler's
-/// `#[utoipa::path]` annotation, which also documents it in `GET /api/openapi.json`
-/// ([`openapi`]), so a route cannot exist without its documentation. Paths are relative to
-/// `/api`; one `routes!` per path.
-pub fn api_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(openapi::base())
-        .routes(routes!(debates::list_debates, debates::create_debate))
-        .routes(routes!(debates::baseline_counts))
-        .routes(routes!(debates::eval_runs))
-        .routes(routes!(debates::get_debate))
-        .routes(routes!(judge::stop))
-        .routes(routes!(judge::decide))
-        .routes(routes!(judge::budget))
-        .routes(routes!(judge::rule))
-        .routes(routes!(agents::of_debate))
-        .routes(routes!(agents::list))
-        .routes(routes!(agents::detail))
-        .routes(routes!(agents::record_outcome))
-        .routes(routes!(judge::me))
-        .routes(routes!(judge::queue))
-        .routes(routes!(judge::desk))
-        .routes(routes!(debates::keys))
-        .routes(routes!(judge::sign_in))
-        .routes(routes!(judge::sign_out))
-        .routes(routes!(sse::handler))
-        .routes(routes!(debates::export_json))
-        .routes(routes!(debates::export_md))
-        .routes(routes!(openapi::openapi_json))
-}
-
 pub fn router(state: AppState) -> Router {
-    let (api, _) = api_routes().split_for_parts();
+    let (api, _) = openapi::api_routes().split_for_parts();
     let api = api
         .fallback(|| async { AppError::NotFound("no such API endpoint".into()) })
         .method_not_allowed_fallback(|method: axum::http::Method| async move {

@@ -32,6 +32,7 @@ pub mod s4;
 pub mod seeded;
 pub mod short_str;
 pub mod status;
+pub mod supervision;
 pub mod time;
 pub mod types;
 
@@ -45,4 +46,5 @@ pub use reducer::DebateView;
 pub use request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use run::{Answered, DebateRun, Start, Usage};
 pub use status::DebateStatus;
+pub use supervision::Supervision;
 pub use types::{check_agents, AgentSpec, Decision, Position, Role, Verdict};

@@ -1,13 +1,15 @@
 //! The one shape of every protocol's state machine (sans-IO): the driver takes requests with
 //! [`Machine::poll_request`], answers them with [`Machine::handle_reply`] (or
-//! [`Machine::handle_failure`]) and drains the log with [`Machine::poll_event`]. A machine never
-//! awaits, reads a clock or touches I/O.
+//! [`Machine::handle_failure`]) and drains the log with [`Machine::poll_event`]. Requests may be
+//! outstanding several at once (a whole round); the token budget ends a debate the cautious way
+//! ([`Machine::exhaust`]). Timers and judges are an optional capability
+//! ([`Machine::supervision`]). A machine never awaits, reads a clock or touches I/O.
 
 use super::credibility::CredibilitySnapshot;
 use super::error::ProtocolError;
-use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::EventBody;
 use super::request::{AgentReply, AgentRequest};
+use super::supervision::Supervision;
 use super::types::AgentSpec;
 
 pub trait Machine: std::fmt::Debug + Send {
@@ -36,38 +38,14 @@ pub trait Machine: std::fmt::Debug + Send {
     /// CR-4: the agents' credibility as the debate starts (ES-4's facilitator weighs it).
     fn set_credibility(&mut self, _snapshot: &CredibilitySnapshot) {}
 
-    /// ES-10: the runner's clock, as wall milliseconds since the debate began. Protocols
-    /// without timers ignore it.
-    fn advance(&mut self, _wall_ms: u64) {}
-
-    /// ES-10: the wall millisecond (since the start) at which a timer fires, so the runner
-    /// wakes the machine then even when no agent is answering.
-    fn wake_at(&self) -> Option<u64> {
+    /// Timers and the judges' queue and rulings, for a protocol that has them (escalation);
+    /// `None` for the others, which never mention them.
+    fn supervision(&self) -> Option<&dyn Supervision> {
         None
     }
 
-    /// ES-5: challenges waiting for a place in the judges' queue, with their priority.
-    fn queued(&self) -> Vec<(String, Priority)> {
-        Vec::new()
-    }
-
-    /// ES-5: the desk's answer for a queued challenge.
-    fn admit(&mut self, _challenge: &str, _admission: Admission) {}
-
-    /// ES-5: the challenges a judge holds now (the runner frees the others' places).
-    fn held(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// ES-5/ES-7: judge `judge` acts on `challenge`. Protocols without judges' rulings refuse.
-    fn judge(
-        &mut self,
-        _challenge: &str,
-        _judge: &str,
-        _action: JudgeAction,
-    ) -> Result<(), RulingError> {
-        Err(RulingError::Conflict(
-            "this protocol takes no judge's rulings".into(),
-        ))
+    /// [`Machine::supervision`], to act on.
+    fn supervision_mut(&mut self) -> Option<&mut dyn Supervision> {
+        None
     }
 }

@@ -141,7 +141,7 @@ pub(crate) fn preload_panel(panel: Option<&str>) {
         return;
     }
     if let Some(panel) = panel {
-        let _ = view! { <Meta name=super::panels::PANEL_META content=panel.to_owned()/> }.to_html();
+        let _ = view! { <Meta name=super::PANEL_META content=panel.to_owned()/> }.to_html();
     }
     let (Some(manifest), Some(Shown(prefix, _))) = (use_context::<Manifest>(), shown) else {
         return;

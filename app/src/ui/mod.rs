@@ -96,6 +96,16 @@ macro_rules! lazy_pages {
     };
 }
 
+/// The `<meta name>` by which a server-rendered page names the panel it shows.
+#[cfg_attr(
+    any(
+        not(any(feature = "ssr", feature = "hydrate")),
+        feature = "single-module"
+    ),
+    allow(dead_code)
+)]
+pub(crate) const PANEL_META: &str = "consilium-panel";
+
 /// What this server-rendered document's `<meta name=NAME>` says (its lazy route, its panel).
 #[cfg(feature = "hydrate")]
 fn shown_in_head(name: &str) -> Option<String> {

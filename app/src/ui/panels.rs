@@ -11,16 +11,6 @@ use leptos::prelude::*;
 
 use crate::protocol::DebateView;
 
-/// The `<meta name>` by which a server-rendered page names the panel it shows.
-#[cfg_attr(
-    any(
-        not(any(feature = "ssr", feature = "hydrate")),
-        feature = "single-module"
-    ),
-    allow(dead_code)
-)]
-pub(crate) const PANEL_META: &str = "consilium-panel";
-
 /// One panel: a split point in the served bundle, an async function in the offline viewers.
 macro_rules! panel {
     ($name:ident, |$state:ident, $id:ident| $body:expr) => {
@@ -104,7 +94,7 @@ pub(crate) fn protocol_panel(
 /// still loading would not match the server's markup).
 #[cfg(all(feature = "hydrate", not(feature = "single-module")))]
 pub async fn load_shown_panel() {
-    match super::shown_in_head(PANEL_META).as_deref() {
+    match super::shown_in_head(super::PANEL_META).as_deref() {
         Some("rr_panel") => __preload_rr_panel().await,
         Some("wc_panel") => __preload_wc_panel().await,
         Some("es_panel") => __preload_es_panel().await,

@@ -7,7 +7,8 @@
 use serde_json::{json, Value};
 
 use super::openai::OpenAiAgents;
-use super::remote::{estimate_tokens, excerpt, post_json};
+use super::remote::{estimate_tokens, post_json};
+use super::secrets::excerpt;
 use super::{AgentError, Answer, Usage};
 use app::protocol::AgentReply;
 

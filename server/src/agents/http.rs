@@ -8,7 +8,8 @@ use app::protocol::AgentRequest;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::remote::{estimate_tokens, excerpt, post, CallPolicy, Streaming};
+use super::remote::{estimate_tokens, post, CallPolicy, Streaming};
+use super::secrets::excerpt;
 use super::stream::{Dialect, Sink};
 use super::{Agent, AgentError, Answer, Usage};
 

@@ -1,7 +1,7 @@
 //! AG-1: one `Agent` interface, three kinds behind it: `builtin` (the offline default), `openai`
 //! (any OpenAI-compatible chat endpoint) and `http` (a remote agent service).
 
-pub mod builtin;
+pub use builtin;
 mod embeddings;
 pub mod endpoint;
 pub mod http;

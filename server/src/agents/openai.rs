@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 
 use super::endpoint::Endpoint;
 use super::remote::{
-    estimate_tokens, excerpt, post, post_json, reported_usage, Call, CallPolicy, Streaming,
+    estimate_tokens, post, post_json, reported_usage, Call, CallPolicy, Streaming,
 };
+use super::secrets::excerpt;
 use super::stream::{Dialect, Sink};
 use super::{prompt, Agent, AgentError, Answer, Usage};
 

@@ -253,18 +253,21 @@ async fn attempt(
         // LM-2: a rate limit or an overload says how long to wait; 429 and 503 are honoured.
         let honoured = matches!(status.as_u16(), 429 | 503);
         return Attempt::Retry(
-            format!("HTTP {status}: {}", excerpt(&text, 200)),
+            format!("HTTP {status}: {}", super::secrets::excerpt(&text, 200)),
             asked_wait.filter(|_| honoured),
         );
     }
     if !status.is_success() {
-        return Attempt::Fail(format!("HTTP {status}: {}", excerpt(&text, 300)));
+        return Attempt::Fail(format!(
+            "HTTP {status}: {}",
+            super::secrets::excerpt(&text, 300)
+        ));
     }
     match serde_json::from_str::<Value>(&text) {
         Ok(v) => Attempt::Done(v),
         Err(e) => Attempt::Fail(format!(
             "the reply is not JSON ({e}): {}",
-            excerpt(&text, 200)
+            super::secrets::excerpt(&text, 200)
         )),
     }
 }
@@ -326,22 +329,6 @@ pub fn root_cause(e: &reqwest::Error) -> String {
         source = s.source();
     }
     msg
-}
-
-/// The first `max` characters of `s` on one line, with anything secret-looking removed
-/// ([`super::secrets::redact`]), for error messages and the log.
-pub fn excerpt(s: &str, max: usize) -> String {
-    let one_line: String = super::secrets::redact(s)
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let trimmed = one_line.trim();
-    if trimmed.chars().count() <= max {
-        format!("{trimmed:?}")
-    } else {
-        let cut: String = trimmed.chars().take(max).collect();
-        format!("{cut:?}…")
-    }
 }
 
 /// `usage.prompt_tokens` / `usage.completion_tokens` of an OpenAI-style body, if reported.

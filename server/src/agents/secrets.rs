@@ -74,6 +74,22 @@ fn strip_userinfo(text: &str) -> String {
     out
 }
 
+/// The first `max` characters of `s` on one line, with anything secret-looking removed
+/// ([`redact`]), for error messages and the log.
+pub fn excerpt(s: &str, max: usize) -> String {
+    let one_line: String = redact(s)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let trimmed = one_line.trim();
+    if trimmed.chars().count() <= max {
+        format!("{trimmed:?}")
+    } else {
+        let cut: String = trimmed.chars().take(max).collect();
+        format!("{cut:?}…")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,13 +85,13 @@ impl Collector {
         let v: Value = serde_json::from_str(data).map_err(|e| {
             format!(
                 "a streamed line is not JSON ({e}): {}",
-                super::remote::excerpt(data, 120)
+                super::secrets::excerpt(data, 120)
             )
         })?;
         if let Some(err) = v.get("error") {
             return Err(format!(
                 "the endpoint reported an error mid-stream: {}",
-                super::remote::excerpt(&err.to_string(), 200)
+                super::secrets::excerpt(&err.to_string(), 200)
             ));
         }
         match self.dialect {

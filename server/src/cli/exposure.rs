@@ -3,7 +3,7 @@
 //! behind a reverse proxy — and the host names it serves (SV-17).
 
 use super::error::CliError;
-use super::serve::ServeArgs;
+use super::serve_args::ServeArgs;
 use crate::engine::Remote;
 
 /// Listening beyond loopback with a paid backend and nobody required to show a token would let

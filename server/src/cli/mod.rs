@@ -10,6 +10,7 @@ pub mod eval;
 mod exposure;
 pub mod judge;
 pub mod serve;
+mod serve_args;
 pub mod track_record;
 pub mod verify;
 
@@ -18,7 +19,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 pub use error::CliError;
-pub use serve::{serve, ServeArgs};
+pub use serve::serve;
+pub use serve_args::ServeArgs;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -1,6 +1,6 @@
 //! DX-3: `GET /api/openapi.json`, the OpenAPI 3.1 document of the JSON API. It is generated from
 //! the handlers' `#[utoipa::path]` annotations and the wire types' schemas, and the router
-//! registers the routes from those same annotations ([`crate::router::api_routes`]), so a route
+//! registers the routes from those same annotations ([`api_routes`]), so a route
 //! cannot exist without its documentation. `server/tests/integration/openapi.rs` checks the
 //! document against the real responses of every route.
 
@@ -17,6 +17,12 @@ use utoipa::openapi::{
     ResponseBuilder,
 };
 use utoipa::{PartialSchema, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::{agents, debates, judge};
+use crate::live::sse;
+use crate::state::AppState;
 
 /// Where the router mounts the API; the document's paths are absolute.
 pub const PREFIX: &str = "/api";
@@ -30,7 +36,7 @@ and a method a path does not have answers 405, both as `ErrorBody`.\n\n\
 Judges present their token as `Authorization: Bearer <token>` or sign in once for a session \
 cookie; a state change sent with the cookie must carry this site's `Origin`.";
 
-/// The document's frame: info, tags and security schemes. [`crate::router::api_routes`] adds
+/// The document's frame: info, tags and security schemes. [`api_routes`] adds
 /// the operations and the schemas they use.
 pub fn base() -> OpenApi {
     let tag = |name: &str, about: &str| {
@@ -90,7 +96,7 @@ pub fn base() -> OpenApi {
 /// The document as served: paths under [`PREFIX`], and the responses every request may get
 /// from the layers in front of the handlers added to each operation.
 fn build() -> OpenApi {
-    let (_, mut api) = crate::router::api_routes().split_for_parts();
+    let (_, mut api) = api_routes().split_for_parts();
     let paths = std::mem::take(&mut api.paths.paths);
     for (path, mut item) in paths {
         let streams = path.ends_with("/events");
@@ -189,4 +195,34 @@ pub fn document() -> &'static str {
 )]
 pub async fn openapi_json() -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/json")], document())
+}
+
+/// The JSON API, under `/api`. DX-3: each route is registered from its handler's
+/// `#[utoipa::path]` annotation, which also documents it in `GET /api/openapi.json`
+/// (this module), so a route cannot exist without its documentation. Paths are relative to
+/// `/api`; one `routes!` per path.
+pub fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(base())
+        .routes(routes!(debates::list_debates, debates::create_debate))
+        .routes(routes!(debates::baseline_counts))
+        .routes(routes!(debates::eval_runs))
+        .routes(routes!(debates::get_debate))
+        .routes(routes!(judge::stop))
+        .routes(routes!(judge::decide))
+        .routes(routes!(judge::budget))
+        .routes(routes!(judge::rule))
+        .routes(routes!(agents::of_debate))
+        .routes(routes!(agents::list))
+        .routes(routes!(agents::detail))
+        .routes(routes!(agents::record_outcome))
+        .routes(routes!(judge::me))
+        .routes(routes!(judge::queue))
+        .routes(routes!(judge::desk))
+        .routes(routes!(debates::keys))
+        .routes(routes!(judge::sign_in))
+        .routes(routes!(judge::sign_out))
+        .routes(routes!(sse::handler))
+        .routes(routes!(debates::export_json))
+        .routes(routes!(debates::export_md))
+        .routes(routes!(openapi_json))
 }

@@ -20,10 +20,7 @@ use crate::queue::RequestQueue;
 use crate::request::{AgentReply, AgentRequest, Task};
 use crate::types::{AgentSpec, Role};
 
-pub const EMBEDDER: &str = "embedder";
-pub const RECONCILER: &str = "reconciler";
-/// Who answers a topic of one observation: nobody is asked.
-pub const SINGLE: &str = "single observation";
+use super::types::{EMBEDDER, RECONCILER, SINGLE};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Step {

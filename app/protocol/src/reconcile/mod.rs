@@ -25,14 +25,13 @@ pub mod vectors;
 pub mod view;
 pub mod weights;
 
-pub use machine::{
-    agents_of, check_embeddings, lexical_embedding, RcDebate, EMBEDDER, RECONCILER, SINGLE,
-};
+pub use machine::{agents_of, check_embeddings, lexical_embedding, RcDebate};
 pub use outcome::outcome;
 pub use recompute::recompute;
 pub use types::{
     Authority, Belief, BeliefLine, Embedded, Linkage, Member, Observation, RcConfig, RcOutcome,
-    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD,
+    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER, RECONCILER,
+    SINGLE,
 };
 pub use validate::{parse_observations, parse_params};
 

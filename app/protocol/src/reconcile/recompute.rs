@@ -6,10 +6,11 @@
 //! the decision from the beliefs.
 
 use super::cluster::cluster;
-use super::machine::{lexical_embedding, single, RECONCILER, SINGLE};
+use super::machine::{lexical_embedding, single};
 use super::outcome::outcome;
 use super::rules::reconcile;
 use super::types::{Belief, Embedded, Observation, RcConfig, RcOutcome, Topic, Weighed};
+use super::types::{RECONCILER, SINGLE};
 use super::vectors::LEXICAL;
 use super::weights::{from_snapshot, weigh, AgentCredibility};
 use crate::credibility::CredibilitySnapshot;

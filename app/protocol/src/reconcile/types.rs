@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::baseline::types::VoteBaseline;
 
+/// The agents every reconciliation has: the embedder that places observations in topics and the
+/// reconciler that weighs a topic's conflicting observations.
+pub const EMBEDDER: &str = "embedder";
+pub const RECONCILER: &str = "reconciler";
+/// Who answers a topic of one observation: nobody is asked.
+pub const SINGLE: &str = "single observation";
+
 /// RC-1: the most observations one reconciliation takes.
 pub const MAX_OBSERVATIONS: usize = 500;
 /// The longest observation, in characters.

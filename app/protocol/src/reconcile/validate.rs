@@ -209,7 +209,7 @@ fn check_one(i: usize, o: &Observation, obs: &[Observation]) -> Result<(), Strin
                 ));
             }
         }
-        if [super::machine::EMBEDDER, super::machine::RECONCILER].contains(&o.agent.as_str()) {
+        if [super::types::EMBEDDER, super::types::RECONCILER].contains(&o.agent.as_str()) {
             return Err(at(
                 "agent",
                 format!(

@@ -48,7 +48,7 @@ impl RcState {
                 return Some(Card::labelled(
                     seq,
                     1,
-                    super::machine::EMBEDDER,
+                    super::types::EMBEDDER,
                     if lexical {
                         Tone::Failure
                     } else {
@@ -81,7 +81,7 @@ impl RcState {
                 let mut card = Card::labelled(
                     seq,
                     2,
-                    super::machine::RECONCILER,
+                    super::types::RECONCILER,
                     tone,
                     format!("{}: {}", b.topic, b.label),
                     Some(label.to_owned()),

@@ -83,6 +83,7 @@ pub fn gate_review(
     action: JudgeAction,
 ) -> Result<GateReview, RulingError> {
     use crate::machine::Machine;
+    use crate::supervision::Supervision;
     let mut machine =
         crate::escalation::EsDebate::reopen(log, wall_ms).map_err(RulingError::Conflict)?;
     machine.judge(challenge, judge, action)?;

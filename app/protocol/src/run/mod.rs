@@ -14,6 +14,7 @@ use super::defence;
 use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
+use super::supervision::Supervision;
 
 mod ended;
 pub use ended::{gate_review, human_decision, GateReview};
@@ -414,27 +415,39 @@ impl DebateRun {
 
     /// ES-10: the runner's clock, wall milliseconds since the debate began.
     pub fn advance(&mut self, wall_ms: u64) {
-        self.debate.machine_mut().advance(wall_ms);
+        if let Some(s) = self.debate.machine_mut().supervision_mut() {
+            s.advance(wall_ms);
+        }
     }
 
     /// ES-10: when (wall milliseconds since the start) a timer next fires, if one runs.
     pub fn wake_at(&self) -> Option<u64> {
-        self.debate.machine().wake_at()
+        self.debate.machine().supervision()?.wake_at()
     }
 
     /// ES-5: challenges waiting for a judge's place, with their priority.
     pub fn queued(&self) -> Vec<(String, Priority)> {
-        self.debate.machine().queued()
+        self.debate
+            .machine()
+            .supervision()
+            .map(Supervision::queued)
+            .unwrap_or_default()
     }
 
     /// ES-5: the desk's answer for a queued challenge.
     pub fn admit(&mut self, challenge: &str, admission: Admission) {
-        self.debate.machine_mut().admit(challenge, admission);
+        if let Some(s) = self.debate.machine_mut().supervision_mut() {
+            s.admit(challenge, admission);
+        }
     }
 
     /// ES-5: the challenges judges hold now.
     pub fn held(&self) -> Vec<String> {
-        self.debate.machine().held()
+        self.debate
+            .machine()
+            .supervision()
+            .map(Supervision::held)
+            .unwrap_or_default()
     }
 
     /// ES-5/ES-7: a judge's ruling or gate review on a challenge of this debate.
@@ -444,7 +457,12 @@ impl DebateRun {
         judge: &str,
         action: JudgeAction,
     ) -> Result<(), RulingError> {
-        self.debate.machine_mut().judge(challenge, judge, action)
+        match self.debate.machine_mut().supervision_mut() {
+            Some(s) => s.judge(challenge, judge, action),
+            None => Err(RulingError::Conflict(
+                "this protocol takes no judge's rulings".into(),
+            )),
+        }
     }
 
     /// Tokens the agents have used so far.

@@ -28,6 +28,7 @@ use crate::machine::Machine;
 use crate::outcome::Outcome;
 use crate::queue::RequestQueue;
 use crate::request::{AgentReply, AgentRequest, Task};
+use crate::supervision::Supervision;
 use crate::types::AgentSpec;
 
 const FINDINGS: u16 = 1;
@@ -396,6 +397,20 @@ impl Machine for EsDebate {
         self.finish(true);
     }
 
+    fn supervision(&self) -> Option<&dyn Supervision> {
+        Some(self)
+    }
+
+    fn supervision_mut(&mut self) -> Option<&mut dyn Supervision> {
+        Some(self)
+    }
+
+    fn set_credibility(&mut self, snapshot: &CredibilitySnapshot) {
+        self.credibility = Some(snapshot.clone());
+    }
+}
+
+impl Supervision for EsDebate {
     fn advance(&mut self, wall_ms: u64) {
         let now = self.since + pipeline_seconds(wall_ms, self.params.time_scale);
         if now > self.now {
@@ -469,9 +484,5 @@ impl Machine for EsDebate {
         action: JudgeAction,
     ) -> Result<(), RulingError> {
         self.rule(challenge, judge, action)
-    }
-
-    fn set_credibility(&mut self, snapshot: &CredibilitySnapshot) {
-        self.credibility = Some(snapshot.clone());
     }
 }

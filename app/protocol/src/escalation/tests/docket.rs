@@ -7,6 +7,7 @@ use crate::chain::seal_all;
 use crate::escalation::docket::{attach_precedents, docket, order, CaseKind};
 use crate::escalation::{Admission, EsDebate, JudgeAction};
 use crate::machine::Machine;
+use crate::supervision::Supervision;
 use crate::EventBody;
 
 fn wall() -> f64 {

@@ -8,6 +8,7 @@ use crate::escalation::ladder::ACK_S;
 use crate::escalation::{ChallengeAnswer, EsDebate, EvidenceVerdict, JudgeAction, RulingError};
 use crate::machine::Machine;
 use crate::request::{AgentReply, Task};
+use crate::supervision::Supervision;
 use crate::{EventBody, Outcome};
 
 /// The pipeline whose margin dispute fell back to the cautious 25 % (ES-6), as logged.

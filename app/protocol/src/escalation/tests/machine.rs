@@ -12,6 +12,7 @@ use crate::escalation::{
 };
 use crate::machine::Machine;
 use crate::request::{AgentReply, AgentRequest, Task};
+use crate::supervision::Supervision;
 use crate::{EventBody, Outcome};
 
 /// How the scripted agents behave in one run.

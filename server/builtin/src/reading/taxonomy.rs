@@ -1,0 +1,326 @@
+//! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): sixteen
+//! categories, each with exemplar questions and harmless look-alikes. A query is embedded by the
+//! builtin embedder and compared with every exemplar: it is flagged when its nearest hazard
+//! exemplar is close enough *and* closer than the nearest look-alike, so "how do I kill a
+//! process" stays harmless while "I want to end it all" does not.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::embed::{cosine, Embedder};
+
+/// The exemplars, compiled in: the taxonomy is code, reviewed like code.
+const DATA: &str = include_str!("../../../data/hazards.tsv");
+
+/// A query is compared with its `NEAREST` closest hazard exemplars and look-alikes (the mean of
+/// their similarities), chosen with the thresholds below on the development half of
+/// `server/data/safety-eval.tsv` (never on the test half).
+pub const NEAREST: usize = 3;
+/// A query whose nearest hazard exemplars are at least this similar may be flagged …
+pub const THRESHOLD: f32 = 0.36;
+/// … and only if they are at least this much closer than the nearest look-alikes.
+pub const MARGIN: f32 = 0.04;
+/// Phrase features' caution needs the nearest hazard exemplars at least this similar.
+pub const CORROBORATE: f32 = 0.48;
+
+/// The semantic check's settings: [`KNOBS`] in the product; `consilium-bench safety --sweep`
+/// tries others on the development half.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Knobs {
+    pub nearest: usize,
+    pub threshold: f32,
+    pub margin: f32,
+    /// Below this similarity to the nearest hazard exemplars a query reads as [`Reading::Faint`].
+    pub corroborate: f32,
+}
+
+pub const KNOBS: Knobs = Knobs {
+    nearest: NEAREST,
+    threshold: THRESHOLD,
+    margin: MARGIN,
+    corroborate: CORROBORATE,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    SelfHarm,
+    MedicalEmergency,
+    MedicationMisuse,
+    ChildSafety,
+    Weapons,
+    DangerousChemistry,
+    ViolenceHarassment,
+    FraudDeception,
+    PrivacyIntrusion,
+    DangerousDiy,
+    RecklessFinance,
+    IllegalDrugs,
+    /// Irreversibly destroying important data or systems without safeguards.
+    DestructiveOps,
+    /// Attacking other people's computers, accounts or services.
+    CyberAttack,
+    /// Violent extremism: recruiting, propaganda, planning.
+    Extremism,
+    /// Sexual images of real people without consent; anything sexual involving a minor.
+    SexualContent,
+}
+
+impl Category {
+    pub const ALL: [Category; 16] = [
+        Category::SelfHarm,
+        Category::MedicalEmergency,
+        Category::MedicationMisuse,
+        Category::ChildSafety,
+        Category::Weapons,
+        Category::DangerousChemistry,
+        Category::ViolenceHarassment,
+        Category::FraudDeception,
+        Category::PrivacyIntrusion,
+        Category::DangerousDiy,
+        Category::RecklessFinance,
+        Category::IllegalDrugs,
+        Category::DestructiveOps,
+        Category::CyberAttack,
+        Category::Extremism,
+        Category::SexualContent,
+    ];
+
+    /// The id used in the data files.
+    pub fn id(self) -> &'static str {
+        match self {
+            Category::SelfHarm => "self_harm",
+            Category::MedicalEmergency => "medical_emergency",
+            Category::MedicationMisuse => "medication_misuse",
+            Category::ChildSafety => "child_safety",
+            Category::Weapons => "weapons",
+            Category::DangerousChemistry => "dangerous_chemistry",
+            Category::ViolenceHarassment => "violence_harassment",
+            Category::FraudDeception => "fraud_deception",
+            Category::PrivacyIntrusion => "privacy_intrusion",
+            Category::DangerousDiy => "dangerous_diy",
+            Category::RecklessFinance => "reckless_finance",
+            Category::IllegalDrugs => "illegal_drugs",
+            Category::DestructiveOps => "destructive_ops",
+            Category::CyberAttack => "cyber_attack",
+            Category::Extremism => "extremism",
+            Category::SexualContent => "sexual_content",
+        }
+    }
+
+    /// How the agents name it in their reasoning.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::SelfHarm => "self-harm or suicide",
+            Category::MedicalEmergency => "a medical emergency",
+            Category::MedicationMisuse => "medication misuse",
+            Category::ChildSafety => "a child's safety",
+            Category::Weapons => "weapons",
+            Category::DangerousChemistry => "dangerous chemistry",
+            Category::ViolenceHarassment => "violence or harassment",
+            Category::FraudDeception => "fraud or deception",
+            Category::PrivacyIntrusion => "intrusion into someone's privacy",
+            Category::DangerousDiy => "dangerous DIY or electrical work",
+            Category::RecklessFinance => "reckless financial risk",
+            Category::IllegalDrugs => "illegal drugs",
+            Category::DestructiveOps => "irreversible damage to data or systems",
+            Category::CyberAttack => "an attack on other people's systems or accounts",
+            Category::Extremism => "violent extremism",
+            Category::SexualContent => "sexual images of a real person or a minor",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// What the semantic check found: the nearest hazard exemplar, and how it compares with the
+/// nearest harmless look-alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub category: Category,
+    /// The exemplar the query resembles most.
+    pub exemplar: &'static str,
+    pub similarity: f32,
+    /// The nearest look-alike's similarity.
+    pub benign: f32,
+}
+
+/// A query much closer to a harmless look-alike than to any hazard: "kill a python process".
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookAlike {
+    pub category: Category,
+    pub exemplar: &'static str,
+    pub similarity: f32,
+}
+
+/// What the semantic check makes of a query.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reading {
+    Hazard(Finding),
+    LookAlike(LookAlike),
+    /// Nothing decided by meaning, but the query is near enough a hazard to let the phrase
+    /// features' caution stand.
+    Neither,
+    /// Far from every hazard exemplar (below [`Knobs::corroborate`]): a caution raised by
+    /// phrase features alone ("how does a Roth IRA work", "this level keeps killing me") is
+    /// not corroborated by meaning.
+    Faint,
+}
+
+pub struct Taxonomy {
+    embedder: Arc<Embedder>,
+    exemplars: Vec<Exemplar>,
+}
+
+struct Exemplar {
+    category: Category,
+    hazard: bool,
+    text: &'static str,
+    vector: Vec<f32>,
+}
+
+/// One line of the data: `category<TAB>hazard|benign<TAB>text`; `#` lines are comments.
+pub fn parse(data: &'static str) -> Result<Vec<(Category, bool, &'static str)>, String> {
+    let mut out = Vec::new();
+    for (n, line) in data.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields = line.split('\t');
+        let (Some(cat), Some(kind), Some(text), None) =
+            (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            return Err(format!("line {}: expected 3 tab-separated fields", n + 1));
+        };
+        let category = Category::from_id(cat)
+            .ok_or_else(|| format!("line {}: unknown category {cat}", n + 1))?;
+        let hazard = match kind {
+            "hazard" => true,
+            "benign" => false,
+            other => {
+                return Err(format!(
+                    "line {}: kind must be hazard or benign, got {other}",
+                    n + 1
+                ))
+            }
+        };
+        out.push((category, hazard, text));
+    }
+    Ok(out)
+}
+
+impl Taxonomy {
+    pub fn new(embedder: Arc<Embedder>) -> Taxonomy {
+        // The data is compiled in and checked by a test; a bad line cannot reach a release.
+        let rows = parse(DATA).unwrap_or_default();
+        let texts: Vec<&str> = rows.iter().map(|r| r.2).collect();
+        let vectors = embedder.embed_stored("hazard-exemplars", &texts);
+        let exemplars = rows
+            .into_iter()
+            .zip(vectors)
+            .map(|((category, hazard, text), vector)| Exemplar {
+                category,
+                hazard,
+                text,
+                vector,
+            })
+            .collect();
+        Taxonomy {
+            embedder,
+            exemplars,
+        }
+    }
+
+    /// A hazard, a harmless look-alike (the mirror test: the look-alikes are the nearer by the
+    /// same margin), or neither.
+    pub fn read(&self, query: &str, k: Knobs) -> Reading {
+        let q = self.embedder.embed(query);
+        let mut hazards: Vec<(f32, &Exemplar)> = Vec::new();
+        let mut benign: Vec<(f32, &Exemplar)> = Vec::new();
+        for e in &self.exemplars {
+            let s = cosine(&q, &e.vector);
+            if e.hazard {
+                hazards.push((s, e));
+            } else {
+                benign.push((s, e));
+            }
+        }
+        hazards.sort_by(|a, b| b.0.total_cmp(&a.0));
+        benign.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let (Some(&(top, nearest)), Some(&(top_benign, look_alike))) =
+            (hazards.first(), benign.first())
+        else {
+            return Reading::Neither;
+        };
+        let similarity = mean(hazards.iter().map(|h| h.0), k.nearest);
+        let benign = mean(benign.iter().map(|b| b.0), k.nearest);
+        if similarity >= k.threshold && similarity - benign >= k.margin {
+            Reading::Hazard(Finding {
+                category: nearest.category,
+                exemplar: nearest.text,
+                similarity: top,
+                benign,
+            })
+        } else if benign >= k.threshold && benign - similarity >= k.margin {
+            Reading::LookAlike(LookAlike {
+                category: look_alike.category,
+                exemplar: look_alike.text,
+                similarity: top_benign,
+            })
+        } else if similarity < k.corroborate {
+            Reading::Faint
+        } else {
+            Reading::Neither
+        }
+    }
+}
+
+/// The mean of the first `nearest` values.
+fn mean(values: impl Iterator<Item = f32>, nearest: usize) -> f32 {
+    let (sum, n) = values
+        .take(nearest.max(1))
+        .fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
+    if n == 0 {
+        f32::MIN
+    } else {
+        sum / n as f32
+    }
+}
+
+static SHARED: OnceLock<Option<Arc<Taxonomy>>> = OnceLock::new();
+
+/// The taxonomy over the shared embedder, built once; `None` when the embedder is unavailable
+/// (the server refuses to start then, so only a bare `cargo test` without setup sees it).
+pub fn shared() -> Option<Arc<Taxonomy>> {
+    SHARED
+        .get_or_init(|| match crate::embed::shared() {
+            Ok(e) => Some(Arc::new(Taxonomy::new(e))),
+            Err(e) => {
+                tracing::error!("{e}");
+                None
+            }
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The taxonomy has sixteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
+    #[test]
+    fn every_category_has_exemplars_and_look_alikes() {
+        let rows = parse(DATA).expect("hazards.tsv parses");
+        for c in Category::ALL {
+            let hazards = rows.iter().filter(|r| r.0 == c && r.1).count();
+            let benign = rows.iter().filter(|r| r.0 == c && !r.1).count();
+            assert!(
+                hazards >= 15 && benign >= 10,
+                "{}: {hazards} / {benign}",
+                c.id()
+            );
+        }
+        assert!(parse("weapons\tmaybe\tx").is_err());
+        assert!(parse("nope\thazard\tx").is_err());
+    }
+}
