@@ -46,8 +46,9 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// The agents' track record: import outcomes, or the labelled sample history.
     TrackRecord(track_record::TrackRecordArgs),
-    /// Check an exported log: its hash chain, and the decision recomputed from the logged votes.
-    /// Exits 0 only when both hold.
+    /// Check an exported log: its hash chain, the decision recomputed from the logged votes, and
+    /// the server's signature over its end. Exits 0 only when all hold (an unsigned log fails
+    /// unless --allow-unsigned).
     Verify {
         /// A `.json` export (or `GET /api/debates/{id}` body) on disk, or an http:// or https://
         /// URL of one.
@@ -55,10 +56,15 @@ pub enum Command {
         /// A PEM file of extra trusted root certificates (a private CA) for an https:// source.
         #[arg(long, env = "CONSILIUM_CA_CERT")]
         ca_cert: Option<PathBuf>,
-        /// Require the log to be signed by this key: its public key in hex (from the server's
-        /// `GET /api/keys`) or its key id.
+        /// Require the log to be signed by this key: the whole Ed25519 public key (from the
+        /// server's `GET /api/keys`), as 64 hex digits or base64, or a file holding it. A key id
+        /// names a key but does not pin it, so it is refused here.
         #[arg(long)]
         key: Option<String>,
+        /// Accept a log that carries no signature (one written before logs were signed): its
+        /// chain and decision still verify, but nothing proves who wrote it.
+        #[arg(long)]
+        allow_unsigned: bool,
     },
 }
 
@@ -73,6 +79,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             source,
             ca_cert,
             key,
-        }) => verify::run(&source, ca_cert.as_deref(), key.as_deref()).await,
+            allow_unsigned,
+        }) => verify::run(&source, ca_cert.as_deref(), key.as_deref(), allow_unsigned).await,
     }
 }

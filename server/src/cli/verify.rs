@@ -3,24 +3,56 @@
 
 use std::path::Path;
 
+use app::audit::signature::SignatureCheck;
 use app::audit::{check_signed, parse_export_full, too_large, Check, MAX_EXPORT_BYTES};
 
 use super::error::CliError;
 
-/// Checks the chain, the decision and the server's signature over the log's end
-/// (with `key`, that key must have signed it). Exits 0 only when all hold.
-pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Result<(), CliError> {
+/// Checks the chain, the decision and the server's signature over the log's end (with `key`,
+/// that very key must have signed it). Exits 0 only when all hold; a log without a signature
+/// fails unless `allow_unsigned` (SV-16).
+pub async fn run(
+    source: &str,
+    ca_cert: Option<&Path>,
+    key: Option<&str>,
+    allow_unsigned: bool,
+) -> Result<(), CliError> {
+    let pinned = key.map(pinned_key).transpose()?;
     let text = load(source, ca_cert).await?;
     let export = parse_export_full(&text).map_err(CliError::Verify)?;
-    let (checked, signed) = check_signed(&export, key);
+    let (checked, signed) = check_signed(&export, pinned.as_deref());
     match checked {
         c @ Check::Verified { .. } => {
             outln!("{}", c.details().join("\n"));
             for line in app::audit::credibility::credibility_lines(&export.events) {
                 outln!("{line}");
             }
-            outln!("{}", signed.line());
-            Ok(())
+            match (&signed, &export.signature) {
+                (SignatureCheck::Signed { key_id }, Some(sig)) => {
+                    outln!("signed by {key_id}: public key {}", sig.public_key);
+                    if pinned.is_none() {
+                        outln!(
+                            "key not pinned: the signature proves the log is unchanged since the \
+                             holder of this key signed it, not who holds the key; compare it with \
+                             the server's (GET /api/keys) or pass --key"
+                        );
+                    }
+                    Ok(())
+                }
+                (SignatureCheck::Unsigned, _) if allow_unsigned => {
+                    outln!("{} (accepted: --allow-unsigned)", signed.line());
+                    Ok(())
+                }
+                (SignatureCheck::Unsigned, _) => Err(CliError::Verify(format!(
+                    "{}: nothing shows who wrote it or that it was not re-hashed after an edit; \
+                     pass --allow-unsigned to accept it (a log written before logs were signed)",
+                    signed.line()
+                ))),
+                _ => {
+                    outln!("{}", signed.line());
+                    Ok(())
+                }
+            }
         }
         c @ Check::Unfinished { .. } => Err(CliError::Verify(format!(
             "{} ({})",
@@ -28,6 +60,107 @@ pub async fn run(source: &str, ca_cert: Option<&Path>, key: Option<&str>) -> Res
             signed.line()
         ))),
         c => Err(CliError::Verify(c.headline())),
+    }
+}
+
+/// `--key`: the whole public key, as 64 hex digits or base64 of its 32 bytes, or a file holding
+/// either; returned as hex. A key id (16 hex digits, 64 bits) is refused: anyone can make a key
+/// whose id starts the same way, given time, and only the whole key pins its holder.
+fn pinned_key(arg: &str) -> Result<String, CliError> {
+    let arg = arg.trim();
+    let from_file = std::path::Path::new(arg).is_file();
+    let text = if from_file {
+        std::fs::read_to_string(arg)
+            .map_err(|e| CliError::Verify(format!("--key {arg}: cannot read it: {e}")))?
+    } else {
+        arg.to_owned()
+    };
+    let text = text.trim();
+    let bytes = if text.len() == 64 && text.chars().all(|c| c.is_ascii_hexdigit()) {
+        (0..32)
+            .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16))
+            .collect::<Result<Vec<u8>, _>>()
+            .ok()
+    } else {
+        base64_32(text)
+    };
+    match bytes {
+        Some(b) if b.len() == 32 => Ok(b.iter().map(|x| format!("{x:02x}")).collect()),
+        _ if text.len() == 16 && text.chars().all(|c| c.is_ascii_hexdigit()) => {
+            Err(CliError::Verify(format!(
+                "--key {text} is a key id: it names a key but does not pin it; give the whole \
+                 public key (64 hex digits or base64, from the server's GET /api/keys) or a \
+                 file holding it"
+            )))
+        }
+        _ => Err(CliError::Verify(format!(
+            "--key {}: not an Ed25519 public key (64 hex digits, or base64 of 32 bytes){}",
+            if from_file { "the file" } else { "the value" },
+            if from_file {
+                format!(" in {arg}")
+            } else {
+                String::new()
+            }
+        ))),
+    }
+}
+
+/// Base64 (standard or URL-safe alphabet, padded or not) of exactly 32 bytes.
+fn base64_32(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        })
+    };
+    let body = text.trim_end_matches('=');
+    if body.len() != 43 {
+        return None;
+    }
+    let mut bits = 0u32;
+    let mut held = 0;
+    let mut out = Vec::with_capacity(32);
+    for c in body.bytes() {
+        bits = (bits << 6) | digit(c)?;
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            out.push(u8::try_from((bits >> held) & 0xff).ok()?);
+        }
+    }
+    // 43 digits carry 258 bits: the last 2 must be zero padding.
+    (bits & ((1 << held) - 1) == 0 && out.len() == 32).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{base64_32, pinned_key};
+
+    #[test]
+    fn a_key_is_pinned_whole_sv_16() {
+        let hex = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29";
+        let b64 = "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=";
+        let table: [(&str, Option<&str>); 6] = [
+            (hex, Some(hex)),
+            (b64, Some(hex)),
+            (b64.trim_end_matches('='), Some(hex)),
+            ("3b6a27bcceb6a42d", None), // a key id: refused
+            ("not a key", None),
+            ("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2i", None), // 31.5 bytes
+        ];
+        for (arg, want) in table {
+            assert_eq!(pinned_key(arg).ok().as_deref(), want, "{arg}");
+        }
+        let id = pinned_key("3b6a27bcceb6a42d").expect_err("a key id");
+        assert!(id.to_string().contains("does not pin"), "{id}");
+        assert!(
+            base64_32("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2il").is_none(),
+            "stray bits"
+        );
     }
 }
 
