@@ -15,7 +15,7 @@ PG_PASS := http_api protocols escalation gate credibility judges access export v
 # server: minutes of CPU and another set of artefacts on disk).
 CARGO_TEST := cargo test --workspace --exclude frontend
 
-.PHONY: help setup site build run viewer dist test test-rust test-e2e bench fmt lint clean-data
+.PHONY: help setup xtask site build run viewer dist test test-rust test-e2e bench fmt lint clean-data
 
 help:
 	@echo "make run     build what serving needs and serve Consilium on http://127.0.0.1:3000 (SQLite in data/)"
@@ -27,33 +27,38 @@ help:
 
 # The build's own tasks (xtask/: the site, the sentence model, the vendor check), compiled with
 # the server's dependency resolution (`-p server`), so the crates they share are compiled once for
-# both; this builds only xtask and what it needs.
+# both.
 XTASK := target/debug/xtask
 XTASK_BUILD := cargo build -p server --bin consilium -p xtask --bin xtask
 
-# The tools serving needs, the build's own tasks, and the builtin agents' sentence model.
+# The tools serving needs (the wasm target, npm's wasm-opt).
 setup:
 	@scripts/setup.sh run
-	@[ -x $(XTASK) ] || printf '\033[1m==> %s\033[0m\n' "compiling the build's own tasks (xtask; ~1 min the first time)"
+
+# The build's own tasks alone (what `site` and `test` need before they start).
+xtask: setup
+	@[ -x $(XTASK) ] || printf '\033[1m==> %s\033[0m\n' "compiling the build's own tasks (xtask; ~3 min the first time)"
 	@cargo build --quiet -p server -p xtask --bin xtask
 	@$(XTASK) embedder
 
 # The whole site: the split bundle, the offline viewer (viewer.html) and the live bundles.
-site: setup
+site: xtask
 	$(XTASK) site all
 
-# What serving needs: the split bundle and the server, compiled side by side (each has stretches
-# where it uses one core: links, build scripts). The server is the debug profile's build, whose
-# dependencies and sentence model are optimised (Cargo.toml) and which `make test` reuses;
-# docs/PERFORMANCE.md says what each profile costs to build and how fast it serves. The compiler
-# output goes to target/build-server.log.
+# What serving needs: the server (with the build's own tasks, in the same cargo run) and the
+# browser bundle's compile start together — each has stretches where it uses one core: links,
+# build scripts — then the bundle is split, optimised, hashed, packed and compressed (`xtask site
+# pages`, whose compile step is then a no-op) and the sentence model unpacked. The server is the
+# debug profile's build, whose dependencies and sentence model are optimised (Cargo.toml) and
+# which `make test` reuses; docs/PERFORMANCE.md says what each profile costs to build and how fast
+# it serves. The server's compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
 	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~5 min the first time, seconds after a change; target/build-server.log)"; \
 	  $(XTASK_BUILD) >target/build-server.log 2>&1 & srv=$$!; \
-	  $(XTASK) site pages; status=$$?; \
-	  if ! wait $$srv; then tail -n 40 target/build-server.log; status=1; fi; \
-	  exit $$status
+	  cargo wasm-pages; status=$$?; \
+	  if ! wait $$srv; then tail -n 40 target/build-server.log; exit 1; fi; \
+	  [ $$status = 0 ] && $(XTASK) embedder && $(XTASK) site pages
 
 run: build
 	target/debug/consilium serve
@@ -66,7 +71,7 @@ dist: site
 	cargo build --profile dist -p server
 	@echo "target/dist/consilium: $$(du -h target/dist/consilium | cut -f1); it serves target/site (docs/OPERATIONS.md)"
 
-test: setup
+test: xtask
 	@mkdir -p target
 	@# Each patched crate in vendor/ is its registry crate plus its PATCH.diff (docs/ARCHITECTURE.md).
 	$(XTASK) check-vendor

@@ -48,21 +48,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // 1. The served site: one module per page. `split` cuts the module at its lazy routes
     //    (app/src/ui/mod.rs) into a main module (what every page shares) and chunks fetched when a
     //    page is first shown. The home page's shared code stays in the main module (--with-main,
-    //    vendor/wasm_split_cli_support/PATCH.md): one file, not 26 chunks. The link keeps its
-    //    relocations for the splitter (--emit-relocs, given to the final link only: the
-    //    dependencies stay compiled once for both builds and clippy).
+    //    vendor/wasm_split_cli_support/PATCH.md): one file, not 26 chunks. The compile is the
+    //    `cargo wasm-pages` alias (.cargo/config.toml), which `make build` starts early.
     step("compiling the browser bundle to WebAssembly (~5 min the first time, ~2 min after a change)");
-    cargo(
-        &[
-            "rustc",
-            "-p",
-            "frontend",
-            "--lib",
-            "--target",
-            "wasm32-unknown-unknown",
-        ],
-        &["--", "-Clink-args=--emit-relocs"],
-    )?;
+    run_cargo(&["wasm-pages"])?;
     crate::split::split_into(WASM_OUT, tmp_str, "consilium", &["__home_route_view_"])?;
     let split_main = tmp.join("consilium_split.wasm");
     crate::bindgen::run(&strings(&[
@@ -106,19 +95,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 ///    Trunk) reuses this compile. What a judge opens from disk is read uncompressed, so it is
 ///    optimised for its raw size (-Oz).
 fn offline_viewer(tmp: &Path) -> Result<(), String> {
-    cargo(
-        &[
-            "build",
-            "-p",
-            "frontend",
-            "--lib",
-            "--target",
-            "wasm32-unknown-unknown",
-            "--features",
-            "single-module",
-        ],
-        &[],
-    )?;
+    wasm_build(&["--features", "single-module"])?;
     let dir = tmp.join("viewer");
     let dir_str = path_str(&dir)?;
     crate::bindgen::run(&strings(&[
@@ -150,19 +127,7 @@ fn live_bundles(tmp: &Path) -> Result<(), String> {
     let tmp_str = path_str(tmp)?;
     for protocol in PROTOCOLS {
         let features = format!("single-module,live-{protocol}");
-        cargo(
-            &[
-                "build",
-                "-p",
-                "frontend",
-                "--lib",
-                "--target",
-                "wasm32-unknown-unknown",
-                "--features",
-                &features,
-            ],
-            &[],
-        )?;
+        wasm_build(&["--features", &features])?;
         let name = format!("live-{protocol}");
         crate::bindgen::run(&strings(&[
             "--target",
@@ -241,14 +206,26 @@ fn tool(name: &str) -> PathBuf {
     }
 }
 
-/// Runs cargo with the browser bundle's profile (`wasm-release`, Cargo.toml); `after` goes after
-/// the profile flag (for `cargo rustc`'s `-- …`).
-fn cargo(args: &[&str], after: &[&str]) -> Result<(), String> {
+/// `cargo build` of `frontend` for the browser (the `wasm-release` profile, Cargo.toml) with
+/// `features`: the single-module builds.
+fn wasm_build(features: &[&str]) -> Result<(), String> {
+    let mut args = vec![
+        "build",
+        "-p",
+        "frontend",
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+    ];
+    args.extend(["--profile", "wasm-release"]);
+    args.extend(features);
+    run_cargo(&args)
+}
+
+fn run_cargo(args: &[&str]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(&cargo)
         .args(args)
-        .args(["--profile", "wasm-release"])
-        .args(after)
         .status()
         .map_err(|e| format!("cannot run {cargo}: {e}"))?;
     if status.success() {
