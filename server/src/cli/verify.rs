@@ -136,34 +136,6 @@ fn base64_32(text: &str) -> Option<Vec<u8>> {
     (bits & ((1 << held) - 1) == 0 && out.len() == 32).then_some(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{base64_32, pinned_key};
-
-    #[test]
-    fn a_key_is_pinned_whole_sv_16() {
-        let hex = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29";
-        let b64 = "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=";
-        let table: [(&str, Option<&str>); 6] = [
-            (hex, Some(hex)),
-            (b64, Some(hex)),
-            (b64.trim_end_matches('='), Some(hex)),
-            ("3b6a27bcceb6a42d", None), // a key id: refused
-            ("not a key", None),
-            ("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2i", None), // 31.5 bytes
-        ];
-        for (arg, want) in table {
-            assert_eq!(pinned_key(arg).ok().as_deref(), want, "{arg}");
-        }
-        let id = pinned_key("3b6a27bcceb6a42d").expect_err("a key id");
-        assert!(id.to_string().contains("does not pin"), "{id}");
-        assert!(
-            base64_32("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2il").is_none(),
-            "stray bits"
-        );
-    }
-}
-
 async fn load(source: &str, ca_cert: Option<&Path>) -> Result<String, CliError> {
     if source.starts_with("http://") || source.starts_with("https://") {
         let fail = |e: String| CliError::Verify(format!("cannot fetch {source}: {e}"));
@@ -205,4 +177,32 @@ fn utf8(source: &str, bytes: Vec<u8>) -> Result<String, CliError> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{base64_32, pinned_key};
+
+    #[test]
+    fn a_key_is_pinned_whole_sv_16() {
+        let hex = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29";
+        let b64 = "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=";
+        let table: [(&str, Option<&str>); 6] = [
+            (hex, Some(hex)),
+            (b64, Some(hex)),
+            (b64.trim_end_matches('='), Some(hex)),
+            ("3b6a27bcceb6a42d", None), // a key id: refused
+            ("not a key", None),
+            ("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2i", None), // 31.5 bytes
+        ];
+        for (arg, want) in table {
+            assert_eq!(pinned_key(arg).ok().as_deref(), want, "{arg}");
+        }
+        let id = pinned_key("3b6a27bcceb6a42d").expect_err("a key id");
+        assert!(id.to_string().contains("does not pin"), "{id}");
+        assert!(
+            base64_32("O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2il").is_none(),
+            "stray bits"
+        );
+    }
 }

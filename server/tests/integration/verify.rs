@@ -349,7 +349,7 @@ fn base64_of(bytes: &[u8]) -> String {
             out.push(char::from(DIGITS[((n >> (18 - 6 * i)) & 63) as usize]));
         }
     }
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push('=');
     }
     out
