@@ -47,8 +47,9 @@ site: xtask
 
 # What serving needs: the server (with the build's own tasks, in the same cargo run) and the
 # browser bundle's compile start together — each has stretches where it uses one core: links,
-# build scripts — then the bundle is split, optimised, hashed, packed and compressed (`xtask site
-# pages`, whose compile step is then a no-op) and the sentence model unpacked. The server is the
+# build scripts — then the sentence model is unpacked and the bundle split, hashed, packed and
+# lightly compressed (`xtask site quick`, whose compile step is then a no-op: a few seconds, where
+# wasm-opt and brotli's top quality take minutes; `make site` builds the optimised site). The server is the
 # debug profile's build, whose dependencies and sentence model are optimised (Cargo.toml) and
 # which `make test` reuses; docs/PERFORMANCE.md says what each profile costs to build and how fast
 # it serves. The server's compiler output goes to target/build-server.log.
@@ -58,7 +59,7 @@ build: setup
 	  $(XTASK_BUILD) >target/build-server.log 2>&1 & srv=$$!; \
 	  cargo wasm-pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; exit 1; fi; \
-	  [ $$status = 0 ] && $(XTASK) embedder && $(XTASK) site pages
+	  [ $$status = 0 ] && $(XTASK) embedder && $(XTASK) site quick
 
 run: build
 	target/debug/consilium serve

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::files::{names_in, read};
+use crate::files::{cargo_home, names_in, path_str, read};
 
 /// Files of ours in a vendored folder, not the crate's.
 const OURS: [&str; 2] = ["PATCH.md", "PATCH.diff"];
@@ -117,10 +117,7 @@ fn check(dir: &Path) -> Result<String, String> {
 /// The published `.crate`: cargo's download cache if it holds it, else crates.io.
 fn crate_archive(name: &str, version: &str, work: &Path) -> Result<PathBuf, String> {
     let file = format!("{name}-{version}.crate");
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(cache) = home.map(|h| h.join("registry/cache")) {
+    if let Some(cache) = cargo_home().map(|h| h.join("registry/cache")) {
         for index in names_in(&cache).unwrap_or_default() {
             let cached = cache.join(index).join(&file);
             if cached.exists() {
@@ -177,9 +174,4 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ))
     }
-}
-
-fn path_str(path: &Path) -> Result<&str, String> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not a UTF-8 path", path.display()))
 }

@@ -1,7 +1,8 @@
 //! `compress PKG`: writes each `.js`, `.wasm`, `.css` and `.bin` file of PKG precompressed beside
 //! it — `F.br` (brotli, quality 11) and `F.gz` (gzip, level 9, no name or time in the header, so
-//! a rebuild writes the same bytes) — which the server sends as the browser accepts. Two files at
-//! a time: brotli's top quality is the slowest step of the site's build after the compiles.
+//! a rebuild writes the same bytes) — which the server sends as the browser accepts. One file per
+//! core, the largest first: brotli's top quality is the slowest step of the site's build after
+//! the compiles and `wasm-opt`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,10 +13,34 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let [pkg] = args else {
         return Err("usage: compress PKG".into());
     };
-    compress_dir(Path::new(pkg))
+    compress_dir(Path::new(pkg), Level::Best)
 }
 
-pub fn compress_dir(pkg: &Path) -> Result<(), String> {
+/// How hard to compress: `Best` for what is deployed and measured (brotli 11, gzip 9), `Quick`
+/// for a site served on this machine (`site quick`: brotli 5, gzip 6, a few seconds in all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Best,
+    Quick,
+}
+
+impl Level {
+    fn brotli(self) -> u32 {
+        match self {
+            Level::Best => 11,
+            Level::Quick => 5,
+        }
+    }
+
+    fn gzip(self) -> flate2::Compression {
+        match self {
+            Level::Best => flate2::Compression::best(),
+            Level::Quick => flate2::Compression::default(),
+        }
+    }
+}
+
+pub fn compress_dir(pkg: &Path, level: Level) -> Result<(), String> {
     let files: Vec<PathBuf> = names_in(pkg)?
         .into_iter()
         .filter(|n| {
@@ -25,23 +50,7 @@ pub fn compress_dir(pkg: &Path) -> Result<(), String> {
         })
         .map(|n| pkg.join(n))
         .collect();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let mine: Vec<&PathBuf> = files.iter().skip(w).step_by(workers).collect();
-                scope.spawn(move || mine.into_iter().try_for_each(|f| compress_file(f)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a compressing thread panicked".into()))
-            })
-            .collect()
-    });
-    results.into_iter().collect()
+    crate::files::each_biggest_first(&files, |f| compress_file(f, level))
 }
 
 /// Brotli's window for `len` bytes: the smallest that holds the whole file (as the `brotli`
@@ -54,18 +63,22 @@ fn window_bits(len: usize) -> u32 {
     bits
 }
 
-fn compress_file(path: &Path) -> Result<(), String> {
+fn compress_file(path: &Path, level: Level) -> Result<(), String> {
     let data = read(path)?;
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut gz = flate2::GzBuilder::new()
         .mtime(0)
-        .write(Vec::new(), flate2::Compression::best());
+        .write(Vec::new(), level.gzip());
     gz.write_all(&data).map_err(err)?;
     write(&with_ext(path, "gz"), &gz.finish().map_err(err)?)?;
     let mut br = Vec::new();
     {
-        let mut writer =
-            brotli::CompressorWriter::new(&mut br, 1 << 16, 11, window_bits(data.len()));
+        let mut writer = brotli::CompressorWriter::new(
+            &mut br,
+            1 << 16,
+            level.brotli(),
+            window_bits(data.len()),
+        );
         writer.write_all(&data).map_err(err)?;
         writer.flush().map_err(err)?;
     }

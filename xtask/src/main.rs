@@ -2,7 +2,7 @@
 //! `.cargo/config.toml`; `make` builds this binary beside the server and runs
 //! `target/debug/xtask`).
 //!
-//! - `site [pages|all]`: the browser side into `target/site` (see `site.rs`).
+//! - `site [quick|pages|all]`: the browser side into `target/site` (see `site.rs`).
 //! - `viewer-static`: the static judge viewer into `target/viewer-static` (Trunk).
 //! - `embedder`: the builtin agents' sentence model into `target/embedder/minilm`.
 //! - `check-vendor`: each patched crate in `vendor/` is the registry's crate plus its `PATCH.diff`.

@@ -1,9 +1,12 @@
-//! `site [pages|all]`: builds the browser side into `target/site`.
+//! `site [quick|pages|all]`: builds the browser side into `target/site`.
 //!
 //! - `pages`: what every page needs (`make run`): the hydrating wasm bundle split per page
 //!   (`pkg/consilium.H.js`, `pkg/consilium.H.wasm`, the chunk loader, the chunks — H the bundle's
 //!   hash, in `pkg/hash.txt` — their manifest `pkg/pages.json`, and each page's chunks packed in
 //!   one file, `pkg/pack_PAGE.H.bin`), the stylesheet (`pkg/consilium.css`), the public assets.
+//! - `quick`: the pages as `pages` builds them, unoptimised (`make run`): no `wasm-opt` and
+//!   brotli at a low quality. Its pages are about twice as large on the wire — nothing a local
+//!   network feels — and it finishes in seconds where the optimised build takes minutes.
 //! - `all` (the default): that, the offline audit viewer (`viewer.html`, self-contained) and the
 //!   live bundles (`pkg/live-PROTOCOL.H.js`, `.wasm`: a debate's live page on its own, smaller
 //!   than the split bundle's first load; without them the server sends the split bundle).
@@ -15,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::files::names_in;
+use crate::compress::Level;
+use crate::files::{names_in, path_str};
 
 const WASM_OUT: &str = "target/wasm32-unknown-unknown/wasm-release/frontend.wasm";
 const SITE: &str = "target/site";
@@ -31,11 +35,12 @@ const FEATURES: [&str; 6] = [
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let all = match args {
-        [] => true,
-        [w] if w == "all" => true,
-        [w] if w == "pages" => false,
-        _ => return Err("usage: site [pages|all]".into()),
+    let (all, level) = match args {
+        [] => (true, Level::Best),
+        [w] if w == "all" => (true, Level::Best),
+        [w] if w == "pages" => (false, Level::Best),
+        [w] if w == "quick" => (false, Level::Quick),
+        _ => return Err("usage: site [quick|pages|all]".into()),
     };
     let began = Instant::now();
     let root = crate::workspace_root();
@@ -66,8 +71,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         path_str(&split_main)?,
     ]))?;
     std::fs::remove_file(&split_main).map_err(|e| format!("{}: {e}", split_main.display()))?;
-    let modules = files_ending(&tmp, ".wasm")?;
-    wasm_opt_all(&modules, &["-Os", "-ocimfs=0"])?;
+    if level == Level::Best {
+        step("optimising the bundle's modules (wasm-opt, ~2 min)");
+        wasm_opt_all(&files_ending(&tmp, ".wasm")?, &["-Os", "-ocimfs=0"])?;
+    }
     std::fs::copy("style/main.css", tmp.join("consilium.css"))
         .map_err(|e| format!("style/main.css: {e}"))?;
 
@@ -79,14 +86,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let (hash, renamed) = crate::hash::hash_bundle(&tmp)?;
     println!("bundle names carry its hash {hash} ({renamed} files)");
     crate::pack::run(&strings(&[tmp_str, "--panels-on", "live,audit"]))?;
-    step("compressing the bundle (~30 s)");
-    crate::compress::compress_dir(&tmp)?;
+    step(match level {
+        Level::Best => "compressing the bundle (~45 s)",
+        Level::Quick => "compressing the bundle (quick)",
+    });
+    crate::compress::compress_dir(&tmp, level)?;
     let pkg = PathBuf::from(SITE).join("pkg");
     remove_dir(&pkg)?;
     std::fs::rename(&tmp, &pkg).map_err(|e| format!("{tmp_str} -> {}: {e}", pkg.display()))?;
     copy_dir(Path::new("public"), Path::new(SITE))?;
     println!("site built in {SITE} in {} s", began.elapsed().as_secs());
     print!("{}", crate::sizes::report(&pkg)?);
+    if level == Level::Quick {
+        println!(
+            "(a quick build, for serving on this machine: `make site` builds the optimised one)"
+        );
+    }
     Ok(())
 }
 
@@ -153,47 +168,39 @@ fn live_bundles(tmp: &Path) -> Result<(), String> {
 /// caller (-ocimfs=0): that inlining makes a module smaller raw but larger on the wire, since
 /// brotli compresses the repeated shapes of small generic functions better than their copies
 /// merged into each caller (a live page 535 -> 489 KiB brotli against -Oz). npm binaryen's
-/// wasm-opt (scripts/setup.sh), two modules at a time; Debian's wasm-opt 108 produces a bundle
-/// that fails to hydrate.
+/// wasm-opt (scripts/setup.sh), one module per core, the largest first; Debian's wasm-opt 108
+/// produces a bundle that fails to hydrate.
 fn wasm_opt_all(modules: &[PathBuf], flags: &[&str]) -> Result<(), String> {
     let wasm_opt = tool("wasm-opt");
-    for pair in modules.chunks(2) {
-        let children: Vec<_> = pair
-            .iter()
-            .map(|module| {
-                Command::new(&wasm_opt)
-                    .args(flags)
-                    .args(FEATURES)
-                    .arg("--strip-debug")
-                    .arg("-o")
-                    .arg(module)
-                    .arg(module)
-                    .output()
-                    .map(|out| (module, out))
-                    .map_err(|e| {
-                        format!(
-                            "cannot run {}: {e} (scripts/setup.sh installs it)",
-                            wasm_opt.display()
-                        )
-                    })
-            })
-            .collect();
-        for child in children {
-            let (module, out) = child?;
-            // Names binaryen cannot read are harmless (the name section is stripped anyway).
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            for line in stderr
-                .lines()
-                .filter(|l| !l.contains("unknown name subsection"))
-            {
-                eprintln!("{line}");
-            }
-            if !out.status.success() {
-                return Err(format!("wasm-opt failed on {}", module.display()));
-            }
+    crate::files::each_biggest_first(modules, |module| {
+        let out = Command::new(&wasm_opt)
+            .args(flags)
+            .args(FEATURES)
+            .arg("--strip-debug")
+            .arg("-o")
+            .arg(module)
+            .arg(module)
+            .output()
+            .map_err(|e| {
+                format!(
+                    "cannot run {}: {e} (scripts/setup.sh installs it)",
+                    wasm_opt.display()
+                )
+            })?;
+        // Names binaryen cannot read are harmless (the name section is stripped anyway).
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for line in stderr
+            .lines()
+            .filter(|l| !l.contains("unknown name subsection"))
+        {
+            eprintln!("{line}");
         }
-    }
-    Ok(())
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("wasm-opt failed on {}", module.display()))
+        }
+    })
 }
 
 /// npm binaryen's wasm-opt in end2end/node_modules, else one on PATH.
@@ -241,11 +248,6 @@ fn step(what: &str) {
 
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| (*s).to_string()).collect()
-}
-
-fn path_str(path: &Path) -> Result<&str, String> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not a UTF-8 path", path.display()))
 }
 
 fn files_ending(dir: &Path, suffix: &str) -> Result<Vec<PathBuf>, String> {

@@ -15,10 +15,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let root = crate::workspace_root();
     // trunk and wasm-bindgen from `cargo install`; npm binaryen's wasm-opt (Trunk.toml: offline,
     // so Trunk only uses tools it finds on PATH at the pinned versions).
-    let cargo_bin = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .map(|h| h.join("bin"));
+    let cargo_bin = crate::files::cargo_home().map(|h| h.join("bin"));
     let mut path = vec![root.join("end2end/node_modules/.bin")];
     path.extend(cargo_bin);
     path.extend(std::env::split_paths(
