@@ -203,7 +203,7 @@ fn xml_text() -> impl Strategy<Value = String> {
 
 #[test]
 fn fuzz_the_reconciler_xml_parser() {
-    use app::protocol::reconcile::reply::parse;
+    use app::protocol::reconcile::parse_reply as parse;
     runner()
         .run(&xml_text(), |text| {
             // Never a panic; a reply read is strict about its content.

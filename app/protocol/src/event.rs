@@ -3,20 +3,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::collapse::events::{
+use super::collapse::WcParams;
+use super::collapse::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HumanDecision,
     HybridSynthesized, PanelEvaluated, PanelScored, ReflexionStarted,
 };
-use super::collapse::params::WcParams;
 use super::credibility::{ContextTags, CredibilitySnapshot};
-use super::escalation::messages::{Challenge as EsChallenge, Message};
-use super::escalation::types::{
+use super::escalation::{
     AnalysisRun, EsParams, Escalated, ImpactRun, JudgeAssigned, JudgeRuling, Resolved,
 };
+use super::escalation::{Challenge as EsChallenge, Message};
 use super::outcome::Outcome;
-use super::reconcile::types::{Belief, Embedded, RcConfig, Topic};
-use super::round_robin::types::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
-use super::s4::types::Vote;
+use super::reconcile::{Belief, Embedded, RcConfig, Topic};
+use super::round_robin::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
+use super::s4::Vote;
 pub use super::short_str::{HexHash, Stamp};
 use super::types::{AgentSpec, Decision, Position};
 

@@ -1,11 +1,7 @@
 //! Pure protocol logic (sans-IO): no async, no clock, no I/O, no randomness but a passed-in seed.
 //! Compiled natively for the server and to WebAssembly for the browser.
 
-#[cfg(test)]
-mod any_order;
 pub mod baseline;
-#[cfg(test)]
-mod budget_tests;
 pub mod canonical;
 pub mod chain;
 pub mod collapse;
@@ -33,6 +29,8 @@ pub mod seeded;
 pub mod short_str;
 pub mod status;
 pub mod supervision;
+#[cfg(test)]
+mod tests;
 pub mod time;
 pub mod types;
 

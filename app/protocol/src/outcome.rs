@@ -3,11 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::baseline::types::VoteBaseline;
-use super::collapse::events::WcOutcome;
-use super::escalation::types::EsOutcome;
-use super::reconcile::types::RcOutcome;
-use super::round_robin::types::{RrEnding, RrOutcome};
-use super::s4::types::S4Outcome;
+use super::collapse::WcOutcome;
+use super::escalation::EsOutcome;
+use super::reconcile::RcOutcome;
+use super::round_robin::{RrEnding, RrOutcome};
+use super::s4::S4Outcome;
 
 /// The payload of a `decision` event. On the wire it is the protocol's own object: S4 has
 /// `decision`, RR has `stance`, WC has `outcome` (each required, so parsing is unambiguous).

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use super::baseline::BaselineFold;
 use super::event::{Event, EventBody};
 use super::outcome::Outcome;
-use super::s4::{aggregate, cut_short, S4Outcome, Vote};
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecomputeError {
@@ -57,14 +56,21 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         events
     };
     let mut outcome = match logged {
-        Outcome::S4(_) => recompute_s4(inputs).map(Outcome::S4),
+        Outcome::S4(_) => super::s4::recompute(inputs)
+            .map(Outcome::S4)
+            .map_err(|e| match e {
+                super::s4::Mismatch::NoDecision => RecomputeError::NoDecision,
+                super::s4::Mismatch::Decision { logged, recomputed } => {
+                    RecomputeError::Mismatch { logged, recomputed }
+                }
+            }),
         Outcome::RoundRobin(_) => super::round_robin::recompute(inputs)
             .map(Outcome::RoundRobin)
             .map_err(RecomputeError::Step),
         Outcome::Collapse(_) => super::collapse::recompute(inputs)
             .map(Outcome::Collapse)
             .map_err(RecomputeError::Step),
-        Outcome::Escalation(_) => super::escalation::recompute::recompute(inputs)
+        Outcome::Escalation(_) => super::escalation::recompute(inputs)
             .map(|o| Outcome::Escalation(Box::new(o)))
             .map_err(RecomputeError::Step),
         Outcome::Reconcile(_) => super::reconcile::recompute(inputs)
@@ -209,51 +215,4 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
         }
     }
     Ok(stop.map(|(_, s)| s))
-}
-
-fn recompute_s4(events: &[Event]) -> Result<S4Outcome, RecomputeError> {
-    let mut votes: Vec<Vote> = Vec::new();
-    let mut initial: Vec<(&str, super::Decision)> = Vec::new();
-    let mut logged = None;
-    let mut cut_in = None;
-    for e in events {
-        match &e.body {
-            EventBody::BudgetExhausted { round, .. } => cut_in = Some(*round),
-            EventBody::Position {
-                agent, position, ..
-            } => initial.push((agent, position.decision)),
-            EventBody::Vote { vote, .. } => votes.push(vote.clone()),
-            EventBody::Decision(Outcome::S4(outcome)) => logged = Some(outcome),
-            _ => {}
-        }
-    }
-    let logged = logged.ok_or(RecomputeError::NoDecision)?;
-    let changed = votes
-        .iter()
-        .filter(|v| {
-            initial.iter().find(|(a, _)| *a == v.agent).map(|(_, d)| *d) != Some(v.decision)
-        })
-        .map(|v| v.agent.clone())
-        .collect();
-    let recomputed = match cut_in {
-        None => aggregate(&votes, changed),
-        Some(round) => cut_short(&votes, changed, round),
-    };
-    if &recomputed != logged {
-        return Err(RecomputeError::Mismatch {
-            logged: summary(logged),
-            recomputed: summary(&recomputed),
-        });
-    }
-    Ok(recomputed)
-}
-
-fn summary(o: &S4Outcome) -> String {
-    format!(
-        "{} ({}, {}% agreement, veto {})",
-        o.decision,
-        o.consensus.label(),
-        o.agreement_percentage,
-        o.veto_applied
-    )
 }

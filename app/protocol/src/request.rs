@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::collapse::card::PositionCard;
-use super::collapse::types::{Critique, PanelEvaluation, Verification};
-use super::escalation::analysis::Company;
-use super::escalation::messages::Challenge as EsChallenge;
-use super::escalation::types::{ChallengeAnswer, Estimate, EvidenceVerdict};
-use super::reconcile::types::{RcParams, RcReply, Weighed};
-use super::round_robin::types::{PeerPosition, RrPosition};
+use super::collapse::PositionCard;
+use super::collapse::{Critique, PanelEvaluation, Verification};
+use super::escalation::Challenge as EsChallenge;
+use super::escalation::Company;
+use super::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
+use super::reconcile::{RcParams, RcReply, Weighed};
+use super::round_robin::{PeerPosition, RrPosition};
 use super::types::{Decision, Position, Role};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

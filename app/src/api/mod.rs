@@ -344,8 +344,9 @@ impl CreateDebate {
         Ok(match protocol {
             Protocol::S4 => Setup::S4 {
                 agents: match config {
-                    Some(c) => crate::protocol::s4::params::parse_params(c)
-                        .map_err(RequestError::BadConfig)?,
+                    Some(c) => {
+                        crate::protocol::s4::parse_params(c).map_err(RequestError::BadConfig)?
+                    }
                     None => AgentSpec::default_s4(),
                 },
             },
@@ -370,7 +371,7 @@ impl CreateDebate {
                 };
                 if let Some(scale) = self.time_scale {
                     params.time_scale =
-                        escalation::clock::check_scale(scale).map_err(RequestError::BadConfig)?;
+                        escalation::check_scale(scale).map_err(RequestError::BadConfig)?;
                 }
                 Setup::Escalation(params)
             }

@@ -56,7 +56,7 @@ pub trait DebateService: Send + Sync + 'static {
     fn desk(
         &self,
         head: http::request::Parts,
-    ) -> futures::future::BoxFuture<'_, Result<crate::protocol::escalation::docket::DeskView, String>>;
+    ) -> futures::future::BoxFuture<'_, Result<crate::protocol::escalation::DeskView, String>>;
     /// The signed-in judge or viewer (name, role) the request's session cookie belongs to.
     fn whoami(
         &self,

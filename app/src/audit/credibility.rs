@@ -3,8 +3,8 @@
 //! has grown since.
 
 use crate::protocol::credibility::CredibilitySnapshot;
-use crate::protocol::round_robin::whatif::{self as rr, RrWhatIfRules};
-use crate::protocol::s4::whatif::{self as s4, S4WhatIfRules};
+use crate::protocol::round_robin::{self as rr, RrWhatIfRules};
+use crate::protocol::s4::{self as s4, S4WhatIfRules};
 use crate::protocol::types::display_name;
 use crate::protocol::{Event, EventBody, Outcome};
 

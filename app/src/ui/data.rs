@@ -76,7 +76,7 @@ pub async fn budget_debate(id: String, tokens: Option<u64>) -> Result<(), Server
 
 /// UI-4: the judges' desk (signed-in judges only).
 #[server(endpoint = "judge_desk")]
-pub async fn judge_desk() -> Result<crate::protocol::escalation::docket::DeskView, ServerFnError> {
+pub async fn judge_desk() -> Result<crate::protocol::escalation::DeskView, ServerFnError> {
     service()?.desk(head()?).await.map_err(ServerFnError::new)
 }
 

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use super::escalation::{impact_list, rule_action, Rule, RuleForm};
-use crate::protocol::escalation::docket::{Case, CaseKind, CaseSide, DeskView};
+use crate::protocol::escalation::{Case, CaseKind, CaseSide, DeskView};
 use crate::protocol::types::display_name;
 
 fn credibility(side: &CaseSide) -> String {

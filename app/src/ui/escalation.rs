@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::protocol::escalation::analysis::GRAPH;
-use crate::protocol::escalation::assumptions::assumption;
-use crate::protocol::escalation::clock::show;
+use crate::protocol::escalation::assumption;
+use crate::protocol::escalation::show_seconds;
+use crate::protocol::escalation::GRAPH;
 use crate::protocol::escalation::{impact, Assumptions, Company, EsOutcome, ImpactReport};
 use crate::protocol::reducer::ChallengeView;
 use crate::protocol::types::display_name;
@@ -107,7 +107,7 @@ fn row(
     let last_climb = c
         .climbs
         .last()
-        .map(|(at, l, why)| format!("+{} → L{l}: {why}", show(*at)));
+        .map(|(at, l, why)| format!("+{} → L{l}: {why}", show_seconds(*at)));
     view! {
         <li class=format!("ladder-row {status}") data-testid="challenge" data-challenge=ch.id.clone() data-level=c.level data-status=status>
             <div class="ladder-head">
@@ -411,8 +411,8 @@ pub fn EsPanel(
             let scale = v.es.params.map_or(1, |p| p.time_scale);
             format!(
                 "Pipeline time +{} (time scale {scale}×: one wall second is {} of pipeline time)",
-                show(now),
-                show(u64::from(scale))
+                show_seconds(now),
+                show_seconds(u64::from(scale))
             )
         })
     };

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use crate::protocol::collapse::{self, WcParams};
 use crate::protocol::credibility::CredibilitySnapshot;
-use crate::protocol::round_robin::whatif::{self as rr_whatif, RrWhatIfRules};
-use crate::protocol::s4::whatif::{self as s4_whatif, S4WhatIfRules};
+use crate::protocol::round_robin::{self as rr_whatif, RrWhatIfRules};
 use crate::protocol::s4::Vote;
+use crate::protocol::s4::{self as s4_whatif, S4WhatIfRules};
 use crate::protocol::types::display_name;
 use crate::protocol::{Config, Event, EventBody, Outcome};
 

@@ -5,7 +5,7 @@
 //! dispute is fought to the ladder's end (no agent gives way), a valuation-impact one goes by
 //! the seed (concede, persuade, or let the timer run), a supporting one is conceded.
 
-use protocol::escalation::assumptions::{assumption, Priority};
+use protocol::escalation::{assumption, Priority};
 use protocol::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use protocol::{AgentReply, AgentRequest, Role, Task};
 
@@ -99,7 +99,7 @@ fn cue<'a>(query_words: &[String], key: &str) -> Option<&'a Cue> {
 
 /// Whether the agent with `role` states `key` (rather than reviewing it).
 fn states(role: Role, key: &str) -> bool {
-    protocol::escalation::rules::DESK_PLAN
+    protocol::escalation::DESK_PLAN
         .iter()
         .any(|(k, owner, _)| *k == key && *owner == role)
 }

@@ -1,9 +1,9 @@
 //! RC's builtin agents: the embedder is the builtin sentence embedder (all-MiniLM-L6-v2 run
 //! in-process, [`crate::embed`]); the reconciler answers seed 003's prompt by
-//! RC-4's rules ([`protocol::reconcile::rules`]), deterministically, so a reconciliation
+//! RC-4's rules ([`protocol::reconcile::reconcile`]), deterministically, so a reconciliation
 //! runs offline and `verify` can recompute its beliefs.
 
-use protocol::reconcile::rules;
+use protocol::reconcile as rules;
 use protocol::{AgentReply, AgentRequest, Task};
 
 /// The model name the builtin embedder logs.
@@ -41,7 +41,7 @@ pub fn reply(req: &AgentRequest) -> Result<AgentReply, String> {
 
 #[cfg(test)]
 mod tests {
-    use protocol::reconcile::vectors::Sum;
+    use protocol::reconcile::Sum;
     use protocol::reconcile::{parse_observations, RcConfig, RcDebate, RcParams};
     use protocol::{Debate, EventBody, Outcome};
 
@@ -84,9 +84,7 @@ mod tests {
         let embedder = crate::embed::shared().expect("the sentence model (cargo xtask embedder)");
         let vectors: Vec<Vec<i16>> = observations
             .iter()
-            .map(|o| {
-                protocol::reconcile::vectors::quantise(&embedder.embed(&o.content)).expect("vector")
-            })
+            .map(|o| protocol::reconcile::quantise(&embedder.embed(&o.content)).expect("vector"))
             .collect();
         for (i, a) in vectors.iter().enumerate() {
             let row: Vec<String> = vectors

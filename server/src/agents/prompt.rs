@@ -283,7 +283,7 @@ pub fn user(req: &AgentRequest) -> String {
         // RC-3: seed 003's XML prompt (the observations are escaped inside it).
         Task::Reconcile {
             label, observations, ..
-        } => app::protocol::reconcile::reply::prompt(label, observations),
+        } => app::protocol::reconcile::reply_prompt(label, observations),
         // Embeddings go to the embeddings endpoint, never to a chat model.
         Task::Embed { texts, .. } => format!("Embed these {} texts.", texts.len()),
     };

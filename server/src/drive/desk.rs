@@ -4,8 +4,8 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use app::protocol::escalation::desk::CAPACITY;
-use app::protocol::escalation::docket::JudgeLoad;
+use app::protocol::escalation::JudgeLoad;
+use app::protocol::escalation::CAPACITY;
 use app::protocol::escalation::{Admission, Desk, JudgeAction, Priority, RulingError};
 use app::protocol::run::BudgetAction;
 use serde::Serialize;

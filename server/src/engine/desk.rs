@@ -2,8 +2,8 @@
 //! (held, provisional, awaiting review at the gate) with precedents from one another, the
 //! collapse debates escalated to a human (ES-12), and each judge's load.
 
-use app::protocol::escalation::docket::{
-    attach_precedents, docket, order, DeskView, Escalated, Paused,
+use app::protocol::escalation::{
+    attach_precedents, docket, order, DeskView, EscalatedToHuman, Paused,
 };
 use app::protocol::EventBody;
 
@@ -54,7 +54,7 @@ impl Engine {
         for d in escalated {
             let last = self.store.last_event(&d.id).await?;
             if let Some(EventBody::Decision(o)) = last.map(|e| e.body) {
-                waiting.push(Escalated {
+                waiting.push(EscalatedToHuman {
                     debate: d.id,
                     query: d.query,
                     reason: o.reasoning().to_owned(),

@@ -3,8 +3,8 @@
 //! with the time the debate logged them.
 
 use app::api::{Setup, ValidDebate};
-use app::protocol::escalation::messages::MessageKind;
-use app::protocol::reconcile::{validate::check_observations, Observation};
+use app::protocol::escalation::MessageKind;
+use app::protocol::reconcile::{check_observations, Observation};
 use app::protocol::{DebateStatus, EventBody, ProtocolError};
 
 use super::error::StartError;
@@ -50,7 +50,7 @@ pub fn observations_of(debate: &str, log: &[app::protocol::Event]) -> Vec<Observ
     let mut put = |agent: &str, content: String, ts: &str, seq: u64, replace: bool| {
         let content: String = content
             .chars()
-            .take(app::protocol::reconcile::types::MAX_CONTENT_CHARS)
+            .take(app::protocol::reconcile::MAX_CONTENT_CHARS)
             .collect();
         let o = Observation {
             id: format!("{short}-{seq}"),

@@ -253,7 +253,7 @@ pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::d
     tag = "judges",
     security(("bearer" = []), ("session" = [])),
     responses(
-        (status = 200, description = "Every case a judge may act on, in the desk's order", body = app::protocol::escalation::docket::DeskView),
+        (status = 200, description = "Every case a judge may act on, in the desk's order", body = app::protocol::escalation::DeskView),
         (status = 401, description = "No judge's credentials", body = ErrorBody),
         (status = 403, description = "A viewer, or the operator's start token", body = ErrorBody),
     )
@@ -261,7 +261,7 @@ pub async fn queue(State(engine): State<Engine>, _judge: Judge) -> Json<crate::d
 pub async fn desk(
     State(engine): State<Engine>,
     _judge: Judge,
-) -> Result<Json<app::protocol::escalation::docket::DeskView>, AppError> {
+) -> Result<Json<app::protocol::escalation::DeskView>, AppError> {
     Ok(Json(engine.desk_view().await?))
 }
 

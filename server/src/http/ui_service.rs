@@ -150,7 +150,7 @@ impl DebateService for UiService {
     fn desk(
         &self,
         head: Parts,
-    ) -> BoxFuture<'_, Result<app::protocol::escalation::docket::DeskView, String>> {
+    ) -> BoxFuture<'_, Result<app::protocol::escalation::DeskView, String>> {
         async move {
             let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
             crate::access::judge_of(who).map_err(|e| e.to_string())?;

@@ -10,9 +10,9 @@
 //! `decision` event and `verify`, the audit view and the offline viewer recompute the same.
 
 use super::collapse::CardSource;
-use super::escalation::analysis::{compute, Company};
-use super::escalation::assumptions::assumption;
-use super::escalation::types::EsOutcome;
+use super::escalation::assumption;
+use super::escalation::EsOutcome;
+use super::escalation::{compute, Company};
 use super::event::{Config, EventBody};
 use super::outcome::Outcome;
 use super::round_robin::{check_consensus, RrParams, RrPosition, Stance};

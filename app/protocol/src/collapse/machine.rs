@@ -5,10 +5,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::card::PositionCard;
-use super::events::WcOutcome;
-use super::events::{CardSource, CardVerified, Critiqued, PanelEvaluated, WcOutcomeKind};
 use super::params::WcParams;
 use super::tally::Tally;
+use super::types::WcOutcome;
+use super::types::{CardSource, CardVerified, Critiqued, PanelEvaluated, WcOutcomeKind};
 use super::validate::{check_card, check_evaluation};
 use crate::error::ProtocolError;
 use crate::event::{Config, EventBody, RoundInfo};

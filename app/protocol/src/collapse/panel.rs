@@ -2,10 +2,10 @@
 //! of the top two positions (re-exported by `rules`).
 
 use super::card::{PositionCard, Severity};
-use super::events::Ranked;
 use super::params::WcParams;
 use super::rules::lt;
 use super::types::PanelEvaluation;
+use super::types::Ranked;
 
 /// WC-5: `C(p) = Σ wᵢ·scoreᵢ(p)·confᵢ / Σ wᵢ·confᵢ` over the seats that scored `p`; highest first.
 pub fn consensus(evaluations: &[(f64, &PanelEvaluation)], positions: &[String]) -> Vec<Ranked> {

@@ -2,9 +2,9 @@
 //! replay that verifies a log and the judge's what-if panel all call these.
 
 use super::card::{PositionCard, Severity};
-use super::events::{Gate, GateCheck, GateVerdict, Ranked, ScoreBreakdown, Step};
 pub use super::panel::{adds_critical_risk, consensus, hybrid, panel_verdict, PanelVerdict};
 use super::params::{WcParams, Weights};
+use super::types::{Gate, GateCheck, GateVerdict, Ranked, ScoreBreakdown, Step};
 
 /// Decimal thresholds (6.0, 2.0, 0.70, 0.10 …) meet binary floats: comparisons allow this much
 /// so that "exactly at the threshold" behaves as the spec words it (0.7 − 0.6 is 0.0999…98).

@@ -3,9 +3,9 @@
 //! complete a step.
 
 use super::card::PositionCard;
-use super::events::{HybridSynthesized, ReflexionStarted, Step, WcOutcomeKind};
 use super::machine::{Pending, Phase, WcDebate};
 use super::rules::{self, PanelVerdict};
+use super::types::{HybridSynthesized, ReflexionStarted, Step, WcOutcomeKind};
 use crate::event::EventBody;
 use crate::outcome::Outcome;
 use crate::request::Task;

@@ -4,13 +4,13 @@
 //! each logged step against the same methods.
 
 use super::card::PositionCard;
-use super::events::{
-    CardSource, CardSubmitted, Converged, GateVerdict, GatesChecked, PanelScored, Ranked, Step,
-    WcOutcome, WcOutcomeKind,
-};
 use super::params::WcParams;
 use super::rules::{self, PanelVerdict, Standing};
 use super::types::PanelEvaluation;
+use super::types::{
+    CardSource, CardSubmitted, Converged, GateVerdict, GatesChecked, PanelScored, Ranked, Step,
+    WcOutcome, WcOutcomeKind,
+};
 
 #[derive(Clone, Debug)]
 pub struct Held {

@@ -3,11 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::events::{
+use super::params::WcParams;
+use super::types::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
     PanelEvaluated, PanelScored, ReflexionStarted,
 };
-use super::params::WcParams;
 use crate::columns::{Card, Tone};
 use crate::event::EventBody;
 

@@ -7,31 +7,38 @@
 //! [`impact`] is shown before it is confirmed. Everything here is pure: time comes in as
 //! pipeline seconds from the runner's clock (ES-10), scaled by [`clock`].
 
-pub mod analysis;
-pub mod assumptions;
-pub mod clock;
-pub mod desk;
-pub mod docket;
-pub mod impact;
-pub mod ladder;
-pub mod machine;
-pub mod messages;
-pub mod recompute;
-pub mod rules;
+mod analysis;
+mod assumptions;
+mod clock;
+mod desk;
+mod docket;
+mod impact;
+mod ladder;
+mod machine;
+mod messages;
+mod recompute;
+mod rules;
 #[cfg(test)]
 mod tests;
-pub mod types;
-pub mod view;
+mod types;
+mod view;
 
-pub use analysis::{Company, Rating, Results};
+pub use analysis::{compute, Company, Rating, Results, GRAPH};
 pub use assumptions::{assumption, Assumption, Assumptions, Caution, Priority, ASSUMPTIONS};
-pub use desk::{Admission, Desk};
+pub use clock::{check_scale, show as show_seconds};
+pub use desk::{Admission, Desk, CAPACITY};
+pub use docket::{
+    attach_precedents, docket, order, Case, CaseKind, CaseSide, DeskView, Docketed,
+    Escalated as EscalatedToHuman, JudgeLoad, Paused,
+};
 pub use impact::{impact, ImpactReport, RerunPlan};
 pub use ladder::{facilitate, JudgeAction, Ladder, Resolution, Side, Stage, Step};
 pub use machine::EsDebate;
 pub use messages::{Challenge, Content, Message, MessageKind};
-pub use rules::default_agents;
+pub use recompute::recompute;
+pub use rules::{default_agents, DESK_PLAN};
 pub use types::{
     parse_params, AnalysisRun, ChallengeAnswer, EsOutcome, EsParams, Escalated, Estimate,
     EvidenceVerdict, ImpactRun, JudgeAssigned, JudgeRuling, Resolved, RulingError,
 };
+pub use view::{ChallengeView, EsState};

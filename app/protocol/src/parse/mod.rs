@@ -31,7 +31,7 @@ type R<T> = Result<T, String>;
 pub fn parse_reply(task: &Task, agent: &str, text: &str) -> R<AgentReply> {
     // RC-3: the reconciler answers in XML, read by a real XML parser.
     if let Task::Reconcile { .. } = task {
-        return super::reconcile::reply::parse(text).map(AgentReply::Reconciliation);
+        return super::reconcile::parse_reply(text).map(AgentReply::Reconciliation);
     }
     let obj = extract_object(text)?;
     reply_from_object(task, agent, &obj)

@@ -7,33 +7,34 @@
 //! answers by RC-4's rules ([`rules`]). Every belief logs the observations, weights and
 //! reasoning behind it (RC-5), and [`recompute`] checks them from the log alone.
 
-pub mod cluster;
-#[cfg(test)]
-mod linkage_tests;
+mod cluster;
 mod machine;
-#[cfg(test)]
-mod order_tests;
 mod outcome;
-pub mod recompute;
-pub mod reply;
-pub mod rules;
+mod recompute;
+mod reply;
+mod rules;
 #[cfg(test)]
 mod tests;
-pub mod types;
-pub mod validate;
-pub mod vectors;
-pub mod view;
-pub mod weights;
+mod types;
+mod validate;
+mod vectors;
+mod view;
+mod weights;
 
+pub use cluster::cluster;
 pub use machine::{agents_of, check_embeddings, lexical_embedding, RcDebate};
 pub use outcome::outcome;
 pub use recompute::recompute;
+pub use reply::{parse as parse_reply, prompt as reply_prompt};
+pub use rules::{question, reconcile, unresolved};
 pub use types::{
     Authority, Belief, BeliefLine, Embedded, Linkage, Member, Observation, RcConfig, RcOutcome,
-    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER, RECONCILER,
-    SINGLE,
+    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER,
+    MAX_CONTENT_CHARS, RECONCILER, SINGLE,
 };
-pub use validate::{parse_observations, parse_params};
+pub use validate::{check_observations, parse_observations, parse_params};
+pub use vectors::{quantise, Sum};
+pub use view::RcState;
 
 /// Seed 003's conflicting observations, as the `observations` field takes them (RC-1): the
 /// home form's starting point, the README's example and the tests' fixture.

@@ -3,17 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::collapse::view::{PositionState, WcState};
+pub use super::collapse::{PositionState, WcState};
 pub use super::columns::{Card, RoundView, Tone};
-pub use super::escalation::view::{ChallengeView, EsState};
-pub use super::reconcile::view::RcState;
-pub use super::round_robin::view::RrState;
-pub use super::s4::view::{ChallengeCell, Journey, Revision, S4State};
+pub use super::escalation::{ChallengeView, EsState};
+pub use super::reconcile::RcState;
+pub use super::round_robin::RrState;
+pub use super::s4::{ChallengeCell, Journey, Revision, S4State};
 
 use super::event::{BackendInfo, Config, Event, EventBody};
 use super::outcome::Outcome;
-use super::round_robin::view as rr_view;
-use super::s4::view as s4_view;
 use super::status::DebateStatus;
 use super::types::AgentSpec;
 
@@ -260,9 +258,9 @@ impl DebateView {
             }
             EventBody::Decision(outcome) => {
                 match outcome {
-                    Outcome::S4(o) => s4_view::on_decision(&mut self.rounds, o),
+                    Outcome::S4(o) => super::s4::on_decision(&mut self.rounds, o),
                     Outcome::RoundRobin(o) => {
-                        rr_view::on_decision(&mut self.rounds, &self.agents, o);
+                        super::round_robin::on_decision(&mut self.rounds, &self.agents, o);
                     }
                     Outcome::Collapse(_) | Outcome::Escalation(_) | Outcome::Reconcile(_) => {}
                 }

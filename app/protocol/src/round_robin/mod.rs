@@ -9,9 +9,9 @@ mod recompute;
 mod rules;
 #[cfg(test)]
 mod tests;
-pub mod types;
-pub mod view;
-pub mod whatif;
+mod types;
+mod view;
+mod whatif;
 
 pub use machine::RrDebate;
 pub use recompute::recompute;
@@ -22,6 +22,8 @@ pub use types::{
     ConsensusCheck, PeerPosition, RrEnding, RrOutcome, RrParams, RrPosition, Stance, StanceCounts,
     TriggerCheck, MAX_AGENTS, MAX_ROUNDS,
 };
+pub use view::{on_decision, RrState};
+pub use whatif::{what_if, RrWhatIf, RrWhatIfRules};
 
 use super::types::{AgentSpec, Role};
 

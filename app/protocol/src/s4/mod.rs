@@ -1,17 +1,20 @@
 //! S4 — the four-round debate of seed 001 (S4-1…S4-7) as a sans-IO state machine.
 
 mod machine;
-#[cfg(test)]
-mod order_tests;
-pub mod params;
+mod params;
+mod recompute;
 mod rules;
 #[cfg(test)]
 mod tests;
-pub mod types;
-pub mod view;
-pub mod whatif;
+mod types;
+mod view;
+mod whatif;
 
 pub use super::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use machine::{run_scripted, S4Debate};
+pub use params::parse_params;
+pub use recompute::{recompute, Mismatch};
 pub use rules::{aggregate, cut_short, expected_messages, normalise};
 pub use types::{Consensus, DecisionCounts, S4Outcome, Vote, MAX_AGENTS, ROUND_NAMES, VETO_RISK};
+pub use view::{on_decision, ChallengeCell, Journey, Revision, S4State};
+pub use whatif::{what_if, S4WhatIf, S4WhatIfRules};

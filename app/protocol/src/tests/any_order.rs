@@ -1,8 +1,8 @@
 //! LM-1 test support: drive a machine with every request it hands out at once answered in every
 //! order, and check that nothing it decides or logs depends on that order.
 
-use super::debate::Debate;
-use super::request::{AgentReply, AgentRequest};
+use crate::debate::Debate;
+use crate::request::{AgentReply, AgentRequest};
 
 /// What a run logged (each event as JSON, sorted: the same set whatever the order) and decided.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub struct Run {
     pub events: Vec<String>,
     pub decision: String,
     /// The log in the order written.
-    pub log: Vec<super::EventBody>,
+    pub log: Vec<crate::EventBody>,
 }
 
 /// Runs `d` to its end: at each step every request the machine hands out is taken, then all
@@ -27,7 +27,7 @@ pub fn drive(
     let mut drain = |d: &mut Debate, events: &mut Vec<String>| {
         while let Some(e) = d.poll_event() {
             let json = serde_json::to_string(&e).expect("an event serialises");
-            if matches!(e, super::EventBody::Decision(_)) {
+            if matches!(e, crate::EventBody::Decision(_)) {
                 decision.clone_from(&json);
             }
             events.push(json);
@@ -65,9 +65,9 @@ pub fn drive(
 }
 
 /// SV-2: the log, sealed in the order written, recomputes to its decision.
-fn recomputes(log: &[super::EventBody]) {
-    let log = super::chain::seal_all(log.to_vec());
-    let again = super::chain::recompute_decision(&log);
+fn recomputes(log: &[crate::EventBody]) {
+    let log = crate::chain::seal_all(log.to_vec());
+    let again = crate::chain::recompute_decision(&log);
     assert!(again.is_ok(), "the log recomputes: {again:?}");
 }
 

@@ -2,15 +2,15 @@
 //! grant resumes it where it stopped, a close ends it cautiously; verify checks every pause,
 //! grant and close against the logged calls (AG-2).
 
-use super::chain::{check_budget, recompute_decision, seal_all};
-use super::event::{BackendInfo, EventBody};
+use crate::chain::{check_budget, recompute_decision, seal_all};
+use crate::event::{BackendInfo, EventBody};
 
-use super::request::AgentReply;
-use super::run::{Answered, BudgetAction, DebateRun, Start, Usage};
-use super::s4::S4Debate;
-use super::types::{AgentSpec, Decision, Position};
 use crate::debate::Debate;
 use crate::escalation::RulingError;
+use crate::request::AgentReply;
+use crate::run::{Answered, BudgetAction, DebateRun, Start, Usage};
+use crate::s4::S4Debate;
+use crate::types::{AgentSpec, Decision, Position};
 
 /// An S4 debate whose every call costs 500 tokens, with a budget of 1,200: spent after three.
 fn paused_run() -> (DebateRun, Vec<EventBody>, usize) {
@@ -168,7 +168,7 @@ fn forged_budget_events_fail_verification_es_11() {
 /// calls that were running when it was crossed, and then decides cautiously from what exists.
 #[test]
 fn the_budget_counts_calls_in_flight_lm_2() {
-    use super::request::{AgentRequest, Task};
+    use crate::request::{AgentRequest, Task};
     // (parallel, cost of a call, budget)
     let cases = [
         (1, 500, 1_200),

@@ -5,7 +5,7 @@ use crate::protocol::types::display_name;
 
 /// ES: each challenge's climb and how it was resolved, then the assumptions the analyses used.
 pub(super) fn escalation(w: &mut String, view: &crate::protocol::DebateView) {
-    use crate::protocol::escalation::{assumption, clock::show};
+    use crate::protocol::escalation::{assumption, show_seconds as show};
     let shown = |key: &str, v: f64| assumption(key).map_or_else(|| v.to_string(), |a| a.show(v));
     line(w, "");
     line(w, "## Challenges and the escalation ladder");

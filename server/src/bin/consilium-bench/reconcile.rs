@@ -7,9 +7,9 @@
 use std::time::{Duration, Instant};
 
 use app::protocol::chain::{recompute_decision, verify_chain};
-use app::protocol::reconcile::vectors::quantise;
+use app::protocol::reconcile::quantise;
 use app::protocol::reconcile::{
-    cluster::cluster, parse_observations, RcConfig, RcDebate, RcParams, EXAMPLE,
+    cluster, parse_observations, RcConfig, RcDebate, RcParams, EXAMPLE,
 };
 use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;

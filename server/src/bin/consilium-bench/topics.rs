@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use app::protocol::reconcile::cluster::cluster;
-use app::protocol::reconcile::vectors::quantise;
+use app::protocol::reconcile::cluster;
+use app::protocol::reconcile::quantise;
 use app::protocol::reconcile::{parse_observations, RcParams};
 use clap::Args;
 

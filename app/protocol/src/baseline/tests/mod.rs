@@ -1,10 +1,10 @@
 //! QL-1: the vote baseline per protocol on constructed logs, and through a whole run.
 
 use super::*;
-use crate::collapse::events::{CardSubmitted, ScoreBreakdown, WcOutcome, WcOutcomeKind};
 use crate::collapse::PositionCard;
+use crate::collapse::{CardSubmitted, ScoreBreakdown, WcOutcome, WcOutcomeKind};
 use crate::round_robin::{RrEnding, RrOutcome, StanceCounts};
-use crate::s4::types::S4Outcome;
+use crate::s4::S4Outcome;
 use crate::types::{Decision, Position, Role, Verdict};
 
 fn started(agents: Vec<AgentSpec>, config: Option<Config>) -> EventBody {

@@ -382,7 +382,7 @@ fn the_budget_stop_falls_back_cautiously() {
     assert!(asked >= 5);
     // No `agent_call` was logged here, so only the protocol's own recompute applies.
     let o = outcome(&bodies);
-    let recomputed = crate::escalation::recompute::recompute(&seal_all(bodies)).expect("recompute");
+    let recomputed = crate::escalation::recompute(&seal_all(bodies)).expect("recompute");
     assert_eq!(recomputed, o);
     assert!(o.budget_exhausted);
     assert_eq!(o.resolutions[0].position, 0.25);

@@ -10,7 +10,7 @@ use crate::escalation::{EsDebate, EsParams};
 /// recomputes. The ladder's steps stay one at a time.
 #[test]
 fn findings_at_once_in_any_order_decide_the_same_lm_1() {
-    use crate::any_order::same_in_every_order;
+    use crate::tests::any_order::same_in_every_order;
     use crate::Debate;
     let s = Script {
         margin: 0.4,

@@ -1,11 +1,11 @@
 //! RC-1's linkage: average linkage of centred embeddings, and the parameters that say which rule
 //! a log's topics were formed by.
 
-use super::cluster::cluster;
-use super::tests::{centroid_at, obs, MON};
-use super::types::{Linkage, Observation, RcParams, AVERAGE_THRESHOLD};
-use super::vectors::quantise;
-use super::*;
+use super::super::cluster::cluster;
+use super::super::types::{Linkage, Observation, RcParams, AVERAGE_THRESHOLD};
+use super::super::vectors::quantise;
+use super::super::*;
+use super::{centroid_at, obs, MON};
 /// RC-1, average linkage: what every observation shares (here the first axis, "the patient")
 /// is centred away, so the attribute each reports decides; the partition does not depend on the
 /// observations' order; hints still never share a topic.

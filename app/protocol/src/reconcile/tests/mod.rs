@@ -1,6 +1,9 @@
 //! RC-1…RC-5, table-driven, with seed 003's examples.
 #![allow(clippy::too_many_lines, clippy::type_complexity)] // tables and scenarios read top to bottom
 
+mod linkage;
+mod order;
+
 use super::cluster::cluster;
 use super::rules::reconcile;
 use super::types::{Authority, Linkage, Observation, RcConfig, RcParams, Weighed};

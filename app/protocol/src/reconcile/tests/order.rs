@@ -1,16 +1,16 @@
 //! LM-1 for reconciliation: one reconciler call per topic, all topics at once; the order their
 //! replies arrive in changes nothing the machine decides or logs.
 
-use super::rules::reconcile;
-use super::tests::{obs, MON};
-use super::types::{RcConfig, RcParams};
-use super::RcDebate;
+use super::super::rules::reconcile;
+use super::super::types::{RcConfig, RcParams};
+use super::super::RcDebate;
+use super::{obs, MON};
 use crate::request::{AgentReply, AgentRequest, Task};
 use crate::Debate;
 
 #[test]
 fn every_topic_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::any_order::same_in_every_order;
+    use crate::tests::any_order::same_in_every_order;
     let observations = vec![
         obs("o1", "agent_a", "The meeting is at 3pm in Room A", MON),
         obs("o2", "agent_b", "The meeting is at 4pm in Room B", MON),

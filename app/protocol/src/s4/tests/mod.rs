@@ -1,5 +1,7 @@
 //! Table-driven tests of the S4 rules; each case names the spec id it checks.
 
+mod order;
+
 use super::run_scripted as run;
 use super::*;
 use crate::event::EventBody;

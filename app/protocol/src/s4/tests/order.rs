@@ -1,8 +1,8 @@
 //! LM-1 for S4: each round's requests go out at once, and the order their replies arrive in
 //! changes nothing the machine decides or logs.
 
-use super::tests::{agents, pos};
-use super::S4Debate;
+use super::super::S4Debate;
+use super::{agents, pos};
 use crate::request::AgentRequest;
 use crate::types::{Decision, Role};
 use Decision::{Act as A, Warn as W};
@@ -12,8 +12,8 @@ use Decision::{Act as A, Warn as W};
 /// the challenges they were shown, in the order shown.
 #[test]
 fn a_round_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::any_order::same_in_every_order;
     use crate::request::{AgentReply, Task};
+    use crate::tests::any_order::same_in_every_order;
     use crate::Debate;
     let reply = |req: &AgentRequest| match &req.task {
         Task::Analyse { .. } => {
