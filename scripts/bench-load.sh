@@ -24,7 +24,8 @@ serve() {
   rm -f "$scratch"/load.db*
   OPENAI_BASE_URL="http://127.0.0.1:$model_port/v1" OPENAI_MODEL=fake-1s \
   "$bin" serve --addr "127.0.0.1:$port" --database-url "sqlite:$scratch/load.db" \
-    --max-streams-per-client 100000 --rate-limit 100000 --rate-burst 100000 \
+    --max-streams-per-client 100000 --max-connections 100000 --max-connections-per-address 100000 \
+    --rate-limit 100000 --rate-burst 100000 \
     --max-debates 1000 --max-debates-per-client 1000 "$@" >"$scratch/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do

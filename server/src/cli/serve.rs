@@ -98,7 +98,13 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         "Consilium listening on http://{local} (database {})",
         crate::db::redact(&args.database_url)
     );
-    let server = crate::http::conn::serve(listener, app, closing.clone());
+    let limits = crate::http::conn::ConnLimits {
+        header_timeout: std::time::Duration::from_secs(args.header_timeout_s),
+        max: args.max_connections as usize,
+        // Behind a trusted proxy every connection comes from the proxy.
+        per_address: (!args.trust_proxy).then_some(args.max_connections_per_address as usize),
+    };
+    let server = crate::http::conn::serve(listener, app, closing.clone(), limits);
     tokio::pin!(server);
     tokio::select! {
         () = &mut server => return Ok(()),

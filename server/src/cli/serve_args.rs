@@ -145,6 +145,21 @@ pub struct ServeArgs {
     /// The most live streams one client address may hold open.
     #[arg(long, env = "CONSILIUM_MAX_STREAMS_PER_CLIENT", default_value_t = LimitConfig::default().max_streams_per_client)]
     pub max_streams_per_client: u32,
+    /// Seconds a client may take to send a request's headers; a connection waiting for its next
+    /// request (keep-alive) is closed after as long. A slow or silent socket holds nothing longer.
+    #[arg(long, env = "CONSILIUM_HEADER_TIMEOUT_S", default_value_t = crate::http::conn::DEFAULT_HEADER_TIMEOUT_S,
+        value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub header_timeout_s: u64,
+    /// The most connections open at once; beyond it a new connection is closed as it arrives.
+    #[arg(long, env = "CONSILIUM_MAX_CONNECTIONS", default_value_t = crate::http::conn::DEFAULT_MAX_CONNECTIONS,
+        value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// The most connections one client address (an IPv6 /64) may hold open; beyond it its new
+    /// connections are closed as they arrive. Not applied with `--trust-proxy`, where every
+    /// connection comes from the proxy.
+    #[arg(long, env = "CONSILIUM_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = crate::http::conn::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+        value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_address: u32,
     /// Requests per second one client address may make, sustained.
     #[arg(long, env = "CONSILIUM_RATE_LIMIT", default_value_t = LimitConfig::default().rate_per_s)]
     pub rate_limit: u32,

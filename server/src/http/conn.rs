@@ -1,27 +1,156 @@
-//! The server's connections: accepted, served over HTTP/1.1 by hyper with the router, and closed
-//! gracefully at shutdown.
+//! The server's connections: accepted within their caps, served over HTTP/1.1 by hyper with the
+//! router, and closed gracefully at shutdown.
+//!
+//! SV-11: a slow client cannot hold the server: hyper's header timer (which needs a timer to run at all)
+//! closes a connection that has not sent a whole request head within the header timeout — a
+//! socket dribbling a header, and a keep-alive connection waiting idle for its next request,
+//! alike — and a head may be at most [`MAX_HEADER_BYTES`] (431 beyond). The connections open at
+//! once are capped in all and per client address; beyond a cap the new connection is closed as it
+//! arrives, and the first refusal of a run of them is logged.
 //!
 //! `axum::serve` polls a shared `Notify` (its shutdown watch's `closed`) every time a
 //! connection's task wakes — a contended lock per viewer per live event with thousands of viewers.
 //! Here a connection registers for the shutdown once and reads a flag after that
 //! ([`crate::live::closing`]).
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::net::{IpAddr, Ipv6Addr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
 use crate::live::closing::Closing;
 
+pub const DEFAULT_HEADER_TIMEOUT_S: u64 = 10;
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;
+/// Above the live streams one address may hold (64 by default) plus a browser's own connections.
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 256;
+/// A request's start line and headers; our own pages' requests are a few KiB.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// How long a client may take over a request head, and how many connections may be open.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnLimits {
+    pub header_timeout: Duration,
+    pub max: usize,
+    /// `None`: no cap per address (behind a trusted proxy).
+    pub per_address: Option<usize>,
+}
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        ConnLimits {
+            header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_S),
+            max: DEFAULT_MAX_CONNECTIONS as usize,
+            per_address: Some(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as usize),
+        }
+    }
+}
+
+/// The connections open now, in all and per client address.
+#[derive(Default)]
+struct Open {
+    total: usize,
+    by_address: HashMap<IpAddr, usize>,
+}
+
+/// Counts the connections open and refuses those beyond the caps.
+struct Gate {
+    limits: ConnLimits,
+    open: Mutex<Open>,
+    /// A refusal was logged and no connection has been admitted since: one line per run of them.
+    refusing: AtomicBool,
+}
+
+/// One admitted connection; dropping it gives its place back.
+struct Admitted {
+    gate: Arc<Gate>,
+    key: IpAddr,
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        let Ok(mut open) = self.gate.open.lock() else {
+            return;
+        };
+        open.total = open.total.saturating_sub(1);
+        if let Some(n) = open.by_address.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                open.by_address.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// The address a per-address cap counts: an IPv4 address, or an IPv6 address's /64 (one
+/// subscriber's whole prefix).
+pub fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+impl Gate {
+    fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<Admitted> {
+        let key = address_key(ip);
+        let refused = {
+            let mut open = self.open.lock().ok()?;
+            let here = open.by_address.get(&key).copied().unwrap_or(0);
+            if open.total >= self.limits.max {
+                Some(format!(
+                    "{} connections are open, the most allowed (--max-connections)",
+                    open.total
+                ))
+            } else if self.limits.per_address.is_some_and(|cap| here >= cap) {
+                Some(format!("{key} holds {here} connections, the most one address may (--max-connections-per-address)"))
+            } else {
+                open.total += 1;
+                *open.by_address.entry(key).or_insert(0) += 1;
+                None
+            }
+        };
+        match refused {
+            Some(why) => {
+                if !self.refusing.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("closing new connections: {why}");
+                }
+                None
+            }
+            None => {
+                self.refusing.store(false, Ordering::Relaxed);
+                Some(Admitted {
+                    gate: Arc::clone(self),
+                    key,
+                })
+            }
+        }
+    }
+}
+
 /// Serves `app` on `listener` until `closing` begins; then stops accepting, lets each
 /// connection finish the response it is sending (live streams end at shutdown too) and returns
 /// once every connection has closed. Handlers see the peer as `ConnectInfo<SocketAddr>`.
-pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>) {
+pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, limits: ConnLimits) {
+    let gate = Arc::new(Gate {
+        limits,
+        open: Mutex::new(Open::default()),
+        refusing: AtomicBool::new(false),
+    });
     // Every connection holds a receiver; the sender sees them all gone.
     let (open_tx, open_rx) = tokio::sync::watch::channel(());
     let mut stop = closing.waiter();
@@ -43,6 +172,11 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>) {
                 continue;
             }
         };
+        // Beyond a cap the newest connection is the one closed: those already served keep going.
+        let Some(admitted) = gate.admit(peer.ip()) else {
+            drop(tcp);
+            continue;
+        };
         let app = app.clone();
         let closing = Arc::clone(&closing);
         let open = open_rx.clone();
@@ -53,6 +187,9 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>) {
                 tower::ServiceExt::oneshot(app, req)
             });
             let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .max_header_size(MAX_HEADER_BYTES)
                 .serve_connection(TokioIo::new(tcp), service)
                 .with_upgrades();
             let mut conn = std::pin::pin!(conn);
@@ -70,6 +207,7 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>) {
                 tracing::trace!("connection from {peer}: {e}");
             }
             drop(open);
+            drop(admitted);
         });
     }
     drop(open_rx);
@@ -84,4 +222,62 @@ fn is_connection_error(e: &std::io::Error) -> bool {
         e.kind(),
         ConnectionRefused | ConnectionAborted | ConnectionReset
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(max: usize, per_address: Option<usize>) -> Arc<Gate> {
+        Arc::new(Gate {
+            limits: ConnLimits {
+                header_timeout: Duration::from_secs(10),
+                max,
+                per_address,
+            },
+            open: Mutex::new(Open::default()),
+            refusing: AtomicBool::new(false),
+        })
+    }
+
+    /// SV-11: one address is an IPv4 address or an IPv6 /64; a v4-mapped v6 address is its v4.
+    #[test]
+    fn an_address_is_a_v4_address_or_a_v6_slash_64_sv_11() {
+        let cases = [
+            ("203.0.113.7", "203.0.113.7"),
+            ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::"),
+            ("2001:db8:1:2::1", "2001:db8:1:2::"),
+            ("::ffff:198.51.100.9", "198.51.100.9"),
+            ("::1", "::"),
+        ];
+        for (ip, key) in cases {
+            let ip: IpAddr = ip.parse().expect("ip");
+            assert_eq!(address_key(ip).to_string(), key, "{ip}");
+        }
+    }
+
+    /// SV-11: the caps in all and per address; a closed connection gives its place back.
+    #[test]
+    fn connections_are_capped_in_all_and_per_address_sv_11() {
+        let a: IpAddr = "192.0.2.1".parse().expect("ip");
+        let b: IpAddr = "192.0.2.2".parse().expect("ip");
+        let g = gate(3, Some(2));
+        let a1 = g.admit(a).expect("first from a");
+        let a2 = g.admit(a).expect("second from a");
+        assert!(g.admit(a).is_none(), "a third from a is over its cap");
+        let b1 = g.admit(b).expect("b has its own places");
+        assert!(g.admit(b).is_none(), "over the cap in all");
+        drop(a1);
+        assert!(g.admit(a).is_some(), "a's place given back");
+        drop((a2, b1));
+        // Behind a trusted proxy every connection is the proxy's: only the cap in all holds.
+        let g = gate(3, None);
+        let held: Vec<_> = (0..3)
+            .map(|_| g.admit(a).expect("no cap per address"))
+            .collect();
+        assert!(g.admit(a).is_none());
+        drop(held);
+        assert_eq!(g.open.lock().expect("lock").total, 0);
+        assert!(g.open.lock().expect("lock").by_address.is_empty());
+    }
 }

@@ -31,6 +31,7 @@ mod real_model;
 mod reconcile;
 mod remote_agents;
 mod size_budget;
+mod slow_clients;
 mod tls;
 mod verify;
 mod wire;
