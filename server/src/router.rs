@@ -6,10 +6,13 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderValue;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::Router;
+use governor::clock::{DefaultClock, QuantaInstant};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::Layer;
-use tower_governor::governor::GovernorConfigBuilder;
+use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
 use tower_governor::GovernorLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
@@ -24,6 +27,53 @@ pub use crate::state::AppState;
 
 /// Request bodies above this are refused with 413.
 pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// How often the rate limiter forgets the addresses whose allowance has refilled (SV-12).
+const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+type RateConfig = GovernorConfig<ClientKey, NoOpMiddleware<QuantaInstant>>;
+type RateLimiter = governor::RateLimiter<
+    std::net::IpAddr,
+    DefaultKeyedStateStore<std::net::IpAddr>,
+    DefaultClock,
+    NoOpMiddleware<QuantaInstant>,
+>;
+
+/// The requests-per-second limit per client address (an IPv6 /64); `None` if it cannot be built.
+fn rate_limit(
+    limits: &crate::access::limits::LimitConfig,
+    proxies: &crate::access::client::TrustedProxies,
+) -> Option<Arc<RateConfig>> {
+    GovernorConfigBuilder::default()
+        .key_extractor(ClientKey {
+            trust_proxy: proxies.clone(),
+        })
+        .period(std::time::Duration::from_secs(1) / limits.rate_per_s.max(1))
+        .burst_size(limits.burst.max(1))
+        .finish()
+        .map(Arc::new)
+}
+
+/// SV-12: the limiter keeps a state per address it has seen; an address whose allowance has
+/// refilled is indistinguishable from a new one, so it is forgotten. A million distinct
+/// addresses then cost memory for as long as their bursts take to refill, not forever. Ends with
+/// the limiter.
+async fn prune_every(limiter: std::sync::Weak<RateLimiter>, period: std::time::Duration) {
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(limiter) = limiter.upgrade() else {
+            return;
+        };
+        prune(&limiter);
+    }
+}
+
+fn prune(limiter: &RateLimiter) {
+    limiter.retain_recent();
+    limiter.shrink_to_fit();
+}
 
 pub fn router(state: AppState) -> Router {
     let (api, _) = openapi::api_routes().split_for_parts();
@@ -41,14 +91,10 @@ pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
     let leptos = state.leptos.clone();
     let limits = state.access.limits.config.clone();
-    let rate = GovernorConfigBuilder::default()
-        .key_extractor(ClientKey {
-            trust_proxy: state.access.trust_proxy,
-        })
-        .period(std::time::Duration::from_secs(1) / limits.rate_per_s.max(1))
-        .burst_size(limits.burst.max(1))
-        .finish()
-        .map(Arc::new);
+    let rate = rate_limit(&limits, &state.access.trust_proxy);
+    if let (Some(rate), Ok(runtime)) = (&rate, tokio::runtime::Handle::try_current()) {
+        runtime.spawn(prune_every(Arc::downgrade(rate.limiter()), PRUNE_EVERY));
+    }
     let hosts = state.hosts.clone();
     let page_context = move || {
         provide_context(service.clone());
@@ -254,7 +300,7 @@ fn rate_limited(e: tower_governor::GovernorError) -> axum::response::Response {
 
 #[cfg(test)]
 mod tests {
-    use super::live_page_id;
+    use super::*;
 
     /// Only a live page's path, with what can be a debate id, asks the store.
     #[test]
@@ -270,5 +316,33 @@ mod tests {
         ] {
             assert_eq!(live_page_id(path), id, "{path}");
         }
+    }
+
+    /// SV-12: a million distinct addresses cannot grow the rate limiter's table for good: once
+    /// their allowance has refilled, pruning forgets them.
+    #[test]
+    fn the_rate_limiter_forgets_addresses_whose_allowance_refilled_sv_12() {
+        let limits = crate::access::limits::LimitConfig {
+            rate_per_s: 1000,
+            burst: 1,
+            ..Default::default()
+        };
+        let rate = rate_limit(&limits, &Default::default()).expect("a limit");
+        let limiter = rate.limiter();
+        let n: u32 = 200_000;
+        for i in 0..n {
+            let ip = std::net::IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+            assert!(limiter.check_key(&ip).is_ok());
+        }
+        assert_eq!(limiter.len(), n as usize);
+        // One request at 1,000 a second refills in 1 ms.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        prune(limiter);
+        assert_eq!(limiter.len(), 0, "every refilled address is forgotten");
+        // An address still inside its allowance is kept.
+        let busy = std::net::IpAddr::from([192, 0, 2, 1]);
+        assert!(limiter.check_key(&busy).is_ok());
+        prune(limiter);
+        assert_eq!(limiter.len(), 1);
     }
 }

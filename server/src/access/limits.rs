@@ -7,6 +7,8 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::client::limit_key;
+
 /// The limits' settings (see `consilium serve --help` and the README's "Deploying").
 #[derive(Clone, Debug)]
 pub struct LimitConfig {
@@ -50,24 +52,27 @@ struct Counts {
     by_client: HashMap<IpAddr, u32>,
 }
 
+/// Places per client address, an IPv6 address counted by its /64 (SV-12): one subscriber holds a
+/// whole /64 and could otherwise take a place per address in it.
 impl Counts {
     fn take(&mut self, ip: IpAddr) {
         self.total += 1;
-        *self.by_client.entry(ip).or_default() += 1;
+        *self.by_client.entry(limit_key(ip)).or_default() += 1;
     }
 
     fn give_back(&mut self, ip: IpAddr) {
         self.total = self.total.saturating_sub(1);
-        if let Some(n) = self.by_client.get_mut(&ip) {
+        let key = limit_key(ip);
+        if let Some(n) = self.by_client.get_mut(&key) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                self.by_client.remove(&ip);
+                self.by_client.remove(&key);
             }
         }
     }
 
     fn of(&self, ip: IpAddr) -> u32 {
-        self.by_client.get(&ip).copied().unwrap_or(0)
+        self.by_client.get(&limit_key(ip)).copied().unwrap_or(0)
     }
 }
 
@@ -213,5 +218,26 @@ mod tests {
         assert!(limits.stream(ip(2)).is_ok());
         drop(s);
         assert!(limits.stream(ip(1)).is_ok());
+    }
+
+    /// SV-12: the addresses of one IPv6 /64 share one address's places.
+    #[test]
+    fn an_ipv6_slash_64_is_one_address_sv_12() {
+        let limits = Limits::new(LimitConfig {
+            max_streams_per_client: 2,
+            ..LimitConfig::default()
+        });
+        let a: IpAddr = "2001:db8:7:7::1".parse().expect("ip");
+        let b: IpAddr = "2001:db8:7:7:ffff::2".parse().expect("ip");
+        let other: IpAddr = "2001:db8:7:8::1".parse().expect("ip");
+        let _s1 = limits.stream(a).expect("first");
+        let s2 = limits.stream(b).expect("second, same /64");
+        assert!(limits.stream(a).is_err(), "the /64 holds its two");
+        assert!(
+            limits.stream(other).is_ok(),
+            "the next /64 is another address"
+        );
+        drop(s2);
+        assert!(limits.stream(b).is_ok(), "given back to the /64");
     }
 }

@@ -36,8 +36,8 @@ pub struct Access {
     pub session_ttl: Duration,
     /// Mark session cookies `Secure` (the site is served over HTTPS, e.g. behind a proxy).
     pub secure_cookies: bool,
-    /// Take the client address from the last `X-Forwarded-For` hop (behind a reverse proxy).
-    pub trust_proxy: bool,
+    /// The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (SV-12).
+    pub trust_proxy: client::TrustedProxies,
     pub limits: Arc<Limits>,
 }
 

@@ -31,13 +31,13 @@ pub fn refuse_open_spending(
         .map(|h| h.trim())
         .filter(|h| !h.is_empty() && !crate::access::guard::is_loopback_host(h))
         .collect();
-    let proxied = args.trust_proxy || !public_hosts.is_empty();
+    let proxied = args.trust_proxy.is_some() || !public_hosts.is_empty();
     if args.addr.ip().is_loopback() && !proxied {
         return Ok(());
     }
     let where_ = if args.addr.ip().is_loopback() {
         let mut signs = Vec::new();
-        if args.trust_proxy {
+        if args.trust_proxy.is_some() {
             signs.push("--trust-proxy".to_owned());
         }
         if !public_hosts.is_empty() {

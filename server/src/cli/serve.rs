@@ -101,8 +101,8 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     let limits = crate::http::conn::ConnLimits {
         header_timeout: std::time::Duration::from_secs(args.header_timeout_s),
         max: args.max_connections as usize,
-        // Behind a trusted proxy every connection comes from the proxy.
-        per_address: (!args.trust_proxy).then_some(args.max_connections_per_address as usize),
+        per_address: Some(args.max_connections_per_address as usize),
+        proxies: args.trust_proxy.clone().unwrap_or_default(),
     };
     let server = crate::http::conn::serve(listener, app, closing.clone(), limits);
     tokio::pin!(server);
@@ -178,7 +178,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
         start_token: start_token.map(token::hash),
         session_ttl: Duration::from_secs(args.session_hours.clamp(1, 24 * 30) * 3600),
         secure_cookies: args.secure_cookies,
-        trust_proxy: args.trust_proxy,
+        trust_proxy: args.trust_proxy.clone().unwrap_or_default(),
         limits,
     });
     let hosts = Arc::new(HostPolicy::new(args.addr.ip(), &args.allowed_hosts));

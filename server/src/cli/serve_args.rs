@@ -126,10 +126,13 @@ pub struct ServeArgs {
     /// get 421.
     #[arg(long, env = "CONSILIUM_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
-    /// Behind a reverse proxy: take the client address from the last `X-Forwarded-For` hop and
-    /// the scheme from `X-Forwarded-Proto`. Only when the proxy is the only way in.
-    #[arg(long, env = "CONSILIUM_TRUST_PROXY")]
-    pub trust_proxy: bool,
+    /// Behind reverse proxies at these addresses (comma-separated CIDR blocks or addresses; bare,
+    /// or `loopback`: a proxy on this machine): from them only, take the client address from
+    /// `X-Forwarded-For` (the first hop from the right that is not a trusted proxy) and the scheme
+    /// from `X-Forwarded-Proto` (SV-12).
+    #[arg(long, env = "CONSILIUM_TRUST_PROXY", value_name = "CIDR,…", num_args = 0..=1,
+        default_missing_value = "loopback")]
+    pub trust_proxy: Option<crate::access::client::TrustedProxies>,
     /// Mark session cookies `Secure` (the site is served over HTTPS).
     #[arg(long, env = "CONSILIUM_SECURE_COOKIES")]
     pub secure_cookies: bool,

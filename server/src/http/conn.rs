@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,6 +26,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
+use crate::access::client::{limit_key, TrustedProxies};
 use crate::live::closing::Closing;
 
 pub const DEFAULT_HEADER_TIMEOUT_S: u64 = 10;
@@ -36,12 +37,14 @@ pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 256;
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// How long a client may take over a request head, and how many connections may be open.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ConnLimits {
     pub header_timeout: Duration,
     pub max: usize,
-    /// `None`: no cap per address (behind a trusted proxy).
     pub per_address: Option<usize>,
+    /// Trusted reverse proxies (`--trust-proxy`): every connection through one comes from its
+    /// address, so the cap per address does not apply to them.
+    pub proxies: TrustedProxies,
 }
 
 impl Default for ConnLimits {
@@ -50,6 +53,7 @@ impl Default for ConnLimits {
             header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_S),
             max: DEFAULT_MAX_CONNECTIONS as usize,
             per_address: Some(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as usize),
+            proxies: TrustedProxies::default(),
         }
     }
 }
@@ -90,24 +94,9 @@ impl Drop for Admitted {
     }
 }
 
-/// The address a per-address cap counts: an IPv4 address, or an IPv6 address's /64 (one
-/// subscriber's whole prefix).
-pub fn address_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-    }
-}
-
 impl Gate {
     fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<Admitted> {
-        let key = address_key(ip);
+        let key = limit_key(ip);
         let refused = {
             let mut open = self.open.lock().ok()?;
             let here = open.by_address.get(&key).copied().unwrap_or(0);
@@ -116,7 +105,9 @@ impl Gate {
                     "{} connections are open, the most allowed (--max-connections)",
                     open.total
                 ))
-            } else if self.limits.per_address.is_some_and(|cap| here >= cap) {
+            } else if self.limits.per_address.is_some_and(|cap| here >= cap)
+                && !self.limits.proxies.contains(ip)
+            {
                 Some(format!("{key} holds {here} connections, the most one address may (--max-connections-per-address)"))
             } else {
                 open.total += 1;
@@ -146,6 +137,7 @@ impl Gate {
 /// connection finish the response it is sending (live streams end at shutdown too) and returns
 /// once every connection has closed. Handlers see the peer as `ConnectInfo<SocketAddr>`.
 pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, limits: ConnLimits) {
+    let header_timeout = limits.header_timeout;
     let gate = Arc::new(Gate {
         limits,
         open: Mutex::new(Open::default()),
@@ -188,7 +180,7 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, li
             });
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
+                .header_read_timeout(header_timeout)
                 .max_header_size(MAX_HEADER_BYTES)
                 .serve_connection(TokioIo::new(tcp), service)
                 .with_upgrades();
@@ -228,32 +220,21 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 mod tests {
     use super::*;
 
-    fn gate(max: usize, per_address: Option<usize>) -> Arc<Gate> {
+    fn gate(max: usize, per_address: Option<usize>, proxies: &str) -> Arc<Gate> {
         Arc::new(Gate {
             limits: ConnLimits {
                 header_timeout: Duration::from_secs(10),
                 max,
                 per_address,
+                proxies: if proxies.is_empty() {
+                    TrustedProxies::default()
+                } else {
+                    proxies.parse().expect("proxies")
+                },
             },
             open: Mutex::new(Open::default()),
             refusing: AtomicBool::new(false),
         })
-    }
-
-    /// SV-11: one address is an IPv4 address or an IPv6 /64; a v4-mapped v6 address is its v4.
-    #[test]
-    fn an_address_is_a_v4_address_or_a_v6_slash_64_sv_11() {
-        let cases = [
-            ("203.0.113.7", "203.0.113.7"),
-            ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::"),
-            ("2001:db8:1:2::1", "2001:db8:1:2::"),
-            ("::ffff:198.51.100.9", "198.51.100.9"),
-            ("::1", "::"),
-        ];
-        for (ip, key) in cases {
-            let ip: IpAddr = ip.parse().expect("ip");
-            assert_eq!(address_key(ip).to_string(), key, "{ip}");
-        }
     }
 
     /// SV-11: the caps in all and per address; a closed connection gives its place back.
@@ -261,7 +242,7 @@ mod tests {
     fn connections_are_capped_in_all_and_per_address_sv_11() {
         let a: IpAddr = "192.0.2.1".parse().expect("ip");
         let b: IpAddr = "192.0.2.2".parse().expect("ip");
-        let g = gate(3, Some(2));
+        let g = gate(3, Some(2), "");
         let a1 = g.admit(a).expect("first from a");
         let a2 = g.admit(a).expect("second from a");
         assert!(g.admit(a).is_none(), "a third from a is over its cap");
@@ -270,8 +251,8 @@ mod tests {
         drop(a1);
         assert!(g.admit(a).is_some(), "a's place given back");
         drop((a2, b1));
-        // Behind a trusted proxy every connection is the proxy's: only the cap in all holds.
-        let g = gate(3, None);
+        // A trusted proxy's connections are every client's behind it: only the cap in all holds.
+        let g = gate(3, Some(1), "192.0.2.0/30");
         let held: Vec<_> = (0..3)
             .map(|_| g.admit(a).expect("no cap per address"))
             .collect();

@@ -78,6 +78,7 @@ struct SignIn {
 )]
 pub async fn sign_in(
     State(access): State<SharedAccess>,
+    peer: crate::access::client::Peer,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, AppError> {
@@ -119,7 +120,7 @@ pub async fn sign_in(
         )
         .await?;
     tracing::info!(judge = %name, "judge signed in");
-    let cookie = session::set_cookie(&id, access.session_ttl, secure(&access, &headers));
+    let cookie = session::set_cookie(&id, access.session_ttl, secure(&access, &peer, &headers));
     let mut response = if is_form {
         Redirect::to("/judge/sign-in").into_response()
     } else {
@@ -147,13 +148,15 @@ pub async fn sign_in(
 )]
 pub async fn sign_out(
     State(access): State<SharedAccess>,
+    peer: crate::access::client::Peer,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     if let Some(id) = session::cookie(&headers) {
         access.store.end_session(&token::hash(id)).await?;
     }
     let mut response = Redirect::to("/judge/sign-in").into_response();
-    if let Ok(v) = header::HeaderValue::from_str(&session::clear_cookie(secure(&access, &headers)))
+    if let Ok(v) =
+        header::HeaderValue::from_str(&session::clear_cookie(secure(&access, &peer, &headers)))
     {
         response.headers_mut().insert(header::SET_COOKIE, v);
     }
@@ -217,10 +220,14 @@ pub async fn stop_as(engine: &Engine, judge: &Judge, id: &str) -> Result<(), App
 }
 
 /// Cookies are `Secure` when the operator says the site is served over HTTPS, or a trusted proxy
-/// says this request came over it.
-fn secure(access: &crate::access::Access, headers: &HeaderMap) -> bool {
+/// (SV-12) says this request came over it.
+fn secure(
+    access: &crate::access::Access,
+    peer: &crate::access::client::Peer,
+    headers: &HeaderMap,
+) -> bool {
     access.secure_cookies
-        || (access.trust_proxy
+        || (peer.0.is_some_and(|ip| access.trust_proxy.contains(ip))
             && headers
                 .get("x-forwarded-proto")
                 .and_then(|v| v.to_str().ok())

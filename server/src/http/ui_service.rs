@@ -76,7 +76,7 @@ impl DebateService for UiService {
             let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
             self.access.may_start(&who).map_err(|e| e.to_string())?;
             let valid = request.validate().map_err(|e| e.to_string())?;
-            let ip = client::address(&head.extensions, &head.headers, self.access.trust_proxy);
+            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
             let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
             self.engine
                 .start(valid, place)

@@ -140,3 +140,76 @@ async fn one_address_floods_another_still_starts_and_watches() {
          {watch_ms} ms"
     );
 }
+
+/// SV-12: `X-Forwarded-For` is believed from the trusted proxy's address only; a malformed hop
+/// (`1.2.3.4:5678`, `unknown`) is never taken as the client, whose requests then count as the
+/// proxy's own.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forwarded_address_counts_only_from_a_trusted_proxy_sv_12() {
+    let (_guard, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        300,
+        &[
+            ("CONSILIUM_TRUST_PROXY", "127.0.0.50"),
+            ("CONSILIUM_MAX_STREAMS_PER_CLIENT", "1"),
+        ],
+    );
+    let id = create(
+        &server,
+        json!({"query": "Should we rotate the database credentials tonight?"}),
+    )
+    .await;
+    let proxy = client_from([127, 0, 0, 50]);
+    let stranger = client_from([127, 0, 0, 51]);
+    let url = server.url(&format!("/api/debates/{id}/events"));
+    let mut held = Vec::new();
+    let mut stream = async |from: &reqwest::Client, xff: &str| {
+        let resp = from
+            .get(&url)
+            .header("x-forwarded-for", xff)
+            .send()
+            .await
+            .expect("GET events");
+        let status = resp.status().as_u16();
+        held.push(resp);
+        status
+    };
+    let cases = [
+        ("a client behind the proxy", &proxy, "203.0.113.1", 200),
+        (
+            "the same client again: its one stream is open",
+            &proxy,
+            "198.51.100.7, 203.0.113.1",
+            429,
+        ),
+        (
+            "another client behind the proxy",
+            &proxy,
+            "203.0.113.2",
+            200,
+        ),
+        (
+            "a stranger claiming an address",
+            &stranger,
+            "203.0.113.3",
+            200,
+        ),
+        (
+            "the stranger claiming another: still the stranger",
+            &stranger,
+            "203.0.113.4",
+            429,
+        ),
+        (
+            "a hop with a port: the proxy's own",
+            &proxy,
+            "203.0.113.5, 1.2.3.4:5678",
+            200,
+        ),
+        ("unknown: the proxy's own again", &proxy, "unknown", 429),
+    ];
+    for (what, from, xff, want) in cases {
+        assert_eq!(stream(from, xff).await, want, "{what} ({xff})");
+    }
+}
