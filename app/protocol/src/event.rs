@@ -283,6 +283,10 @@ pub enum EventBody {
     /// The debate's token budget ran out before the next call; the decision that follows is
     /// made from the positions that exist, the most cautious way.
     BudgetExhausted { round: u16, used: u64, budget: u64 },
+    /// SV-13: the server's daily token limit for remote models (`limit`) was reached — `spent`
+    /// today across every debate — before this debate's next call: nothing more is asked, and
+    /// the `budget_exhausted` that follows ends it the cautious way at what it had used.
+    DailyLimitReached { spent: u64, limit: u64 },
     /// ES-11: the budget is spent and judges are configured: the debate waits for a judge to
     /// grant more tokens or close it, instead of stopping at once.
     BudgetPaused { used: u64, budget: u64 },
@@ -348,6 +352,7 @@ impl EventBody {
             EventBody::ConfidenceClamped { .. } => "confidence_clamped",
             EventBody::AgentCall(_) => "agent_call",
             EventBody::BudgetExhausted { .. } => "budget_exhausted",
+            EventBody::DailyLimitReached { .. } => "daily_limit_reached",
             EventBody::BudgetPaused { .. } => "budget_paused",
             EventBody::BudgetGranted { .. } => "budget_granted",
             EventBody::BudgetClosed { .. } => "budget_closed",
@@ -395,6 +400,7 @@ impl EventBody {
             | EventBody::Impact(_)
             | EventBody::HumanDecision(_)
             | EventBody::BudgetPaused { .. }
+            | EventBody::DailyLimitReached { .. }
             | EventBody::BudgetGranted { .. }
             | EventBody::BudgetClosed { .. }
             | EventBody::Credibility(_)

@@ -120,6 +120,8 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
     let mut stop: Option<(u64, BudgetStop)> = None;
     // ES-11: the event that paused the debate for a judge, while it waits.
     let mut paused: Option<u64> = None;
+    // SV-13: the server's daily limit stopped the debate at this event.
+    let mut daily: Option<u64> = None;
     for e in events {
         let fail = |reason: String| Err((e.seq, reason));
         match &e.body {
@@ -127,6 +129,13 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                 declared = backend.as_ref().map(|b| b.token_budget);
             }
             EventBody::AgentCall(c) => {
+                if let Some(at) = daily {
+                    return fail(format!(
+                        "event {} is a call made after the daily limit stopped the debate at \
+                         event {at}",
+                        e.seq
+                    ));
+                }
                 if let Some((at, _)) = stop {
                     return fail(format!(
                         "event {} is a call made after the budget ran out at event {at}",
@@ -180,12 +189,38 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                     e.seq
                 ));
             }
+            EventBody::DailyLimitReached { .. } => {
+                if daily.is_some() || stop.is_some() {
+                    return fail(format!("event {} is a second budget stop", e.seq));
+                }
+                daily = Some(e.seq);
+            }
             EventBody::BudgetExhausted { used, budget, .. } => {
                 if *used != spent {
                     return fail(format!(
                         "event {} says {used} tokens were used, the logged calls add up to {spent}",
                         e.seq
                     ));
+                }
+                if let Some(at) = daily {
+                    // SV-13: the server's daily limit, not the debate's budget, ended it: at
+                    // what it had used, which the calls above add up to.
+                    if budget != used {
+                        return fail(format!(
+                            "event {} follows the daily limit (event {at}) with a budget of \
+                             {budget}, not the {used} tokens used",
+                            e.seq
+                        ));
+                    }
+                    stop = Some((
+                        e.seq,
+                        BudgetStop {
+                            used: *used,
+                            budget: *budget,
+                            calls,
+                        },
+                    ));
+                    continue;
                 }
                 if used < budget {
                     return fail(format!(

@@ -270,6 +270,10 @@ fn summarise_protocol_event(body: &EventBody) -> String {
             budget,
             ..
         } => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
+        EventBody::DailyLimitReached { spent, limit } => format!(
+            "The server's daily limit for remote models was reached: {spent} of {limit} tokens \
+             spent today"
+        ),
         EventBody::Embedded(e) => format!(
             "{} observations embedded by {} ({} dimensions)",
             e.vectors.len(),

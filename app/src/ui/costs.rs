@@ -10,15 +10,28 @@ use crate::protocol::DebateView;
 #[component]
 pub fn BudgetBanner(state: Signal<DebateView>) -> impl IntoView {
     move || {
-        state.with(|v| v.budget_exhausted).map(|(round, used, budget)| {
+        let (stop, daily) = state.with(|v| (v.budget_exhausted, v.daily_limit));
+        stop.map(|(round, used, budget)| {
+            let why = match daily {
+                // SV-13: the server's limit, not this debate's budget.
+                Some((spent, limit)) => format!(
+                    "This server's daily limit for remote models was reached in round {round} \
+                     ({} of {} tokens spent today); the agents had used {} tokens.",
+                    thousands(spent),
+                    thousands(limit),
+                    thousands(used)
+                ),
+                None => format!(
+                    "Token budget exhausted in round {round}: the agents used {} of {} tokens.",
+                    thousands(used),
+                    thousands(budget)
+                ),
+            };
             view! {
                 <section class="panel interrupted" role="alert" data-testid="budget-exhausted">
                     {format!(
-                        "Token budget exhausted in round {round}: the agents used {} of {} tokens. \
-                         The debate stopped there, and the decision was made from the positions that \
-                         existed, the most cautious way.",
-                        thousands(used),
-                        thousands(budget)
+                        "{why} The debate stopped there, and the decision was made from the \
+                         positions that existed, the most cautious way."
                     )}
                 </section>
             }

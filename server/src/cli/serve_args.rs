@@ -173,7 +173,8 @@ pub struct ServeArgs {
     #[arg(long, env = "CONSILIUM_REQUEST_TIMEOUT_S", default_value_t = 30)]
     pub request_timeout_s: u64,
     /// Tokens all debates on remote backends may spend per UTC day (0: no limit); then new
-    /// remote debates get 429 until midnight UTC.
+    /// remote debates get 429 until midnight UTC, and a running one makes no call that would
+    /// cross it (SV-13).
     #[arg(long, env = "CONSILIUM_DAILY_TOKEN_BUDGET", default_value_t = LimitConfig::default().daily_tokens)]
     pub daily_token_budget: u64,
     /// Where this server keeps its own files (the signing key). [default: the folder of the

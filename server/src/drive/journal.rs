@@ -20,6 +20,12 @@ pub trait Journal {
     fn deltas(&self) -> Option<crate::live::hub::Deltas> {
         None
     }
+
+    /// SV-13: for a debate on a remote backend under the server's daily token limit, the tokens
+    /// spent today (every debate's stored calls) and the limit; `None` when no limit applies.
+    fn daily(&self) -> impl std::future::Future<Output = Option<(u64, u64)>> + Send {
+        std::future::ready(None)
+    }
 }
 
 /// In-memory journal (benchmarks, tests).
@@ -41,6 +47,8 @@ pub struct StoredJournal {
     /// start): the decision's predictions are then taken from it. `None`: read back from the
     /// store when the decision comes.
     pub log: Option<Vec<Event>>,
+    /// SV-13: the server's daily token limit, for a debate on a remote backend; 0: none.
+    pub daily_limit: u64,
 }
 
 /// The signature a batch that ends the log is stored with (its last hash, signed).
@@ -59,6 +67,22 @@ impl Journal for StoredJournal {
             self.hub.clone(),
             self.id.clone(),
         ))
+    }
+
+    async fn daily(&self) -> Option<(u64, u64)> {
+        if self.daily_limit == 0 {
+            return None;
+        }
+        let today = super::sequencer::now_rfc3339();
+        match self.store.spent(&today[..10]).await {
+            Ok(spent) => Some((spent, self.daily_limit)),
+            Err(e) => {
+                // The start checked the limit; a store that cannot say today's spending
+                // does not stop a running debate.
+                tracing::warn!(debate = %self.id, "could not read today's spending: {e}");
+                None
+            }
+        }
     }
 
     async fn append(&mut self, events: &mut Vec<Event>) -> Result<(), StoreError> {

@@ -100,6 +100,12 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     // LM-4/RS-3: set when the server shuts down: nothing new goes out, and the calls in flight have
     // until then.
     let mut draining: Option<tokio::time::Instant> = None;
+    // SV-13: the server's daily limit was reached (tokens spent today, the limit): nothing more
+    // goes out, and once the calls in flight are answered the debate ends the cautious way.
+    let mut daily_stop: Option<(u64, u64)> = None;
+    // The tokens this run had used when its events were last stored: what it used since is not
+    // in today's stored spending yet.
+    let mut used_stored = run.used();
     loop {
         let (elapsed, stamp) = match answered_at.take() {
             Some((elapsed, now)) => (elapsed, Some(now)),
@@ -128,15 +134,35 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             desk.sync(debate, &run.held());
         }
         let mut asked = Vec::new();
-        while draining.is_none() && flight.len() + asked.len() < parallel {
+        while draining.is_none() && daily_stop.is_none() && flight.len() + asked.len() < parallel {
             match run.poll_request() {
-                Some(req) => asked.push(req),
+                Some(req) => {
+                    // SV-13: the next call is not made when it would cross the daily limit: the
+                    // tokens spent today, plus what this call and those running are expected to
+                    // cost, reach it.
+                    if let Some((stored, limit)) = journal.daily().await {
+                        let spent = stored.saturating_add(run.used().saturating_sub(used_stored));
+                        let running = u64::try_from(flight.len() + asked.len()).unwrap_or(u64::MAX);
+                        let expected = run.call_estimate().saturating_mul(running + 1);
+                        if spent.saturating_add(expected) >= limit {
+                            daily_stop = Some((spent, limit));
+                            break;
+                        }
+                    }
+                    asked.push(req);
+                }
                 None => break,
+            }
+        }
+        if let Some((spent, limit)) = daily_stop {
+            if flight.is_empty() && asked.is_empty() {
+                run.stop_for_daily_limit(spent, limit);
             }
         }
         stamp_batch(run, seq, &mut batch, stamp);
         if !batch.is_empty() {
             journal.append(&mut batch).await?;
+            used_stored = run.used();
         }
         for (request, agent) in settled.drain(..) {
             if let Some(d) = deltas {

@@ -193,6 +193,12 @@ impl Engine {
         self.lock_rulings().insert(id.clone(), rule_tx);
         let engine = self.clone();
         let timing = self.settings.timing(agents.backend());
+        // SV-13: the daily limit counts what remote models cost.
+        let daily_limit = if agents.backend() == "builtin" {
+            0
+        } else {
+            self.settings.daily_tokens
+        };
         let debate = id.clone();
         let task = tokio::spawn(async move {
             let mut journal = StoredJournal {
@@ -201,6 +207,7 @@ impl Engine {
                 hub: engine.hub.clone(),
                 signer: engine.signer.clone(),
                 log,
+                daily_limit,
             };
             let desk = engine.desk.clone();
             let mut stop_rx = stop_rx;

@@ -259,6 +259,7 @@ impl Engine {
             hub: self.hub.clone(),
             signer: self.signer.clone(),
             log: None,
+            daily_limit: 0,
         };
         match journal.append(&mut batch).await {
             Ok(()) => Ok(seq),

@@ -394,3 +394,63 @@ async fn each_agent_may_have_its_own_backend_and_model_ql_3() {
         "nothing half-written"
     );
 }
+
+/// SV-13: the daily limit holds while debates run, not only when they start. Three remote
+/// debates start together under a limit of 250,000 tokens, each call reporting 125,000: once
+/// today's spending (with what the next call is expected to cost) reaches the limit no further
+/// call is made — the first round, asked at once, finishes — and each debate ends the cautious
+/// way with the reason in its log, which verifies. Without the check each would go on to its
+/// 15 calls.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_daily_token_limit_stops_running_debates_before_the_next_call_sv_13() {
+    let fake = Fake {
+        tokens_per_call: 100_000,
+        all_good: true,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    let (_dir, db) = temp_db();
+    // Paced, so the three starts are in before any call has cost anything.
+    let server = Server::start_with(
+        &db,
+        300,
+        &[
+            ("OPENAI_BASE_URL", &format!("{fakes}/v1")),
+            ("OPENAI_MODEL", "fake-model"),
+            ("CONSILIUM_REMOTE_RETRIES", "0"),
+            ("CONSILIUM_DAILY_TOKEN_BUDGET", "250000"),
+        ],
+    );
+    let starts = (0..3).map(|seed| {
+        create(
+            &server,
+            json!({"query": "Should we ship the release tonight?", "backend": "openai",
+                   "seed": seed, "token_budget": 1_000_000}),
+        )
+    });
+    let ids = futures::future::join_all(starts).await;
+    for id in &ids {
+        let frames = read_sse(&server, id, None, "", usize::MAX).await;
+        let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+        let daily = of_type(&events, "daily_limit_reached");
+        assert_eq!(daily.len(), 1, "{id}: {events:#?}");
+        assert_eq!(daily[0]["limit"], 250_000);
+        let stop = of_type(&events, "budget_exhausted");
+        assert_eq!(stop.len(), 1, "{id}");
+        assert_eq!(
+            stop[0]["used"], stop[0]["budget"],
+            "stopped at what it had used"
+        );
+        assert_eq!(events.last().expect("last")["type"], "decision");
+        let calls = of_type(&events, "agent_call").len();
+        assert!(
+            calls <= 3,
+            "{id}: only the first round's calls, got {calls}"
+        );
+        let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+        assert!(ok, "{out}");
+    }
+    let calls: u32 = fake.calls.lock().expect("lock").values().sum();
+    assert_eq!(calls, 9, "the model was called {calls} times");
+    println!("daily limit 250,000 tokens, 125,000 per call: 3 debates made {calls} calls in all");
+}

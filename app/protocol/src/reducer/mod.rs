@@ -54,6 +54,9 @@ pub struct DebateView {
     pub flags: Vec<Flag>,
     /// The token budget ran out: in which round, and the tokens used against the budget.
     pub budget_exhausted: Option<(u16, u64, u64)>,
+    /// SV-13: the server's daily limit ended the debate: tokens spent today, the limit.
+    #[serde(default)]
+    pub daily_limit: Option<(u64, u64)>,
     /// ES-11: waiting for a judge to grant tokens or close it: tokens used, budget in force.
     #[serde(default)]
     pub budget_paused: Option<(u64, u64)>,
@@ -342,6 +345,10 @@ impl DebateView {
                 self.budget_grants.push((judge.clone(), *tokens, *budget));
             }
             EventBody::BudgetClosed { .. } => self.budget_paused = None,
+            EventBody::DailyLimitReached { spent, limit } => {
+                self.thinking.clear();
+                self.daily_limit = Some((*spent, *limit));
+            }
             other => {
                 if matches!(other, EventBody::Challenge { .. }) {
                     self.challenges += 1;

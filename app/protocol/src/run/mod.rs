@@ -275,8 +275,7 @@ impl DebateRun {
     /// overshoots its budget by at most the calls that were already running.
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
         if let Some(budget) = self.budget {
-            let reserved =
-                self.used.checked_div(self.costed).unwrap_or(0) * u64::from(self.in_flight);
+            let reserved = self.call_estimate() * u64::from(self.in_flight);
             if self.in_flight > 0 && self.used.saturating_add(reserved) >= budget {
                 return None;
             }
@@ -305,6 +304,31 @@ impl DebateRun {
             self.in_flight += 1;
         }
         req
+    }
+
+    /// LM-2/SV-13: what the next call is expected to cost: the mean of the answered calls that
+    /// reported a cost (0 before any did).
+    pub fn call_estimate(&self) -> u64 {
+        self.used.checked_div(self.costed).unwrap_or(0)
+    }
+
+    /// SV-13: the server's daily token limit is reached. Logs it, then ends the debate the
+    /// cautious way its protocol ends a spent budget — at the tokens used so far, so the
+    /// `budget_exhausted` that follows is checkable against the logged calls. Nothing happens
+    /// once the debate is over; the driver calls this with no call in flight.
+    pub fn stop_for_daily_limit(&mut self, spent: u64, limit: u64) {
+        if self.debate.is_finished() {
+            return;
+        }
+        while let Some(body) = self.debate.poll_event() {
+            self.queue.push_back(body);
+        }
+        self.queue
+            .push_back(EventBody::DailyLimitReached { spent, limit });
+        self.paused = false;
+        self.pausable = false;
+        self.budget = Some(self.used);
+        self.debate.exhaust(self.used, self.used);
     }
 
     /// LM-1: requests handed out and not answered yet.

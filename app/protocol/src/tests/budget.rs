@@ -256,3 +256,92 @@ fn the_budget_counts_calls_in_flight_lm_2() {
         assert_eq!(run.in_flight(), 0);
     }
 }
+
+/// SV-13: the server's daily limit stops a debate under its own budget: `daily_limit_reached`,
+/// then a `budget_exhausted` at the tokens used and the cautious decision. The log verifies;
+/// a stop that claims another budget, or a call after the daily stop, fails by name.
+#[test]
+fn the_daily_limit_ends_a_debate_at_what_it_used_sv_13() {
+    let mut run = DebateRun::start(
+        Debate::S4(S4Debate::new("Ship it?", AgentSpec::default_s4(), 1).expect("s4")),
+        Start {
+            backend: Some(BackendInfo {
+                kind: "openai".into(),
+                model: Some("m".into()),
+                service: None,
+                token_budget: 100_000,
+            }),
+            budget: Some(100_000),
+            ..Start::default()
+        },
+    );
+    let mut bodies = Vec::new();
+    // Round 1 at once: three calls of 500 tokens.
+    let round: Vec<_> = std::iter::from_fn(|| run.poll_request()).collect();
+    assert_eq!(round.len(), 3);
+    assert_eq!(run.call_estimate(), 0, "no call has cost anything yet");
+    for req in &round {
+        run.handle(
+            req,
+            Answered {
+                reply: Ok(AgentReply::Position(Position {
+                    decision: Decision::Act,
+                    confidence: 80,
+                    risk: 10,
+                    reasoning: "r".into(),
+                })),
+                usage: Some(Usage {
+                    attempts: 1,
+                    latency_ms: 1,
+                    prompt_tokens: 400,
+                    completion_tokens: 100,
+                    ..Usage::default()
+                }),
+                now: "2026-01-01T00:00:00.000Z".into(),
+            },
+        );
+    }
+    assert_eq!(run.call_estimate(), 500);
+    run.stop_for_daily_limit(2_000_000, 2_000_000);
+    while let Some(e) = run.poll_event() {
+        bodies.push(e);
+    }
+    assert!(run.is_finished());
+    assert!(run.poll_request().is_none(), "nothing more is asked");
+    let k = kinds(&bodies);
+    let daily = k
+        .iter()
+        .position(|k| *k == "daily_limit_reached")
+        .expect("logged");
+    assert_eq!(k[daily + 1], "budget_exhausted", "{k:?}");
+    assert_eq!(k.last(), Some(&"decision"));
+    let stop = check_budget(&seal_all(bodies.clone()))
+        .expect("verifies")
+        .expect("a stop");
+    assert_eq!((stop.used, stop.budget, stop.calls), (1500, 1500, 3));
+    assert!(recompute_decision(&seal_all(bodies.clone())).is_ok());
+
+    let at = |kind: &str| bodies.iter().position(|b| b.kind() == kind).expect(kind);
+    let mut other_budget = bodies.clone();
+    if let EventBody::BudgetExhausted { budget, .. } = &mut other_budget[at("budget_exhausted")] {
+        *budget = 100_000;
+    }
+    let mut late_call = bodies.clone();
+    let call = late_call[at("agent_call")].clone();
+    late_call.insert(at("budget_exhausted"), call);
+    for (name, forged, needle) in [
+        (
+            "budget",
+            other_budget,
+            "with a budget of 100000, not the 1500 tokens used",
+        ),
+        (
+            "call",
+            late_call,
+            "after the daily limit stopped the debate",
+        ),
+    ] {
+        let (_, why) = check_budget(&seal_all(forged)).expect_err(name);
+        assert!(why.contains(needle), "{name}: {why}");
+    }
+}

@@ -288,6 +288,7 @@ async fn run_stored(store: &Store, hub: &Arc<Hub>, i: u32) -> Result<usize, CliE
         // The figures are per turn; signing happens once per debate, at its end.
         signer: None,
         log: Some(first),
+        daily_limit: 0,
     };
     drive(&mut run, &Instant0, &mut journal, &mut seq, timing(), None).await?;
     // Counted, not read back: reading the log is not part of running the debate.

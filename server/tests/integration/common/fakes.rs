@@ -28,6 +28,8 @@ pub struct Fake {
     pub models: Arc<Mutex<Vec<String>>>,
     /// Requests (by seed) that have had their one failure.
     pub failed_once: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// Every agent answers well (and reports `tokens_per_call`): no misbehaviour per agent.
+    pub all_good: bool,
 }
 
 impl Fake {
@@ -83,6 +85,10 @@ pub async fn chat(State(fake): State<Fake>, Json(body): Json<Value>) -> Response
         .expect("lock")
         .push(body["model"].as_str().unwrap_or("").to_owned());
     let user = body["messages"][1]["content"].as_str().unwrap_or("");
+    if fake.all_good {
+        let answer = good_answer(user, "Weighed the evidence on both sides.", 70);
+        return Json(completion(&answer, fake.tokens_per_call)).into_response();
+    }
     match agent.as_str() {
         "utility" => {
             // Per request (its seed is the request's): asked at once, the agent's requests
