@@ -100,6 +100,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     );
     let limits = crate::http::conn::ConnLimits {
         header_timeout: std::time::Duration::from_secs(args.header_timeout_s),
+        write_timeout: std::time::Duration::from_secs(args.write_timeout_s),
         max: args.max_connections as usize,
         per_address: Some(args.max_connections_per_address as usize),
         proxies: args.trust_proxy.clone().unwrap_or_default(),

@@ -153,6 +153,11 @@ pub struct ServeArgs {
     #[arg(long, env = "CONSILIUM_HEADER_TIMEOUT_S", default_value_t = crate::http::conn::DEFAULT_HEADER_TIMEOUT_S,
         value_parser = clap::value_parser!(u64).range(1..=600))]
     pub header_timeout_s: u64,
+    /// Seconds a response may wait on a client that takes none of it (a live stream nobody
+    /// reads) before the connection is closed.
+    #[arg(long, env = "CONSILIUM_WRITE_TIMEOUT_S", default_value_t = crate::http::conn::DEFAULT_WRITE_TIMEOUT_S,
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout_s: u64,
     /// The most connections open at once; beyond it a new connection is closed as it arrives.
     #[arg(long, env = "CONSILIUM_MAX_CONNECTIONS", default_value_t = crate::http::conn::DEFAULT_MAX_CONNECTIONS,
         value_parser = clap::value_parser!(u32).range(1..))]

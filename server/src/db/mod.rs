@@ -245,6 +245,31 @@ impl Store {
             .collect()
     }
 
+    /// SV-15: at most `limit` events with `seq > after`, in order: a long log read a page at a
+    /// time.
+    pub async fn events_page(
+        &self,
+        id: &str,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<Event>, StoreError> {
+        let after = after.min(i64::MAX as u64) as i64;
+        let rows: Vec<(i64, String)> = on_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT seq, body FROM events WHERE debate_id = $1 AND seq > $2 ORDER BY seq \
+                 LIMIT $3",
+            )
+            .bind(id)
+            .bind(after)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?
+        });
+        rows.into_iter()
+            .map(|(seq, body)| decode(id, seq, &body))
+            .collect()
+    }
+
     /// The last logged event of a debate, to continue its sequence and hash chain.
     pub async fn last_event(&self, id: &str) -> Result<Option<Event>, StoreError> {
         let row: Option<(i64, String)> = on_pool!(self, pool => {

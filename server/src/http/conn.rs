@@ -15,15 +15,19 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::io;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 
 use crate::access::client::{limit_key, TrustedProxies};
@@ -35,11 +39,16 @@ pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;
 pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: u32 = 256;
 /// A request's start line and headers; our own pages' requests are a few KiB.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+/// SV-15: how long a response may wait on a client that takes none of it before the
+/// connection is closed.
+pub const DEFAULT_WRITE_TIMEOUT_S: u64 = 60;
 
 /// How long a client may take over a request head, and how many connections may be open.
 #[derive(Clone, Debug)]
 pub struct ConnLimits {
     pub header_timeout: Duration,
+    /// SV-15: a write that cannot go out for this long closes the connection.
+    pub write_timeout: Duration,
     pub max: usize,
     pub per_address: Option<usize>,
     /// Trusted reverse proxies (`--trust-proxy`): every connection through one comes from its
@@ -51,6 +60,7 @@ impl Default for ConnLimits {
     fn default() -> Self {
         ConnLimits {
             header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_S),
+            write_timeout: Duration::from_secs(DEFAULT_WRITE_TIMEOUT_S),
             max: DEFAULT_MAX_CONNECTIONS as usize,
             per_address: Some(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as usize),
             proxies: TrustedProxies::default(),
@@ -138,6 +148,7 @@ impl Gate {
 /// once every connection has closed. Handlers see the peer as `ConnectInfo<SocketAddr>`.
 pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, limits: ConnLimits) {
     let header_timeout = limits.header_timeout;
+    let write_timeout = limits.write_timeout;
     let gate = Arc::new(Gate {
         limits,
         open: Mutex::new(Open::default()),
@@ -182,7 +193,7 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, li
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
                 .max_header_size(MAX_HEADER_BYTES)
-                .serve_connection(TokioIo::new(tcp), service)
+                .serve_connection(TokioIo::new(Stalling::new(tcp, write_timeout)), service)
                 .with_upgrades();
             let mut conn = std::pin::pin!(conn);
             let mut waiter = closing.waiter();
@@ -207,6 +218,94 @@ pub async fn serve(listener: TcpListener, app: Router, closing: Arc<Closing>, li
     open_tx.closed().await;
 }
 
+/// SV-15: a connection whose writes have been blocked for `timeout` — a client that takes
+/// nothing of what it is sent, as a live stream's reader that stopped reading — fails with
+/// `TimedOut`, and hyper closes it. Only time spent waiting to write counts: an idle live stream
+/// (nothing to send) or a slow reader that takes something now and then is left alone.
+struct Stalling<T> {
+    inner: T,
+    timeout: Duration,
+    /// Since the first write that had to wait, until one goes through.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> Stalling<T> {
+    fn new(inner: T, timeout: Duration) -> Self {
+        Stalling {
+            inner,
+            timeout,
+            stalled: None,
+        }
+    }
+
+    /// After a write attempt: `Ready` passes through (and ends a stall); `Pending` starts or
+    /// continues one, which fails once it lasted the timeout.
+    fn after<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<R>>,
+    ) -> Poll<io::Result<R>> {
+        if polled.is_ready() {
+            self.stalled = None;
+            return polled;
+        }
+        let timeout = self.timeout;
+        let stall = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        if stall.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the client took nothing for {} s", timeout.as_secs()),
+            )));
+        }
+        Poll::Pending
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Stalling<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Stalling<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.after(cx, polled)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.after(cx, polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let polled = Pin::new(&mut self.inner).poll_flush(cx);
+        self.after(cx, polled)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
 /// Errors that concern one connection only (as hyper's and axum's accept loops tell them apart).
 fn is_connection_error(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
@@ -224,6 +323,7 @@ mod tests {
         Arc::new(Gate {
             limits: ConnLimits {
                 header_timeout: Duration::from_secs(10),
+                write_timeout: Duration::from_secs(60),
                 max,
                 per_address,
                 proxies: if proxies.is_empty() {
@@ -235,6 +335,55 @@ mod tests {
             open: Mutex::new(Open::default()),
             refusing: AtomicBool::new(false),
         })
+    }
+
+    /// SV-15: a write blocked for the timeout — the peer takes nothing — fails with `TimedOut`;
+    /// until then, and while the peer takes what is sent, writes go through. Real sockets with
+    /// small buffers, so they fill at once.
+    #[tokio::test]
+    async fn a_write_the_peer_never_takes_times_out_sv_15() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listening = tokio::net::TcpSocket::new_v4().expect("socket");
+        listening.set_recv_buffer_size(4096).expect("rcvbuf");
+        listening
+            .bind("127.0.0.1:0".parse().expect("addr"))
+            .expect("bind");
+        let listener = listening.listen(8).expect("listen");
+        let addr = listener.local_addr().expect("addr");
+        let writer = tokio::net::TcpSocket::new_v4().expect("socket");
+        writer.set_send_buffer_size(4096).expect("sndbuf");
+        let (writer, accepted) = tokio::join!(writer.connect(addr), listener.accept());
+        let (mut reader, _) = accepted.expect("accept");
+        let mut out = Stalling::new(writer.expect("connect"), Duration::from_millis(300));
+        let chunk = vec![b'x'; 16 * 1024];
+
+        // A reader that takes what is sent: no timeout, however long it lasts.
+        let drain = tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut got = 0;
+            while got < 4 * 1024 * 1024 {
+                got += reader.read(&mut buf).await.expect("read");
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            reader
+        });
+        for _ in 0..256 {
+            out.write_all(&chunk)
+                .await
+                .expect("a reader that reads is never timed out");
+        }
+        let _reader = drain.await.expect("drain");
+
+        // Now nobody reads: the buffers fill and the next write fails after the timeout.
+        let began = std::time::Instant::now();
+        let failed = loop {
+            if let Err(e) = out.write_all(&chunk).await {
+                break e;
+            }
+            assert!(began.elapsed() < Duration::from_secs(10), "never timed out");
+        };
+        assert_eq!(failed.kind(), io::ErrorKind::TimedOut, "{failed}");
+        assert!(began.elapsed() >= Duration::from_millis(300));
     }
 
     /// SV-11: the caps in all and per address; a closed connection gives its place back.

@@ -33,6 +33,9 @@ const POLL: Duration = Duration::from_millis(250);
 /// With PostgreSQL, a stream following another process's debate re-reads the log when notified;
 /// this is only the safety net.
 const SAFETY_POLL: Duration = Duration::from_secs(2);
+/// SV-15: a stream reads the stored log this many events at a time, the next page only once the
+/// last is sent: a viewer that does not read holds one page, not the whole log.
+pub const PAGE: u32 = 500;
 
 /// A debate's events as Server-Sent Events: the log after the cursor, then each event as it is
 /// appended, until the log's end.
@@ -117,6 +120,8 @@ pub async fn handler(
         changes,
         last: after,
         started: false,
+        backlog_left: false,
+        from_memory: false,
         done: false,
         pending: std::collections::VecDeque::new(),
     };
@@ -158,6 +163,10 @@ struct Follow {
     /// The last sequence number sent.
     last: u64,
     started: bool,
+    /// SV-15: the stored backlog has more pages to send before `so_far`.
+    backlog_left: bool,
+    /// The hub's copy reaches back to the cursor: no stored backlog to read.
+    from_memory: bool,
     done: bool,
     /// What is to be sent next, in order.
     pending: std::collections::VecDeque<Out>,
@@ -177,8 +186,7 @@ enum Polled {
 impl Follow {
     /// Queues what to send next, in order; `false` once the stream is over.
     async fn fill(&mut self) -> bool {
-        if !self.started {
-            self.started = true;
+        if !self.started || self.backlog_left {
             return self.backlog().await;
         }
         while !self.done {
@@ -210,23 +218,30 @@ impl Follow {
     }
 
     /// The log after the cursor: from the hub when what it has reaches back to the cursor, else
-    /// from the store first (the hub's copy then only fills in what came since). `false` when
-    /// the store could not be read.
+    /// from the store first, a page per call (the hub's copy then only fills in what came
+    /// since). `false` when the store could not be read.
     async fn backlog(&mut self) -> bool {
-        let so_far = std::mem::take(&mut self.so_far);
-        let from_memory = so_far.first().is_some_and(|f| f.seq <= self.last + 1);
-        let backlog = if from_memory {
-            Vec::new()
-        } else {
-            match self.store.events_after(&self.id, self.last).await {
-                Ok(b) => frames(b),
+        if !self.started {
+            self.started = true;
+            self.from_memory = self.so_far.first().is_some_and(|f| f.seq <= self.last + 1);
+        }
+        if !self.from_memory {
+            match self.store.events_page(&self.id, self.last, PAGE).await {
+                Ok(page) => {
+                    let full = page.len() == PAGE as usize;
+                    self.take(frames(page));
+                    self.backlog_left = full && !self.done;
+                    if self.backlog_left {
+                        return true;
+                    }
+                }
                 Err(e) => {
                     tracing::error!(debate = %self.id, "reading the log failed: {e}");
                     return false;
                 }
             }
-        };
-        self.take(backlog);
+        }
+        let so_far = std::mem::take(&mut self.so_far);
         self.take(so_far);
         // A run whose log could not be stored (as on a full disk): say so, then end, so the
         // page shows why instead of reconnecting forever.
@@ -248,6 +263,9 @@ impl Follow {
         match rx.recv().await {
             Ok(f) => Polled::One(f),
             Err(RecvError::Lagged(_)) => {
+                // Fallen behind the channel: follow the store from here, a page at a time, so
+                // nothing between the page and the channel's next event is skipped.
+                self.live = None;
                 Polled::Frames(read(&self.store, &self.id, self.last).await)
             }
             Err(RecvError::Closed) => {
@@ -313,11 +331,15 @@ impl Follow {
     }
 }
 
+/// The next page of the stored log after `after` (SV-15): the polling that follows asks again.
 async fn read(store: &crate::db::Store, id: &str, after: u64) -> Vec<Arc<Frame>> {
-    let events = store.events_after(id, after).await.unwrap_or_else(|e| {
-        tracing::error!(debate = %id, "reading the log failed: {e}");
-        Vec::new()
-    });
+    let events = store
+        .events_page(id, after, PAGE)
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(debate = %id, "reading the log failed: {e}");
+            Vec::new()
+        });
     frames(events)
 }
 
