@@ -26,7 +26,7 @@ serve() {
   "$bin" serve --addr "127.0.0.1:$port" --database-url "sqlite:$scratch/load.db" \
     --max-streams-per-client 100000 --max-connections 100000 --max-connections-per-address 100000 \
     --rate-limit 100000 --rate-burst 100000 \
-    --max-debates 1000 --max-debates-per-client 1000 "$@" >"$scratch/server.log" 2>&1 &
+    --max-debates 1000 --max-debates-per-client 1000 --max-daily-debates-per-client 0 "$@" >"$scratch/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do
     grep -q "listening on" "$scratch/server.log" && break

@@ -3,6 +3,7 @@
 //! answer alone, then R−1 rounds in which each sees the others' answers and updates) — grades
 //! every answer, and saves the run after each item so a crash loses at most the item under way.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -222,35 +223,81 @@ pub async fn run(
 const MAX_SAVED_BYTES: u64 = 32 * 1024 * 1024;
 
 /// QL-2 for the `/eval` page: every run saved in `dir`, newest first (at most 50). Files that are
-/// not runs are skipped; a missing directory is no runs.
+/// not runs are skipped; a missing directory is no runs. Each file is parsed once per version
+/// ([`SavedRuns`]).
 pub fn saved_runs(dir: &Path) -> Vec<app::api::SavedEval> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut runs: Vec<app::api::SavedEval> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .filter(|e| {
-            e.metadata()
-                .is_ok_and(|m| m.is_file() && m.len() <= MAX_SAVED_BYTES)
-        })
-        .filter_map(|e| {
-            let text = std::fs::read_to_string(e.path()).ok()?;
-            let run: EvalRun = serde_json::from_str(&text).ok()?;
-            Some(app::api::SavedEval {
-                file: e.file_name().to_string_lossy().into_owned(),
-                report: run.report(),
-                items: run.items.len(),
-                config: run.config,
-                started_at: run.started_at,
-                updated_at: run.updated_at,
-                wall_ms: run.wall_ms,
-            })
-        })
-        .collect();
-    runs.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.file.cmp(&b.file)));
-    runs.truncate(50);
-    runs
+    static SAVED: std::sync::LazyLock<SavedRuns> = std::sync::LazyLock::new(SavedRuns::default);
+    SAVED.list(dir)
+}
+
+/// The saved runs as last read, by file: a file whose size and modification time are unchanged
+/// is not read again (a run being written changes both). Up to a few KiB per run.
+#[derive(Default)]
+pub struct SavedRuns {
+    seen: std::sync::Mutex<HashMap<std::path::PathBuf, Seen>>,
+    /// Files parsed, for the tests.
+    parsed: std::sync::atomic::AtomicUsize,
+}
+
+struct Seen {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    /// `None`: not a run.
+    run: Option<app::api::SavedEval>,
+}
+
+impl SavedRuns {
+    pub fn list(&self, dir: &Path) -> Vec<app::api::SavedEval> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let files: Vec<(std::path::PathBuf, std::fs::Metadata)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| Some((e.path(), e.metadata().ok()?)))
+            .filter(|(_, m)| m.is_file() && m.len() <= MAX_SAVED_BYTES)
+            .collect();
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Forget the files that are gone.
+        seen.retain(|path, _| files.iter().any(|(p, _)| p == path));
+        let mut runs = Vec::new();
+        for (path, meta) in files {
+            let (len, modified) = (meta.len(), meta.modified().ok());
+            let fresh = seen
+                .get(&path)
+                .is_some_and(|s| s.len == len && s.modified == modified);
+            if !fresh {
+                self.parsed
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let run = read_saved(&path);
+                seen.insert(path.clone(), Seen { len, modified, run });
+            }
+            if let Some(run) = seen.get(&path).and_then(|s| s.run.clone()) {
+                runs.push(run);
+            }
+        }
+        runs.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.file.cmp(&b.file)));
+        runs.truncate(50);
+        runs
+    }
+}
+
+/// A saved run's summary, or `None` when the file is not a run.
+fn read_saved(path: &Path) -> Option<app::api::SavedEval> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let run: EvalRun = serde_json::from_str(&text).ok()?;
+    Some(app::api::SavedEval {
+        file: path.file_name()?.to_string_lossy().into_owned(),
+        report: run.report(),
+        items: run.items.len(),
+        config: run.config,
+        started_at: run.started_at,
+        updated_at: run.updated_at,
+        wall_ms: run.wall_ms,
+    })
 }
 
 /// [`saved_runs`] off the async workers.
@@ -258,4 +305,52 @@ pub async fn saved_runs_async(dir: std::path::PathBuf) -> Vec<app::api::SavedEva
     tokio::task::spawn_blocking(move || saved_runs(&dir))
         .await
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod saved_runs_tests {
+    use super::*;
+
+    fn run_json(updated_at: &str) -> String {
+        serde_json::json!({
+            "config": {"task_set": "arithmetic", "seed": 1, "items": 1, "agents": 3, "rounds": 2,
+                       "samples": 3, "model": "m", "endpoint": "127.0.0.1:1", "temperature": 0.7,
+                       "max_tokens": 200},
+            "started_at": "2026-01-01T00:00:00Z", "updated_at": updated_at, "wall_ms": 5,
+            "items": []
+        })
+        .to_string()
+    }
+
+    /// QL-2: `/api/eval` parses a saved run once per version of its file: unchanged files are
+    /// served from what was read, a rewritten one is read again, a removed one is forgotten.
+    #[test]
+    fn each_saved_run_is_parsed_once_per_version() {
+        let dir = tempfile::tempdir().expect("dir");
+        let parsed = |r: &SavedRuns| r.parsed.load(std::sync::atomic::Ordering::Relaxed);
+        std::fs::write(dir.path().join("a.json"), run_json("2026-01-01T00:00:01Z")).expect("a");
+        std::fs::write(dir.path().join("b.json"), run_json("2026-01-01T00:00:02Z")).expect("b");
+        std::fs::write(dir.path().join("junk.json"), "not a run").expect("junk");
+        let runs = SavedRuns::default();
+        let first = runs.list(dir.path());
+        assert_eq!(
+            first.iter().map(|r| r.file.as_str()).collect::<Vec<_>>(),
+            ["b.json", "a.json"]
+        );
+        assert_eq!(parsed(&runs), 3);
+        assert_eq!(runs.list(dir.path()), first, "the same answer");
+        assert_eq!(parsed(&runs), 3, "nothing read again");
+        // A run that grows (as one being written does) is read again.
+        std::fs::write(
+            dir.path().join("a.json"),
+            run_json("2026-01-01T00:00:03.5Z"),
+        )
+        .expect("a");
+        let again = runs.list(dir.path());
+        assert_eq!(parsed(&runs), 4);
+        assert_eq!(again[0].file, "a.json");
+        std::fs::remove_file(dir.path().join("b.json")).expect("rm");
+        assert_eq!(runs.list(dir.path()).len(), 1);
+        assert_eq!(parsed(&runs), 4);
+    }
 }

@@ -23,6 +23,9 @@ pub struct LimitConfig {
     pub request_timeout: Duration,
     /// Tokens all remote debates together may spend per UTC day; 0: no daily limit.
     pub daily_tokens: u64,
+    /// Debates one address may start per UTC day without the start token or a judge's
+    /// sign-in (each stays stored); 0: no limit.
+    pub daily_debates_per_client: u32,
 }
 
 impl Default for LimitConfig {
@@ -35,8 +38,16 @@ impl Default for LimitConfig {
             burst: 200,
             request_timeout: Duration::from_secs(30),
             daily_tokens: 2_000_000,
+            daily_debates_per_client: 500,
         }
     }
+}
+
+/// Seconds since 1970, for the daily counts.
+pub fn unix_now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Why a place was refused: the message for the JSON error, and when to try again.
@@ -80,6 +91,14 @@ pub struct Limits {
     pub config: LimitConfig,
     debates: Mutex<Counts>,
     streams: Mutex<Counts>,
+    started: Mutex<StartedToday>,
+}
+
+/// The debates each address started anonymously on one UTC day (by day number since 1970).
+#[derive(Default)]
+struct StartedToday {
+    day: u64,
+    by_client: HashMap<IpAddr, u32>,
 }
 
 #[derive(Clone, Copy)]
@@ -107,6 +126,7 @@ impl Limits {
             config,
             debates: Mutex::default(),
             streams: Mutex::default(),
+            started: Mutex::default(),
         })
     }
 
@@ -153,6 +173,40 @@ impl Limits {
             ip,
             kind: Kind::Debate,
         })
+    }
+
+    /// One more debate started today by `ip` without the start token or a judge (SV-8): refused
+    /// once the address started its daily quota, until 00:00 UTC. `now_s`: seconds since 1970.
+    pub fn start_today(&self, ip: IpAddr, now_s: u64) -> Result<(), Refusal> {
+        let max = self.config.daily_debates_per_client;
+        if max == 0 {
+            return Ok(());
+        }
+        let mut started = self
+            .started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let today = now_s / 86_400;
+        if started.day != today {
+            // A new day: yesterday's counts go, so the table holds one day's addresses.
+            *started = StartedToday {
+                day: today,
+                by_client: HashMap::new(),
+            };
+        }
+        let n = started.by_client.entry(limit_key(ip)).or_default();
+        if *n >= max {
+            return Err(Refusal {
+                message: format!(
+                    "this address has started {max} debates today, the most one address may \
+                     start per day without the start token (--max-daily-debates-per-client); \
+                     it resets at 00:00 UTC"
+                ),
+                retry_after_s: 86_400 - now_s % 86_400,
+            });
+        }
+        *n += 1;
+        Ok(())
     }
 
     /// A place for one more live stream opened by `ip`.
@@ -239,5 +293,39 @@ mod tests {
         );
         drop(s2);
         assert!(limits.stream(b).is_ok(), "given back to the /64");
+    }
+
+    /// SV-8: an address's anonymous starts per UTC day; a new day starts afresh.
+    #[test]
+    fn anonymous_starts_are_counted_per_address_and_day() {
+        let limits = Limits::new(LimitConfig {
+            daily_debates_per_client: 2,
+            ..LimitConfig::default()
+        });
+        let day = 20_000 * 86_400;
+        assert!(limits.start_today(ip(1), day + 10).is_ok());
+        assert!(limits.start_today(ip(1), day + 20).is_ok());
+        let refused = limits.start_today(ip(1), day + 30).expect_err("third");
+        assert!(
+            refused.message.contains("started 2 debates today"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(refused.retry_after_s, 86_400 - 30);
+        assert!(
+            limits.start_today(ip(2), day + 40).is_ok(),
+            "another address"
+        );
+        assert!(
+            limits.start_today(ip(1), day + 86_400).is_ok(),
+            "the next day"
+        );
+        let unlimited = Limits::new(LimitConfig {
+            daily_debates_per_client: 0,
+            ..LimitConfig::default()
+        });
+        for _ in 0..1000 {
+            assert!(unlimited.start_today(ip(1), day).is_ok());
+        }
     }
 }

@@ -172,6 +172,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
         burst: args.rate_burst.max(1),
         request_timeout: Duration::from_secs(args.request_timeout_s.max(1)),
         daily_tokens: args.daily_token_budget,
+        daily_debates_per_client: args.max_daily_debates_per_client,
     });
     crate::live::trim::watch(limits.clone());
     let access = Arc::new(Access {

@@ -145,6 +145,10 @@ pub struct ServeArgs {
     /// The most debates one client address may run at once.
     #[arg(long, env = "CONSILIUM_MAX_DEBATES_PER_CLIENT", default_value_t = LimitConfig::default().max_debates_per_client)]
     pub max_debates_per_client: u32,
+    /// Debates one client address may start per UTC day without the start token or a judge's
+    /// sign-in (each is stored); then 429 until midnight UTC. 0: no limit.
+    #[arg(long, env = "CONSILIUM_MAX_DAILY_DEBATES_PER_CLIENT", default_value_t = LimitConfig::default().daily_debates_per_client)]
+    pub max_daily_debates_per_client: u32,
     /// The most live streams one client address may hold open.
     #[arg(long, env = "CONSILIUM_MAX_STREAMS_PER_CLIENT", default_value_t = LimitConfig::default().max_streams_per_client)]
     pub max_streams_per_client: u32,

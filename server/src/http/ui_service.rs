@@ -78,6 +78,12 @@ impl DebateService for UiService {
             let valid = request.validate().map_err(|e| e.to_string())?;
             let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
             let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
+            if matches!(who, crate::access::Principal::Anonymous) {
+                self.access
+                    .limits
+                    .start_today(ip, crate::access::limits::unix_now_s())
+                    .map_err(|r| r.message)?;
+            }
             self.engine
                 .start(valid, place)
                 .await

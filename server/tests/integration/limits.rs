@@ -213,3 +213,50 @@ async fn a_forwarded_address_counts_only_from_a_trusted_proxy_sv_12() {
         assert_eq!(stream(from, xff).await, want, "{what} ({xff})");
     }
 }
+
+/// SV-8: an address may start so many debates per UTC day without the start token or a judge's
+/// sign-in (each is stored for good); then 429 until midnight, naming the flag. Another address,
+/// and a judge from the same one, still start.
+#[tokio::test(flavor = "multi_thread")]
+async fn anonymous_starts_have_a_daily_quota_per_address() {
+    let (_guard, db) = temp_db();
+    let judge = add_judge(&db, "ada", "judge");
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_MAX_DAILY_DEBATES_PER_CLIENT", "2")]);
+    let body = json!({"query": "Should we rotate the database credentials tonight?"});
+    let start = async |from: &reqwest::Client, token: Option<&str>| {
+        let mut req = from.post(server.url("/api/debates")).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("POST");
+        let status = resp.status().as_u16();
+        let retry = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let json: Value = resp.json().await.unwrap_or(Value::Null);
+        (status, retry, json)
+    };
+    let busy = client_from([127, 0, 0, 70]);
+    assert_eq!(start(&busy, None).await.0, 201);
+    assert_eq!(start(&busy, None).await.0, 201);
+    let (status, retry, json) = start(&busy, None).await;
+    assert_eq!(status, 429, "{json}");
+    let error = json["error"].as_str().expect("error");
+    assert!(
+        error.contains("started 2 debates today")
+            && error.contains("--max-daily-debates-per-client"),
+        "{error}"
+    );
+    assert!(
+        retry.is_some_and(|s| (1..=86_400).contains(&s)),
+        "{retry:?}"
+    );
+    assert_eq!(start(&client_from([127, 0, 0, 71]), None).await.0, 201);
+    assert_eq!(
+        start(&busy, Some(&judge)).await.0,
+        201,
+        "a judge is not counted"
+    );
+}
