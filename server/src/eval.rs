@@ -37,7 +37,10 @@ impl Model {
             &self.client,
             &self.policy,
             &self.config.endpoint(),
-            self.config.api_key.as_deref(),
+            self.config
+                .api_key
+                .as_ref()
+                .map(crate::agents::secrets::Secret::expose),
             &payload,
         )
         .await;

@@ -102,7 +102,7 @@ impl Access {
                 })?;
             return self.by_token(token).await;
         }
-        let Some(session) = session::cookie(headers) else {
+        let Some(session) = session::cookie(headers)? else {
             return Ok(Principal::Anonymous);
         };
         let now = crate::drive::now_rfc3339();

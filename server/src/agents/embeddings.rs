@@ -37,7 +37,10 @@ impl OpenAiAgents {
                 &self.client,
                 &self.policy,
                 &url,
-                self.config.api_key.as_deref(),
+                self.config
+                    .api_key
+                    .as_ref()
+                    .map(super::secrets::Secret::expose),
                 &payload,
             )
             .await;

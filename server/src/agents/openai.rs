@@ -23,7 +23,7 @@ pub struct OpenAiConfig {
     /// Up to and including `/v1`, e.g. `http://127.0.0.1:11434/v1` for Ollama.
     pub base_url: String,
     pub model: String,
-    pub api_key: Option<String>,
+    pub api_key: Option<super::secrets::Secret>,
     /// The most tokens one reply may use.
     pub max_tokens: u32,
     pub temperature: f32,
@@ -129,7 +129,11 @@ impl OpenAiAgents {
     /// `stream`; when that answers, it is asked plainly from then on.
     async fn post(&self, payload: &Value, sink: Option<Sink<'_>>) -> Call {
         let url = self.config.endpoint();
-        let key = self.config.api_key.as_deref();
+        let key = self
+            .config
+            .api_key
+            .as_ref()
+            .map(super::secrets::Secret::expose);
         let Some(sink) = sink else {
             return post_json(&self.client, &self.policy, &url, key, payload).await;
         };

@@ -2,6 +2,41 @@
 //! causes are summarised through [`redact`] before they become `agent_failed` events, exports or
 //! log lines: a URL's userinfo and anything that looks like a key or token are replaced.
 
+/// SV-18: a credential (an API key, the start token). Its `Debug` shows `***`, so printing a
+/// settings struct with `{:?}` never prints it; the value is read with [`Secret::expose`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.trim().is_empty()
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Secret, Self::Err> {
+        Ok(Secret(s.to_owned()))
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Secret {
+        Secret(s.to_owned())
+    }
+}
+
 /// `text` with URL userinfo (`https://user:pass@host` → `https://***@host`) and key-like words
 /// (`sk-…`, `Bearer …`, long high-entropy runs) replaced by `***`.
 pub fn redact(text: &str) -> String {

@@ -53,7 +53,7 @@ pub struct EvalArgs {
     #[arg(long, env = "OPENAI_MODEL")]
     pub model: Option<String>,
     #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
-    pub api_key: Option<String>,
+    pub api_key: Option<crate::agents::secrets::Secret>,
     /// Sampling temperature (self-consistency needs some to differ).
     #[arg(long, default_value_t = 0.7)]
     pub temperature: f32,

@@ -18,7 +18,7 @@ use crate::db::Store;
 use crate::engine::{Engine, Remote, Settings};
 use crate::router::{router, AppState};
 
-fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
+pub(crate) fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
     let nonempty = |s: &Option<String>| {
         s.as_ref()
             .map(|v| v.trim().to_owned())
@@ -29,7 +29,7 @@ fn remote(args: &ServeArgs) -> Result<Remote, CliError> {
             Arc::new(OpenAiConfig {
                 base_url: args.openai_base_url.trim().to_owned(),
                 model,
-                api_key: nonempty(&args.openai_api_key),
+                api_key: args.openai_api_key.clone().filter(|k| !k.is_empty()),
                 max_tokens: args.openai_max_tokens.max(16),
                 temperature: args.openai_temperature.clamp(0.0, 2.0),
                 json_mode: args.openai_json_mode,
@@ -137,8 +137,8 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     let remote = remote(args)?;
     let start_token = args
         .start_token
-        .as_deref()
-        .map(str::trim)
+        .as_ref()
+        .map(|t| t.expose().trim())
         .filter(|t| !t.is_empty());
     super::exposure::refuse_open_spending(args, &remote, start_token.is_some())?;
     super::exposure::refuse_rebinding(args)?;

@@ -55,7 +55,7 @@ pub struct ServeArgs {
     pub openai_embeddings_base_url: Option<String>,
     /// Sent as a bearer token; local servers need none.
     #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
-    pub openai_api_key: Option<String>,
+    pub openai_api_key: Option<crate::agents::secrets::Secret>,
     /// The most tokens one model reply may use.
     #[arg(long, env = "CONSILIUM_OPENAI_MAX_TOKENS", default_value_t = 400)]
     pub openai_max_tokens: u32,
@@ -115,7 +115,7 @@ pub struct ServeArgs {
     /// SV-7: when set, starting a debate needs `Authorization: Bearer <this token>` (or a
     /// signed-in judge). Required when listening beyond loopback with a paid backend.
     #[arg(long, env = "CONSILIUM_START_TOKEN", hide_env_values = true)]
-    pub start_token: Option<String>,
+    pub start_token: Option<crate::agents::secrets::Secret>,
     /// Listen beyond loopback, or serve behind a proxy (`--trust-proxy`, a public
     /// `--allowed-hosts` name), with a paid backend and no start token anyway (anyone who can
     /// reach the server may spend on it).
@@ -222,5 +222,34 @@ impl ServeArgs {
             .no_binary_name(true)
             .try_get_matches_from(flags)?;
         Flags::from_arg_matches(&matches).map(|f| f.serve)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SV-18: the credentials given at start never show in a `{:?}` of the settings.
+    #[test]
+    fn secrets_stay_out_of_debug_output_sv_18() {
+        let key = "sk-live-Q7w8E9r0T1y2U3i4O5p6";
+        let token = "start-token-hunter2";
+        let args = ServeArgs::from_flags([
+            "--openai-api-key",
+            key,
+            "--start-token",
+            token,
+            "--openai-model",
+            "m",
+        ])
+        .expect("flags");
+        let shown = format!("{args:?}");
+        assert!(!shown.contains(key) && !shown.contains(token), "{shown}");
+        assert_eq!(args.openai_api_key.as_ref().map(|k| k.expose()), Some(key));
+        let remote = crate::cli::serve::remote(&args).expect("remote");
+        let config = remote.openai.expect("openai configured");
+        let shown = format!("{config:?}");
+        assert!(!shown.contains(key), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
     }
 }

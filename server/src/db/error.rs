@@ -60,7 +60,29 @@ impl StoreError {
     }
 }
 
-/// The URL with its password (if any) masked, for messages and logs.
+/// A query parameter that carries a credential (SV-18): `password`, `token`, `key`, `secret`,
+/// `sig`/`signature`, and any `…_token`, `…_key`, `…-key` (`access_token`, `api_key`, `x-api-key`).
+fn is_secret_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "password",
+        "passwd",
+        "pwd",
+        "token",
+        "key",
+        "apikey",
+        "secret",
+        "sig",
+        "signature",
+    ]
+    .contains(&n.as_str())
+        || ["_token", "-token", "_key", "-key", "_secret"]
+            .iter()
+            .any(|end| n.ends_with(end))
+}
+
+/// The URL with its credentials (a password in it, a key or token in its query) masked, for
+/// messages and logs.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
@@ -78,7 +100,7 @@ pub fn redact(url: &str) -> String {
             let query: Vec<String> = query
                 .split('&')
                 .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                    Some((k, _)) if is_secret_param(k) => format!("{k}=***"),
                     _ => kv.to_owned(),
                 })
                 .collect();
@@ -106,6 +128,22 @@ mod tests {
                 "postgres://h/db?password=***&sslmode=disable",
             ),
             ("sqlite:data/consilium.db", "sqlite:data/consilium.db"),
+            (
+                "https://api.example.com/v1?key=abc123&model=m",
+                "https://api.example.com/v1?key=***&model=m",
+            ),
+            (
+                "https://h/v1?token=t&API_KEY=k&x-api-key=z&access_token=a&page=2",
+                "https://h/v1?token=***&API_KEY=***&x-api-key=***&access_token=***&page=2",
+            ),
+            (
+                "https://user:hunter2@agents.example.org/run?sig=s",
+                "https://user:***@agents.example.org/run?sig=***",
+            ),
+            (
+                "https://h/v1?monkey=1&keyboard=2",
+                "https://h/v1?monkey=1&keyboard=2",
+            ),
         ];
         for (url, want) in cases {
             assert_eq!(redact(url), want);

@@ -61,16 +61,30 @@ impl AppError {
     }
 }
 
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        let status = self.status();
-        let error = match &self {
+impl AppError {
+    /// SV-18: what a client is told — the JSON API's `error` and the page's server functions'
+    /// alike. An internal failure's detail (a database's or a file's error text) goes to the
+    /// server log, never to the client.
+    pub fn public(&self) -> String {
+        match self {
             AppError::Internal(detail) => {
                 tracing::error!("{detail}");
                 "internal error; the server log has the details".to_owned()
             }
             other => other.to_string(),
-        };
+        }
+    }
+}
+
+/// SV-18: a failure as the page's server functions report it: [`AppError::public`].
+pub fn public(e: impl Into<AppError>) -> String {
+    e.into().public()
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let error = self.public();
         let mut response = (status, Json(ErrorBody { error })).into_response();
         let h = response.headers_mut();
         match &self {
@@ -84,6 +98,16 @@ impl IntoResponse for AppError {
             _ => {}
         }
         response
+    }
+}
+
+impl From<crate::access::session::TwoSessions> for AppError {
+    fn from(_: crate::access::session::TwoSessions) -> Self {
+        AppError::BadRequest(
+            "the request carries two session cookies; sign out (or clear this site's cookies) \
+             and sign in again"
+                .into(),
+        )
     }
 }
 

@@ -68,7 +68,7 @@ struct SignIn {
     )),
     responses(
         (status = 200, description = "JSON: signed in; the session cookie is set", body = Me,
-            headers(("Set-Cookie" = String, description = "`consilium_session=…; HttpOnly; SameSite=Strict`"))),
+            headers(("Set-Cookie" = String, description = "`consilium_session=…; HttpOnly; SameSite=Strict` (`__Host-consilium_session` over HTTPS)"))),
         (status = 303, description = "A form: back to the sign-in page (with `?error=token` when the token is wrong); signed in, the session cookie is set",
             headers(("Location" = String, description = "`/judge/sign-in`"))),
         (status = 400, description = "No `token` field", body = ErrorBody),
@@ -151,7 +151,7 @@ pub async fn sign_out(
     peer: crate::access::client::Peer,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    if let Some(id) = session::cookie(&headers) {
+    if let Some(id) = session::cookie(&headers)? {
         access.store.end_session(&token::hash(id)).await?;
     }
     let mut response = Redirect::to("/judge/sign-in").into_response();

@@ -3,6 +3,7 @@
 //! required, counts against the running-debate limits, and a cookie-authenticated start must
 //! come from this site.
 
+use crate::http::error::public;
 use app::api::{CreateDebate, DebateDetail, DebateService, DebateSummary, HOME_PAGE_SIZE};
 use axum::http::request::Parts;
 use futures::future::BoxFuture;
@@ -32,11 +33,7 @@ impl DebateService for UiService {
                     .filter(|s| !s.is_empty()),
                 ..ListQuery::default()
             };
-            self.engine
-                .store
-                .list(&query)
-                .await
-                .map_err(|e| e.to_string())
+            self.engine.store.list(&query).await.map_err(public)
         }
         .boxed()
     }
@@ -49,14 +46,7 @@ impl DebateService for UiService {
     }
 
     fn baseline_counts(&self) -> BoxFuture<'_, Result<app::api::BaselineCounts, String>> {
-        async move {
-            self.engine
-                .store
-                .baseline_counts()
-                .await
-                .map_err(|e| e.to_string())
-        }
-        .boxed()
+        async move { self.engine.store.baseline_counts().await.map_err(public) }.boxed()
     }
 
     fn get(&self, id: String) -> BoxFuture<'_, Result<Option<DebateDetail>, String>> {
@@ -64,7 +54,7 @@ impl DebateService for UiService {
             if !app::api::is_debate_id(&id) {
                 return Ok(None);
             }
-            self.engine.store.get(&id).await.map_err(|e| e.to_string())
+            self.engine.store.get(&id).await.map_err(public)
         }
         .boxed()
     }
@@ -73,8 +63,8 @@ impl DebateService for UiService {
     /// is the request valid, is there a place for it.
     fn start(&self, request: CreateDebate, head: Parts) -> BoxFuture<'_, Result<String, String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            self.access.may_start(&who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            self.access.may_start(&who).map_err(public)?;
             let valid = request.validate().map_err(|e| e.to_string())?;
             let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
             let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
@@ -84,21 +74,18 @@ impl DebateService for UiService {
                     .start_today(ip, crate::access::limits::unix_now_s())
                     .map_err(|r| r.message)?;
             }
-            self.engine
-                .start(valid, place)
-                .await
-                .map_err(|e| e.to_string())
+            self.engine.start(valid, place).await.map_err(public)
         }
         .boxed()
     }
 
     fn stop(&self, id: String, head: Parts) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            let judge = crate::access::judge_of(who).map_err(public)?;
             crate::http::judge::stop_as(&self.engine, &judge, &id)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }
@@ -111,11 +98,11 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            let judge = crate::access::judge_of(who).map_err(public)?;
             crate::http::judge::rule_as(&self.engine, &judge, &id, &challenge, action)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }
@@ -128,11 +115,11 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            let judge = crate::access::judge_of(who).map_err(public)?;
             crate::http::judge::decide_as(&self.engine, &judge, &id, &chosen, &rationale)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }
@@ -144,11 +131,11 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            let judge = crate::access::judge_of(who).map_err(public)?;
             crate::http::judge::budget_as(&self.engine, &judge, &id, action)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }
@@ -158,9 +145,9 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<app::protocol::escalation::DeskView, String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            crate::access::judge_of(who).map_err(|e| e.to_string())?;
-            self.engine.desk_view().await.map_err(|e| e.to_string())
+            let who = self.access.caller(&head).await.map_err(public)?;
+            crate::access::judge_of(who).map_err(public)?;
+            self.engine.desk_view().await.map_err(public)
         }
         .boxed()
     }
@@ -179,7 +166,7 @@ impl DebateService for UiService {
         async move {
             crate::record::agent_rows(&self.engine.store, &crate::drive::now_rfc3339())
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }
@@ -199,7 +186,7 @@ impl DebateService for UiService {
                 &app::protocol::credibility::ContextTags::default(),
             )
             .await
-            .map_err(|e| e.to_string())
+            .map_err(public)
         }
         .boxed()
     }
@@ -212,11 +199,7 @@ impl DebateService for UiService {
             if !app::api::is_debate_id(&id) {
                 return Ok(Vec::new());
             }
-            self.engine
-                .store
-                .predictions_in(&id)
-                .await
-                .map_err(|e| e.to_string())
+            self.engine.store.predictions_in(&id).await.map_err(public)
         }
         .boxed()
     }
@@ -229,12 +212,12 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<(), String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(|e| e.to_string())?;
-            let judge = crate::access::judge_of(who).map_err(|e| e.to_string())?;
+            let who = self.access.caller(&head).await.map_err(public)?;
+            let judge = crate::access::judge_of(who).map_err(public)?;
             crate::http::agents::record(&self.engine, &judge.name, &prediction, body)
                 .await
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(public)
         }
         .boxed()
     }

@@ -301,3 +301,37 @@ async fn beyond_loopback_the_hosts_must_be_named() {
         assert!(listens(run(extra)), "{extra:?} should start");
     }
 }
+
+/// SV-18: a request carrying two session cookies — one planted beside the real one — is refused
+/// with a 400 that says what to do, on the API and on sign-out alike.
+#[tokio::test]
+async fn two_session_cookies_are_refused_sv_18() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    for path in ["/api/judge/queue", "/api/debates"] {
+        let method = if path == "/api/debates" {
+            reqwest::Method::POST
+        } else {
+            reqwest::Method::GET
+        };
+        let resp = client()
+            .request(method, server.url(path))
+            .header(
+                "cookie",
+                "consilium_session=cs_planted; __Host-consilium_session=cs_real",
+            )
+            .header("content-type", "application/json")
+            .body(r#"{"query": "Ship it?"}"#)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status().as_u16(), 400, "{path}");
+        let body: serde_json::Value = resp.json().await.expect("json");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("two session cookies")),
+            "{path}: {body}"
+        );
+    }
+}
