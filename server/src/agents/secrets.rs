@@ -37,10 +37,44 @@ impl From<&str> for Secret {
     }
 }
 
-/// `text` with URL userinfo (`https://user:pass@host` → `https://***@host`) and key-like words
-/// (`sk-…`, `Bearer …`, long high-entropy runs) replaced by `***`.
+/// SV-18: the credentials this process was given (API keys, tokens), redacted exactly wherever
+/// they appear, however little they look like keys.
+static KNOWN: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// The shortest value redacted exactly: shorter ones would turn common words into `***`.
+const MIN_KNOWN: usize = 6;
+
+/// Makes `value` one [`redact`] always replaces (from start, for each configured credential).
+pub fn register(value: &str) {
+    let value = value.trim();
+    if value.len() < MIN_KNOWN {
+        return;
+    }
+    let mut known = KNOWN
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !known.iter().any(|k| k == value) {
+        known.push(value.to_owned());
+        // The longest first, so a key that contains another is replaced whole.
+        known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    }
+}
+
+/// `text` with every registered credential ([`register`]), URL userinfo
+/// (`https://user:pass@host` → `https://***@host`) and key-like words (`sk-…`, long
+/// high-entropy runs) replaced by `***`.
 pub fn redact(text: &str) -> String {
-    let without_userinfo = strip_userinfo(text);
+    let mut text = text.to_owned();
+    for known in KNOWN
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+    {
+        if text.contains(known.as_str()) {
+            text = text.replace(known.as_str(), "***");
+        }
+    }
+    let without_userinfo = strip_userinfo(&text);
     let mut out = String::with_capacity(without_userinfo.len());
     let mut word = String::new();
     for c in without_userinfo.chars() {
@@ -128,6 +162,24 @@ pub fn excerpt(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SV-18: a registered credential is redacted exactly, even one no heuristic would take for
+    /// a key; too short a value is not registered.
+    #[test]
+    fn registered_credentials_are_redacted_exactly_sv_18() {
+        let plain = "correct-horse-battery";
+        assert_eq!(
+            redact(&format!("bad key {plain}")),
+            format!("bad key {plain}")
+        );
+        register(plain);
+        register("abc");
+        assert_eq!(
+            redact(&format!("bad key {plain}, again: {plain}.")),
+            "bad key ***, again: ***."
+        );
+        assert_eq!(redact("abc is fine"), "abc is fine");
+    }
 
     #[test]
     fn keys_and_userinfo_are_removed() {

@@ -184,6 +184,9 @@ pub async fn run(args: EvalArgs) -> Result<(), CliError> {
             items: Vec::new(),
         }
     };
+    if let Some(key) = &args.api_key {
+        crate::agents::secrets::register(key.expose());
+    }
     let model = Model {
         config: OpenAiConfig {
             base_url: args.base_url.trim().to_owned(),

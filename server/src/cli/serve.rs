@@ -130,11 +130,28 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// SV-18: the credentials given are redacted exactly wherever an upstream echoes them.
+fn register_credentials(args: &ServeArgs, remote: &Remote) {
+    let given = [
+        remote
+            .openai
+            .as_ref()
+            .and_then(|o| o.api_key.as_ref())
+            .map(|k| k.expose()),
+        args.start_token.as_ref().map(|t| t.expose()),
+        remote.http.as_ref().and_then(|h| h.token.as_deref()),
+    ];
+    for value in given.into_iter().flatten() {
+        crate::agents::secrets::register(value);
+    }
+}
+
 /// Everything `serve` does before it listens: checks the configuration, loads the embedder,
 /// opens the store (migrations), recovers debates a dead process left running, builds the router.
 #[allow(clippy::cognitive_complexity)] // the configuration checked in order, each step one `?`
 pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
     let remote = remote(args)?;
+    register_credentials(args, &remote);
     let start_token = args
         .start_token
         .as_ref()

@@ -454,3 +454,36 @@ async fn the_daily_token_limit_stops_running_debates_before_the_next_call_sv_13(
     assert_eq!(calls, 9, "the model was called {calls} times");
     println!("daily limit 250,000 tokens, 125,000 per call: 3 debates made {calls} calls in all");
 }
+
+/// SV-18: a configured key that looks like no key (plain words) is redacted exactly when an
+/// upstream echoes it: it appears in no event, export, page or log line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_words_key_an_upstream_echoes_is_redacted_exactly_sv_18() {
+    const PLAIN_KEY: &str = "correct-horse-battery-staple";
+    let fakes = start_fakes(Fake::default()).await;
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("OPENAI_BASE_URL", &format!("{fakes}/echo/v1")),
+            ("OPENAI_MODEL", "fake-model"),
+            ("OPENAI_API_KEY", PLAIN_KEY),
+            ("CONSILIUM_REMOTE_RETRIES", "0"),
+            ("RUST_LOG", "debug"),
+        ],
+    );
+    let (id, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 1}),
+    )
+    .await;
+    let failures = failures_of(&events, "utility");
+    assert!(
+        failures[0].contains("Incorrect API key provided: Bearer ***"),
+        "{failures:?}"
+    );
+    let mut seen = everything_shown(&server, &id).await;
+    seen.push_str(&server.log());
+    assert!(!seen.contains(PLAIN_KEY), "the key leaked");
+}
