@@ -1,6 +1,8 @@
 //! Abuse limits with clear answers: running debates (server-wide and per client
 //! address) and open live streams per address. A taken place is a [`Slot`]; dropping it gives the
-//! place back, so a debate that ends any way — finished, interrupted, panicked — frees it.
+//! place back, so a debate that ends any way — finished, interrupted, panicked — frees it. A
+//! debate that waits — on a judge's grant or a long timer — parks: it gives its place back while
+//! it waits and takes one again, waiting its turn, before it asks its agents anything (SV-14).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -92,7 +94,15 @@ pub struct Limits {
     debates: Mutex<Counts>,
     streams: Mutex<Counts>,
     started: Mutex<StartedToday>,
+    /// SV-14: debates parked now (holding no running place), server-wide.
+    parked: Mutex<u32>,
+    /// Woken when a running place is given back: parked debates waiting to go on try again.
+    freed: tokio::sync::Notify,
 }
+
+/// SV-14: how many debates may be parked at once for each running place (`--max-debates`): past
+/// that, a waiting debate keeps its place, so waiting debates cannot pile up without bound.
+pub const PARKED_PER_PLACE: u32 = 16;
 
 /// The debates each address started anonymously on one UTC day (by day number since 1970).
 #[derive(Default)]
@@ -112,11 +122,60 @@ pub struct Slot {
     limits: Arc<Limits>,
     ip: IpAddr,
     kind: Kind,
+    /// SV-14: the place was given back while its debate waits.
+    parked: bool,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.limits.counts(self.kind).give_back(self.ip);
+        if self.parked {
+            self.limits.unpark_count();
+        } else {
+            self.limits.give_back(self.kind, self.ip);
+        }
+    }
+}
+
+impl crate::drive::Place for Slot {
+    /// Gives the running place back while the debate waits; `false` (the place is kept) when the
+    /// server already holds its most parked debates.
+    fn park(&mut self) -> bool {
+        if self.parked || !matches!(self.kind, Kind::Debate) {
+            return self.parked;
+        }
+        {
+            let mut parked = self.limits.lock_parked();
+            if *parked
+                >= self
+                    .limits
+                    .config
+                    .max_debates
+                    .saturating_mul(PARKED_PER_PLACE)
+            {
+                return false;
+            }
+            *parked += 1;
+        }
+        self.limits.give_back(self.kind, self.ip);
+        self.parked = true;
+        true
+    }
+
+    /// Takes a running place again, waiting its turn when the server or the address is full.
+    fn unpark(&mut self) -> futures::future::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            while self.parked {
+                // Registered before trying, so a place given back in between is not missed.
+                let freed = self.limits.freed.notified();
+                if self.limits.try_take_debate(self.ip).is_ok() {
+                    self.limits.unpark_count();
+                    self.parked = false;
+                    return;
+                }
+                // A bounded wait as well: a place can also free by a limit's change of day.
+                let _ = tokio::time::timeout(Duration::from_secs(5), freed).await;
+            }
+        })
     }
 }
 
@@ -127,7 +186,32 @@ impl Limits {
             debates: Mutex::default(),
             streams: Mutex::default(),
             started: Mutex::default(),
+            parked: Mutex::default(),
+            freed: tokio::sync::Notify::new(),
         })
+    }
+
+    fn give_back(&self, kind: Kind, ip: IpAddr) {
+        self.counts(kind).give_back(ip);
+        if matches!(kind, Kind::Debate) {
+            self.freed.notify_waiters();
+        }
+    }
+
+    fn lock_parked(&self) -> std::sync::MutexGuard<'_, u32> {
+        self.parked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn unpark_count(&self) {
+        let mut parked = self.lock_parked();
+        *parked = parked.saturating_sub(1);
+    }
+
+    /// SV-14: debates parked now, holding no running place.
+    pub fn parked(&self) -> u32 {
+        *self.lock_parked()
     }
 
     fn counts(&self, kind: Kind) -> std::sync::MutexGuard<'_, Counts> {
@@ -146,6 +230,17 @@ impl Limits {
 
     /// A place for one more running debate started by `ip`.
     pub fn debate(self: &Arc<Self>, ip: IpAddr) -> Result<Slot, Refusal> {
+        self.try_take_debate(ip)?;
+        Ok(Slot {
+            limits: self.clone(),
+            ip,
+            kind: Kind::Debate,
+            parked: false,
+        })
+    }
+
+    /// Counts one more running debate of `ip`, or says why not.
+    fn try_take_debate(&self, ip: IpAddr) -> Result<(), Refusal> {
         let mut counts = self.counts(Kind::Debate);
         let c = &self.config;
         if counts.total >= c.max_debates {
@@ -168,11 +263,7 @@ impl Limits {
             });
         }
         counts.take(ip);
-        Ok(Slot {
-            limits: self.clone(),
-            ip,
-            kind: Kind::Debate,
-        })
+        Ok(())
     }
 
     /// One more debate started today by `ip` without the start token or a judge (SV-8): refused
@@ -227,6 +318,7 @@ impl Limits {
             limits: self.clone(),
             ip,
             kind: Kind::Stream,
+            parked: false,
         })
     }
 
@@ -272,6 +364,74 @@ mod tests {
         assert!(limits.stream(ip(2)).is_ok());
         drop(s);
         assert!(limits.stream(ip(1)).is_ok());
+    }
+
+    /// SV-14: a parked debate's place is free for others; taking it back waits its turn when
+    /// the server is full, and goes on once a place is given back. Parked debates are bounded.
+    #[tokio::test]
+    async fn a_parked_debate_gives_its_place_back_and_waits_its_turn_sv_14() {
+        use crate::drive::Place;
+        let limits = Limits::new(LimitConfig {
+            max_debates: 2,
+            max_debates_per_client: 1,
+            ..LimitConfig::default()
+        });
+        let mut waiting = limits.debate(ip(1)).expect("first");
+        assert!(limits.debate(ip(1)).is_err(), "the address holds its one");
+        assert!(waiting.park(), "parked");
+        assert!(waiting.park(), "parking twice is parking once");
+        assert_eq!((limits.debates_of(ip(1)), limits.parked()), (0, 1));
+        let newer = limits.debate(ip(1)).expect("the address starts another");
+        let other = limits.debate(ip(2)).expect("the server's second place");
+        // Full, for the server and the address: coming back waits.
+        let mut back = Box::pin(async move {
+            waiting.unpark().await;
+            waiting
+        });
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), &mut back)
+                .await
+                .is_err(),
+            "no place to come back to"
+        );
+        drop(other);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), &mut back)
+                .await
+                .is_err(),
+            "a place of the server, but the address still holds its one"
+        );
+        drop(newer);
+        let back = tokio::time::timeout(Duration::from_secs(1), back)
+            .await
+            .expect("back once the address's place was given back");
+        assert_eq!((limits.debates_of(ip(1)), limits.parked()), (1, 0));
+        drop(back);
+        assert_eq!(limits.debates_of(ip(1)), 0, "given back when it ends");
+
+        // At most PARKED_PER_PLACE parked debates per running place: past that one keeps its
+        // place while it waits.
+        let limits = Limits::new(LimitConfig {
+            max_debates: 1,
+            max_debates_per_client: 1,
+            ..LimitConfig::default()
+        });
+        let mut parked = Vec::new();
+        for _ in 0..PARKED_PER_PLACE {
+            let mut slot = limits.debate(ip(3)).expect("a place");
+            assert!(slot.park());
+            parked.push(slot);
+        }
+        let mut one_more = limits.debate(ip(3)).expect("a place");
+        assert!(!one_more.park(), "the most parked debates are parked");
+        assert_eq!(limits.debates_of(ip(3)), 1);
+        drop(parked);
+        assert_eq!(
+            limits.parked(),
+            0,
+            "a parked debate that ends leaves the count"
+        );
+        assert!(one_more.park());
     }
 
     /// SV-12: the addresses of one IPv6 /64 share one address's places.

@@ -40,7 +40,33 @@ pub struct Judging<'a> {
     pub rulings: &'a mut mpsc::Receiver<Ruling>,
     /// SV-7: a judge's stop; LM-4: the server's shutdown.
     pub stop: &'a mut oneshot::Receiver<Stop>,
+    /// SV-14: the debate's running place, parked while it waits.
+    pub place: &'a mut dyn Place,
 }
+
+/// SV-14: what a running debate holds among the server's limits. While it waits — paused on its
+/// budget for a judge, or on a timer at least [`PARK_AFTER`] away — it parks (gives its place
+/// back), and before it asks its agents again it takes a place again, waiting its turn.
+pub trait Place: Send {
+    /// Gives the place back while the debate waits; `false` when it is kept.
+    fn park(&mut self) -> bool {
+        false
+    }
+
+    /// Takes a place again (at once when it was never given back).
+    fn unpark(&mut self) -> futures::future::BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// A debate started with no limit's place (the start token's, tests').
+impl Place for () {}
+
+/// Tests watch when a place is dropped.
+impl<T: Send + Sync> Place for std::sync::Arc<T> {}
+
+/// SV-14: a debate waiting on a timer at least this far away parks.
+pub const PARK_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Why a running debate is told to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use app::protocol::{AgentRequest, Answered, DebateRun};
 use futures::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
-pub use desk::{Act, JudgeDesk, Judging, Ruling, Stop};
+pub use desk::{Act, JudgeDesk, Judging, Place, Ruling, Stop, PARK_AFTER};
 pub use journal::{Journal, StoredJournal};
 pub use sequencer::{now_rfc3339, now_stamp, rfc3339_millis, Sequencer};
 
@@ -77,10 +77,17 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
     let began = Instant::now();
     let mut paced = Duration::ZERO;
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let (desk, mut rulings, mut stop) = match judging {
-        Some(j) => (Some((j.desk, j.debate)), Some(j.rulings), Some(j.stop)),
-        None => (None, None, None),
+    let (desk, mut rulings, mut stop, mut place) = match judging {
+        Some(j) => (
+            Some((j.desk, j.debate)),
+            Some(j.rulings),
+            Some(j.stop),
+            Some(j.place),
+        ),
+        None => (None, None, None, None),
     };
+    // SV-14: the running place was given back while the debate waits.
+    let mut parked = false;
     let parallel = agent.parallel().max(1);
     let deltas = journal.deltas();
     let deltas = deltas.as_ref();
@@ -192,6 +199,31 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
                 },
             }
         }
+        if parked && !asked.is_empty() {
+            // SV-14: a place again before asking, waiting its turn when the server is full.
+            if let Some(place) = place.as_deref_mut() {
+                tokio::select! {
+                    () = place.unpark() => parked = false,
+                    why = stopped(&mut stop) => match why {
+                        Some(Stop::Judge(judge)) => {
+                            cancel(run, journal, seq, &mut batch, &flying).await?;
+                            return Ok(Ended::Stopped(judge));
+                        }
+                        Some(Stop::Drain(deadline)) => {
+                            draining = Some(deadline);
+                            asked.clear();
+                        }
+                        None => {}
+                    },
+                }
+            }
+            if parked && !asked.is_empty() {
+                if let Some(place) = place.as_deref_mut() {
+                    place.unpark().await;
+                }
+                parked = false;
+            }
+        }
         for req in asked {
             flying.push((req.id, req.agent.clone(), req.round, Instant::now()));
             flight.push(Box::pin(call(agent, req, timing.limit, deltas)));
@@ -215,6 +247,9 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
             }
             // A timer (ES-10), or — paused on its budget (ES-11) — a judge, however long.
             let wait = wake.map(|at| Duration::from_millis(at.saturating_sub(elapsed).max(1)));
+            if !parked && (paused || wait.is_some_and(|w| w >= PARK_AFTER)) {
+                parked = place.as_deref_mut().is_some_and(|p| p.park());
+            }
             tokio::select! {
                 () = sleep_or_never(wait) => {}
                 r = next_ruling(&mut rulings) => match r {

@@ -25,7 +25,7 @@ pub use settings::{Remote, Settings, DEFAULT_MAX_TOKEN_BUDGET, DEFAULT_TOKEN_BUD
 use crate::agents::Agent;
 use crate::db::{NewDebate, Store, StoreError};
 use crate::drive::{
-    drive, now_rfc3339, Ended, JudgeDesk, Judging, Ruling, Sequencer, Stop, StoredJournal,
+    drive, now_rfc3339, Ended, JudgeDesk, Judging, Place, Ruling, Sequencer, Stop, StoredJournal,
 };
 use crate::live::hub::Hub;
 
@@ -87,8 +87,9 @@ impl Engine {
     }
 
     /// Creates the debate (row and first events in one transaction) and runs it in the background.
-    /// `hold` (a limit's place) is kept until the debate ends, however it ends.
-    pub async fn start<H: Send + 'static>(
+    /// `hold` (a limit's place) is kept until the debate ends, however it ends, and parked while
+    /// it waits (SV-14).
+    pub async fn start<H: Place + 'static>(
         &self,
         req: ValidDebate,
         hold: H,
@@ -103,7 +104,7 @@ impl Engine {
     }
 
     /// [`Engine::start`] with the agents given (tests give ones that misbehave).
-    async fn start_with<H: Send + 'static>(
+    async fn start_with<H: Place + 'static>(
         &self,
         req: ValidDebate,
         seed: u64,
@@ -172,7 +173,7 @@ impl Engine {
     /// Runs a created debate in the background until it ends: finished, out of budget, stopped
     /// by a judge, unable to store its log, or panicked — every way ends the log (`interrupted`
     /// when the machine could not write its own end) and closes the live streams.
-    fn spawn_run<H: Send + 'static>(
+    fn spawn_run<H: Place + 'static>(
         &self,
         id: String,
         mut run: DebateRun,
@@ -211,6 +212,8 @@ impl Engine {
             };
             let desk = engine.desk.clone();
             let mut stop_rx = stop_rx;
+            // Given back when the run ends, however it ends (a panic drops it too).
+            let mut hold = hold;
             let driven = drive(
                 &mut run,
                 &*agents,
@@ -222,6 +225,7 @@ impl Engine {
                     debate: &debate,
                     rulings: &mut rule_rx,
                     stop: &mut stop_rx,
+                    place: &mut hold,
                 }),
             )
             .await;
@@ -245,7 +249,6 @@ impl Engine {
         });
         let engine = self.clone();
         tokio::spawn(async move {
-            let _hold = hold;
             let end = match task.await {
                 Ok(end) => end,
                 Err(e) => {

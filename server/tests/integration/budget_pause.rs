@@ -167,3 +167,81 @@ async fn a_spent_budget_waits_for_a_judge_es_11() {
     let d = desk(&server, &judge).await;
     assert_eq!(d["paused"], json!([]), "nothing waits any more");
 }
+
+/// SV-14: debates paused on their budget hold no running place. Eight addresses each start
+/// eight debates (each address's most, 64 in all: the server's most) that all pause for a
+/// judge; a 65th from another address, and a 9th from the first, still start and finish. A
+/// judge's grant brings a paused debate back: it takes a place again and finishes.
+#[tokio::test(flavor = "multi_thread")]
+async fn sixty_four_paused_debates_do_not_lock_out_the_sixty_fifth_sv_14() {
+    let fake = Fake {
+        tokens_per_call: 400,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake).await;
+    let (_dir, db) = temp_db();
+    let judge = add_judge(&db, "ada", "judge");
+    let server = server_for(&db, &fakes, "1000000");
+    let ask = json!({"query": "Should we ship the release tonight?", "backend": "openai",
+                     "seed": 3, "token_budget": 1200});
+    let started = futures::future::join_all((0..64u8).map(|i| {
+        let client = client_from([127, 0, 1, 1 + i / 8]);
+        let url = server.url("/api/debates");
+        let ask = ask.clone();
+        async move {
+            let resp = client.post(url).json(&ask).send().await.expect("POST");
+            let status = resp.status().as_u16();
+            let v: Value = resp.json().await.expect("json");
+            assert_eq!(status, 201, "start {i}: {v}");
+            v["id"].as_str().expect("id").to_owned()
+        }
+    }))
+    .await;
+    for id in &started {
+        paused_on_desk(&server, &judge, id).await;
+    }
+    let first = client_from([127, 0, 1, 1]);
+    let builtin = json!({"query": "Should we ship the release tonight?", "seed": 4});
+    for (client, who) in [
+        (
+            client_from([127, 0, 1, 9]),
+            "a 65th debate from another address",
+        ),
+        (first.clone(), "a 9th debate from an address with 8 paused"),
+    ] {
+        let resp = client
+            .post(server.url("/api/debates"))
+            .json(&builtin)
+            .send()
+            .await
+            .expect("POST");
+        let status = resp.status().as_u16();
+        let v: Value = resp.json().await.expect("json");
+        assert_eq!(status, 201, "{who}: {v}");
+        let id = v["id"].as_str().expect("id");
+        let events = read_sse(&server, id, None, "", usize::MAX).await;
+        let last = &events.last().expect("events").data;
+        assert_eq!(last["type"], "decision", "{who} finished: {last}");
+    }
+    // A grant brings one back: it takes a place again and goes on to its decision.
+    let id = &started[0];
+    let (status, v) = budget(
+        &server,
+        id,
+        Some(&judge),
+        json!({"action": "grant", "tokens": 100000}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let events = read_sse(&server, id, None, "", usize::MAX).await;
+    assert_eq!(
+        events.last().expect("events").data["type"],
+        "decision",
+        "the granted debate finished"
+    );
+    let still = desk(&server, &judge).await["paused"]
+        .as_array()
+        .expect("paused")
+        .len();
+    assert_eq!(still, 63, "the others still wait");
+}

@@ -127,6 +127,52 @@ async fn a_judge_holds_the_challenge_until_the_timer_es_5_es_10() {
     );
 }
 
+/// SV-14: a debate waiting on a judge's timer holds no running place. With room for two running
+/// debates, two escalations wait six pipeline hours (six seconds at an hour per second) with the
+/// judge; a third debate starts and finishes meanwhile, and both waiting ones then come back
+/// and reach their decisions.
+#[tokio::test(flavor = "multi_thread")]
+async fn debates_waiting_on_a_timer_hold_no_running_place_sv_14() {
+    let (_dir, db) = temp_db();
+    add_judge(&db, "ada", "judge");
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_MAX_DEBATES", "2")]);
+    let ask = json!({"query": "Buy Acme at $80? Its cost programme should lift margins.",
+                     "protocol": "escalation", "time_scale": 3600, "seed": 5});
+    let waiting = [
+        create(&server, ask.clone()).await,
+        create(&server, ask).await,
+    ];
+    for id in &waiting {
+        let mut assigned = false;
+        for _ in 0..200 {
+            let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+            let events = detail["events"].as_array().expect("events");
+            if events.iter().any(|e| e["type"] == "judge_assigned") {
+                assigned = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert!(assigned, "{id} waits with the judge");
+    }
+    let began = Instant::now();
+    let (_, third) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 4}),
+    )
+    .await;
+    assert_eq!(third.last().expect("events")["type"], "decision");
+    assert!(
+        began.elapsed().as_secs() < 5,
+        "the third ran while the two waited"
+    );
+    for id in &waiting {
+        let frames = read_sse(&server, id, None, "", usize::MAX).await;
+        let last = &frames.last().expect("events").data;
+        assert_eq!(last["type"], "decision", "{id} came back: {last}");
+    }
+}
+
 /// A question with no cue for any specialist raises no challenge; the decision says so.
 #[tokio::test]
 async fn agreeing_specialists_raise_no_challenge() {

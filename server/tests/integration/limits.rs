@@ -3,20 +3,10 @@
 //! address still starts a debate and watches it to its decision. Figures are printed, never
 //! asserted as timings.
 
-use std::net::IpAddr;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::common::*;
 use serde_json::{json, Value};
-
-/// A client whose connections come from `ip` (any 127.x.y.z is this machine's loopback).
-fn client_from(ip: [u8; 4]) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(IpAddr::from(ip))
-        .timeout(Duration::from_secs(60))
-        .build()
-        .expect("client")
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn one_address_floods_another_still_starts_and_watches() {

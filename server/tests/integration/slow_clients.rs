@@ -44,15 +44,6 @@ async fn until_closed(s: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
     }
 }
 
-/// A client from `ip` whose requests come from that address.
-fn client_from(ip: [u8; 4]) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(IpAddr::from(ip))
-        .timeout(Duration::from_secs(60))
-        .build()
-        .expect("client")
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_dribbled_header_and_an_idle_connection_are_closed_within_the_header_timeout() {
     let (_guard, db) = temp_db();

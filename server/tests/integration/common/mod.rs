@@ -315,6 +315,16 @@ pub fn client() -> reqwest::Client {
         .expect("client")
 }
 
+/// A client whose requests come from `ip` (a loopback address other than 127.0.0.1 is another
+/// client to the server's per-address limits).
+pub fn client_from(ip: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(ip))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("client")
+}
+
 /// `POST /api/debates`: the status and the JSON body (null when it is not JSON).
 pub async fn post_debate(server: &Server, body: &Value) -> (u16, Value) {
     let resp = client()
