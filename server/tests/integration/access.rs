@@ -335,3 +335,48 @@ async fn two_session_cookies_are_refused_sv_18() {
         );
     }
 }
+
+/// SV-18: a store failure reaches the JSON API and the page's server functions with the same
+/// words, and neither carries the failure's detail: a stored event made unreadable (by hand,
+/// in the SQLite file) is "internal error" to both, with nothing of the database's text.
+#[tokio::test]
+async fn the_api_and_the_server_functions_tell_a_store_failure_alike_sv_18() {
+    let (_dir, db) = temp_db();
+    let Some(path) = db.url.strip_prefix("sqlite:") else {
+        return; // the file is edited by hand: SQLite only
+    };
+    let server = Server::start(&db, 0);
+    let (id, _) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 2}),
+    )
+    .await;
+    let file = rusqlite::Connection::open(path).expect("open the database file");
+    // As an attacker or a failing disk would, past the append-only guard.
+    file.execute("DROP TRIGGER events_no_update", [])
+        .expect("drop the guard");
+    file.execute(
+        "UPDATE events SET body = 'secret-ish-detail {' WHERE debate_id = ?1 AND seq = 2",
+        [&id],
+    )
+    .expect("spoil one event");
+    drop(file);
+    let said = "internal error; the server log has the details";
+    let (status, api) = call_as(&server, &format!("/api/debates/{id}"), None, None).await;
+    assert_eq!(status, 500, "{api}");
+    assert_eq!(api["error"], said, "{api}");
+    let resp = client()
+        .post(server.url("/api/get_debate"))
+        .form(&[("id", id.as_str())])
+        .send()
+        .await
+        .expect("server function");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.expect("body");
+    assert!(status >= 400, "{status}: {text}");
+    assert!(text.contains(said), "{status}: {text}");
+    for detail in ["secret-ish", "line 1", "column", "seq", "expected"] {
+        assert!(!text.contains(detail), "{detail} in {text}");
+        assert!(!api.to_string().contains(detail), "{detail} in {api}");
+    }
+}
