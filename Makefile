@@ -55,7 +55,7 @@ site: xtask
 # it serves. The server's compiler output goes to target/build-server.log.
 build: setup
 	@mkdir -p target
-	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~9 min the first time on 2 cores, a few minutes after a change; target/build-server.log)"; \
+	@printf '\033[1m==> %s\033[0m\n' "compiling the server beside the bundle (~9 min the first time on 2 cores, under a minute after a change; target/build-server.log)"; \
 	  $(XTASK_BUILD) >target/build-server.log 2>&1 & srv=$$!; \
 	  cargo wasm-pages; status=$$?; \
 	  if ! wait $$srv; then tail -n 40 target/build-server.log; exit 1; fi; \

@@ -55,7 +55,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     //    page is first shown. The home page's shared code stays in the main module (--with-main,
     //    vendor/wasm_split_cli_support/PATCH.md): one file, not 26 chunks. The compile is the
     //    `cargo wasm-pages` alias (.cargo/config.toml), which `make build` starts early.
-    step("compiling the browser bundle to WebAssembly (~5 min the first time, ~2 min after a change)");
+    step("compiling the browser bundle to WebAssembly (~5 min the first time, about 30 s after a change)");
     run_cargo(&["wasm-pages"])?;
     crate::split::split_into(WASM_OUT, tmp_str, "consilium", &["__home_route_view_"])?;
     let split_main = tmp.join("consilium_split.wasm");
