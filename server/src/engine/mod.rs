@@ -9,6 +9,7 @@ pub mod registry;
 mod rulings;
 pub mod settings;
 mod shutdown;
+mod spending;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -115,14 +116,7 @@ impl Engine {
         if agents.backend() != "builtin" {
             self.check_daily_budget().await?;
         }
-        let max = self.settings.remote.max_token_budget;
-        if let Some(asked) = req.token_budget.filter(|b| *b > max) {
-            // SV-13: what one request may have spent is the operator's to say.
-            return Err(StartError::Backend(format!(
-                "token_budget: {asked} is more than this server allows a debate ({max}; the \
-                 operator sets --max-token-budget)"
-            )));
-        }
+        self.check_token_budget(&req)?;
         let budget = req
             .token_budget
             .unwrap_or(self.settings.remote.token_budget);
@@ -302,24 +296,6 @@ impl Engine {
         })
     }
 
-    /// With a daily limit set, refuses a remote debate once today's spending reached it.
-    async fn check_daily_budget(&self) -> Result<(), StartError> {
-        let limit = self.settings.daily_tokens;
-        if limit == 0 {
-            return Ok(());
-        }
-        let now = now_rfc3339();
-        let spent = self.store.spent(&now[..10]).await?;
-        if spent < limit {
-            return Ok(());
-        }
-        Err(StartError::DailyBudget {
-            spent,
-            limit,
-            retry_after_s: seconds_to_utc_midnight(),
-        })
-    }
-
     fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Stop>>> {
         lock(&self.running)
     }
@@ -333,14 +309,6 @@ fn new_id() -> String {
     let mut s = uuid::Uuid::new_v4().simple().to_string();
     s.truncate(16);
     s
-}
-
-fn seconds_to_utc_midnight() -> u64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
-    86_400 - now % 86_400
 }
 
 fn random_seed() -> u64 {

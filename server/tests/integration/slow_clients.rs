@@ -256,7 +256,7 @@ fn rss_kib(pid: u32) -> u64 {
 /// the server holds about a page per reader, never the whole log per reader. Figures printed;
 /// the bound asserted is 256 KiB of resident memory per reader (about 10 KiB measured). On
 /// loopback the kernel's socket buffers take a 2 MB log whole, so that a stream holds one page
-/// at a time is checked in `server/src/live/sse.rs`, and the write timeout that closes a stalled
+/// at a time is checked in `server/src/live/sse/tests.rs`, and the write timeout that closes a stalled
 /// stream on a socket of its own in `server/src/http/conn.rs`.
 #[tokio::test(flavor = "multi_thread")]
 async fn streams_nobody_reads_hold_a_page_each_sv_15() {

@@ -3,22 +3,25 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::collapse::WcParams;
-use super::collapse::{
+use crate::collapse::WcParams;
+use crate::collapse::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HumanDecision,
     HybridSynthesized, PanelEvaluated, PanelScored, ReflexionStarted,
 };
-use super::credibility::{ContextTags, CredibilitySnapshot};
-use super::escalation::{
+use crate::credibility::{ContextTags, CredibilitySnapshot};
+use crate::escalation::{
     AnalysisRun, EsParams, Escalated, ImpactRun, JudgeAssigned, JudgeRuling, Resolved,
 };
-use super::escalation::{Challenge as EsChallenge, Message};
-use super::outcome::Outcome;
-use super::reconcile::{Belief, Embedded, RcConfig, Topic};
-use super::round_robin::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
-use super::s4::Vote;
-pub use super::short_str::{HexHash, Stamp};
-use super::types::{AgentSpec, Decision, Position};
+use crate::escalation::{Challenge as EsChallenge, Message};
+use crate::outcome::Outcome;
+use crate::reconcile::{Belief, Embedded, RcConfig, Topic};
+use crate::round_robin::{ConsensusCheck, RrParams, RrPosition, TriggerCheck};
+use crate::s4::Vote;
+pub use crate::short_str::{HexHash, Stamp};
+use crate::types::{AgentSpec, Decision, Position};
+
+#[cfg(feature = "openapi")]
+mod openapi;
 
 /// One logged step. On the wire: `{"seq": 3, "ts": "...", "type": "position", ...payload}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,7 +41,7 @@ pub struct Event {
 }
 
 impl Event {
-    /// An unsealed event; [`super::chain::seal`] adds the hashes.
+    /// An unsealed event; [`crate::chain::seal`] adds the hashes.
     pub fn new(seq: u64, ts: Stamp, body: EventBody) -> Event {
         Event {
             seq,
@@ -49,64 +52,6 @@ impl Event {
         }
     }
 }
-
-/// DX-3: an event in the OpenAPI document. Its payload differs by `type` (dozens of kinds across
-/// the protocols, docs/PROTOCOLS.md), so the schema states exactly what every event carries —
-/// the envelope the hash chain covers — and leaves the payload's members open.
-#[cfg(feature = "openapi")]
-impl utoipa::PartialSchema for Event {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
-        let field = |ty: Type, about: &str| {
-            ObjectBuilder::new()
-                .schema_type(ty)
-                .description(Some(about))
-                .build()
-        };
-        let envelope = ObjectBuilder::new()
-            .description(Some(
-                "One event of the hash-chained log; its `type` names it (`debate_started`, \
-                 `position`, `decision`, …) and decides the other members — see \
-                 docs/PROTOCOLS.md.",
-            ))
-            .property(
-                "seq",
-                field(
-                    Type::Integer,
-                    "1-based, gap-free within a debate; `Last-Event-ID: n` resumes after `n`.",
-                ),
-            )
-            .property(
-                "ts",
-                field(Type::String, "RFC 3339 UTC time the server appended it."),
-            )
-            .property("type", field(Type::String, "The event's kind."))
-            .property(
-                "prev_hash",
-                field(
-                    Type::String,
-                    "SV-2: the previous event's `hash` (64 zeros for the first), hex.",
-                ),
-            )
-            .property(
-                "hash",
-                field(
-                    Type::String,
-                    "SV-2: SHA-256 of `prev_hash` and the event's canonical JSON, hex.",
-                ),
-            )
-            .required("seq")
-            .required("ts")
-            .required("type")
-            .required("prev_hash")
-            .required("hash")
-            .build();
-        utoipa::openapi::RefOr::T(Schema::Object(envelope))
-    }
-}
-
-#[cfg(feature = "openapi")]
-impl utoipa::ToSchema for Event {}
 
 /// The remote agents of a debate, as recorded in `debate_started`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -482,7 +427,7 @@ pub enum Config {
 
 #[cfg(test)]
 mod tests {
-    use super::{Event, EventBody};
+    use crate::{Event, EventBody};
 
     /// A variant that makes every event larger makes every debate slower (each event
     /// is moved from its machine's queue to the log several times); box a large payload instead.
