@@ -182,46 +182,38 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
         if let Some((desk, debate)) = desk {
             desk.set_paused(debate, run.paused());
         }
-        if !asked.is_empty() && !timing.pace.is_zero() {
-            tokio::select! {
-                () = tokio::time::sleep(timing.pace) => paced += timing.pace,
-                why = stopped(&mut stop) => match why {
-                    Some(Stop::Judge(judge)) => {
-                        cancel(run, journal, seq, &mut batch, &flying).await?;
-                        return Ok(Ended::Stopped(judge));
-                    }
-                    // What was about to go out stays unasked.
-                    Some(Stop::Drain(deadline)) => {
-                        draining = Some(deadline);
-                        asked.clear();
-                    }
-                    None => {}
-                },
-            }
-        }
-        if parked && !asked.is_empty() {
-            // SV-14: a place again before asking, waiting its turn when the server is full.
-            if let Some(place) = place.as_deref_mut() {
+        if !asked.is_empty() && (parked || !timing.pace.is_zero()) {
+            // Before asking: the pace, for the people watching; then (SV-14) a running place
+            // again, waiting its turn when the server is full. A stop ends either wait.
+            let unpark = place.as_deref_mut().filter(|_| parked);
+            let mut before = std::pin::pin!(async {
+                tokio::time::sleep(timing.pace).await;
+                if let Some(place) = unpark {
+                    place.unpark().await;
+                }
+            });
+            loop {
                 tokio::select! {
-                    () = place.unpark() => parked = false,
+                    () = &mut before => {
+                        paced += timing.pace;
+                        parked = false;
+                        break;
+                    }
                     why = stopped(&mut stop) => match why {
                         Some(Stop::Judge(judge)) => {
                             cancel(run, journal, seq, &mut batch, &flying).await?;
                             return Ok(Ended::Stopped(judge));
                         }
+                        // What was about to go out stays unasked.
                         Some(Stop::Drain(deadline)) => {
                             draining = Some(deadline);
                             asked.clear();
+                            break;
                         }
+                        // No stop can come any more: the wait goes on.
                         None => {}
                     },
                 }
-            }
-            if parked && !asked.is_empty() {
-                if let Some(place) = place.as_deref_mut() {
-                    place.unpark().await;
-                }
-                parked = false;
             }
         }
         for req in asked {

@@ -39,19 +39,26 @@ async fn budget(server: &Server, id: &str, token: Option<&str>, body: Value) -> 
     .await
 }
 
-#[tokio::test]
-async fn a_spent_budget_waits_for_a_judge_es_11() {
-    let fake = Fake {
+/// A server whose model costs 400 + 100 tokens a call, with judge "ada" (returned: her token);
+/// and a request whose budget of 1,200 tokens is spent after three calls.
+async fn pausing(db: &TestDb) -> (Server, String, Value) {
+    let fakes = start_fakes(Fake {
         tokens_per_call: 400,
         ..Fake::default()
-    };
-    let fakes = start_fakes(fake).await;
-    let (_dir, db) = temp_db();
-    let judge = add_judge(&db, "ada", "judge");
-    let viewer = add_judge(&db, "vic", "viewer");
-    let server = server_for(&db, &fakes, "1000000");
+    })
+    .await;
+    let judge = add_judge(db, "ada", "judge");
+    let server = server_for(db, &fakes, "1000000");
     let ask = json!({"query": "Should we ship the release tonight?", "backend": "openai",
                      "seed": 3, "token_budget": 1200});
+    (server, judge, ask)
+}
+
+#[tokio::test]
+async fn a_spent_budget_waits_for_a_judge_es_11() {
+    let (_dir, db) = temp_db();
+    let (server, judge, ask) = pausing(&db).await;
+    let viewer = add_judge(&db, "vic", "viewer");
 
     // Each call costs 400 + 100 tokens: after three the budget is spent, and it waits.
     let id = create(&server, ask.clone()).await;
@@ -174,16 +181,8 @@ async fn a_spent_budget_waits_for_a_judge_es_11() {
 /// judge's grant brings a paused debate back: it takes a place again and finishes.
 #[tokio::test(flavor = "multi_thread")]
 async fn sixty_four_paused_debates_do_not_lock_out_the_sixty_fifth_sv_14() {
-    let fake = Fake {
-        tokens_per_call: 400,
-        ..Fake::default()
-    };
-    let fakes = start_fakes(fake).await;
     let (_dir, db) = temp_db();
-    let judge = add_judge(&db, "ada", "judge");
-    let server = server_for(&db, &fakes, "1000000");
-    let ask = json!({"query": "Should we ship the release tonight?", "backend": "openai",
-                     "seed": 3, "token_budget": 1200});
+    let (server, judge, ask) = pausing(&db).await;
     let started = futures::future::join_all((0..64u8).map(|i| {
         let client = client_from([127, 0, 1, 1 + i / 8]);
         let url = server.url("/api/debates");

@@ -213,30 +213,11 @@ async fn a_spent_token_budget_stops_the_debate_cautiously() {
 async fn secrets_an_upstream_echoes_never_reach_the_log() {
     let fakes = start_fakes(Fake::default()).await;
     let with_userinfo = fakes.replace("http://", &format!("http://user:{URL_CANARY}@"));
-    let (_dir, db) = temp_db();
-    let server = Server::start_with(
-        &db,
-        0,
-        &[
-            ("OPENAI_BASE_URL", &format!("{with_userinfo}/echo/v1")),
-            ("OPENAI_MODEL", "fake-model"),
-            ("OPENAI_API_KEY", KEY_CANARY),
-            ("CONSILIUM_REMOTE_RETRIES", "0"),
-            ("RUST_LOG", "debug"),
-        ],
-    );
-    let (id, events) = run_to_end(
-        &server,
-        json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 1}),
-    )
-    .await;
-    let failures = failures_of(&events, "utility");
+    let (failure, seen) = echoed(&with_userinfo, KEY_CANARY).await;
     assert!(
-        failures[0].contains("HTTP 401") && failures[0].contains("Incorrect API key provided"),
-        "{failures:?}"
+        failure.contains("HTTP 401") && failure.contains("Incorrect API key provided"),
+        "{failure}"
     );
-    let mut seen = everything_shown(&server, &id).await;
-    seen.push_str(&server.log());
     assert!(seen.contains("openai backend"), "the log was read");
     for canary in [KEY_CANARY, URL_CANARY, "Q7w8E9r0"] {
         assert!(!seen.contains(canary), "{canary} leaked");
@@ -461,6 +442,18 @@ async fn the_daily_token_limit_stops_running_debates_before_the_next_call_sv_13(
 async fn a_plain_words_key_an_upstream_echoes_is_redacted_exactly_sv_18() {
     const PLAIN_KEY: &str = "correct-horse-battery-staple";
     let fakes = start_fakes(Fake::default()).await;
+    let (failure, seen) = echoed(&fakes, PLAIN_KEY).await;
+    assert!(
+        failure.contains("Incorrect API key provided: Bearer ***"),
+        "{failure}"
+    );
+    assert!(!seen.contains(PLAIN_KEY), "the key leaked");
+}
+
+/// One debate on a server whose OpenAI backend (the fakes at `fakes`, on their `/echo/v1`, which
+/// echoes the credentials it is sent) is called with API key `key`: the utility agent's first
+/// failure, and everything the server showed — events, export, page and log lines.
+async fn echoed(fakes: &str, key: &str) -> (String, String) {
     let (_dir, db) = temp_db();
     let server = Server::start_with(
         &db,
@@ -468,7 +461,7 @@ async fn a_plain_words_key_an_upstream_echoes_is_redacted_exactly_sv_18() {
         &[
             ("OPENAI_BASE_URL", &format!("{fakes}/echo/v1")),
             ("OPENAI_MODEL", "fake-model"),
-            ("OPENAI_API_KEY", PLAIN_KEY),
+            ("OPENAI_API_KEY", key),
             ("CONSILIUM_REMOTE_RETRIES", "0"),
             ("RUST_LOG", "debug"),
         ],
@@ -478,12 +471,12 @@ async fn a_plain_words_key_an_upstream_echoes_is_redacted_exactly_sv_18() {
         json!({"query": "Should we ship the release tonight?", "backend": "openai", "seed": 1}),
     )
     .await;
-    let failures = failures_of(&events, "utility");
-    assert!(
-        failures[0].contains("Incorrect API key provided: Bearer ***"),
-        "{failures:?}"
-    );
+    let failure = failures_of(&events, "utility")
+        .first()
+        .copied()
+        .unwrap_or_default()
+        .to_owned();
     let mut seen = everything_shown(&server, &id).await;
     seen.push_str(&server.log());
-    assert!(!seen.contains(PLAIN_KEY), "the key leaked");
+    (failure, seen)
 }
