@@ -323,6 +323,7 @@ mod tests {
                 retry_after_ms: 0,
                 streamed: false,
                 cancelled: false,
+                reasked: false,
             })
         };
         let stop = |used: u64, budget: u64| EventBody::BudgetExhausted {

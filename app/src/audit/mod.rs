@@ -154,6 +154,9 @@ pub fn summarise(body: &EventBody) -> String {
         ),
         EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
         EventBody::Interrupted { reason, .. } => format!("Interrupted: {reason}"),
+        EventBody::Resumed {
+            after_seq, reason, ..
+        } => format!("Resumed after event {after_seq}: {reason}"),
         other => summarise_protocol_event(other),
     }
 }

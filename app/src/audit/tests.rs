@@ -308,6 +308,7 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
             retry_after_ms: 0,
             streamed: false,
             cancelled: false,
+            reasked: false,
         }));
         let reply = AgentReply::Position(Position {
             decision: Decision::Act,

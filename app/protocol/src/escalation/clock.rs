@@ -25,6 +25,11 @@ pub fn wall_ms_until(now: u64, at: u64, scale: u32) -> u64 {
     at.saturating_sub(now).saturating_mul(1000).div_ceil(scale)
 }
 
+/// RS-1: the wall millisecond (since the start) pipeline second `at` begins at.
+pub fn wall_ms_at(at: u64, scale: u32) -> u64 {
+    wall_ms_until(0, at, scale)
+}
+
 /// "5 h 12 min", "14 min", "40 s": a timer as a judge reads it.
 pub fn show(seconds: u64) -> String {
     let (h, m, s) = (seconds / 3600, seconds % 3600 / 60, seconds % 60);

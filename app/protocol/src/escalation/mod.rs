@@ -25,7 +25,7 @@ mod view;
 
 pub use analysis::{compute, Company, Rating, Results, GRAPH};
 pub use assumptions::{assumption, Assumption, Assumptions, Caution, Priority, ASSUMPTIONS};
-pub use clock::{check_scale, show as show_seconds};
+pub use clock::{check_scale, show as show_seconds, wall_ms_at};
 pub use desk::{Admission, Desk, CAPACITY};
 pub use docket::{
     attach_precedents, docket, order, Case, CaseKind, CaseSide, DeskView, Docketed,

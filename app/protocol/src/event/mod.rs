@@ -244,6 +244,14 @@ pub enum EventBody {
     /// ES-11: a judge closed a paused debate; it ends with the cautious decision (a
     /// `budget_exhausted` follows).
     BudgetClosed { judge: String },
+    /// RS-1: the server running the debate stopped after event `after_seq`; process `process`
+    /// rebuilt the machine from the log and the debate goes on. Calls asked and not answered
+    /// before it are asked again (their `agent_call` says `reasked`).
+    Resumed {
+        after_seq: u64,
+        process: String,
+        reason: String,
+    },
     /// The result (S4-6/S4-7, RR-4, WC-6). Always the last event of a finished debate.
     Decision(Outcome),
     /// The debate stopped before it finished; the log ends here (SV-5): its server stopped, or
@@ -301,6 +309,7 @@ impl EventBody {
             EventBody::BudgetPaused { .. } => "budget_paused",
             EventBody::BudgetGranted { .. } => "budget_granted",
             EventBody::BudgetClosed { .. } => "budget_closed",
+            EventBody::Resumed { .. } => "resumed",
             EventBody::Decision(_) => "decision",
             EventBody::Interrupted { .. } => "interrupted",
         }
@@ -350,6 +359,7 @@ impl EventBody {
             | EventBody::BudgetClosed { .. }
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
+            | EventBody::Resumed { .. }
             | EventBody::Decision(_)
             | EventBody::Interrupted { .. } => None,
         }
@@ -407,6 +417,10 @@ pub struct AgentCall {
     /// down and the drain ended, and was cancelled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
+    /// RS-5: the call was asked again after the debate resumed from its log: it had been asked
+    /// before the server stopped, and its reply was never logged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasked: bool,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference

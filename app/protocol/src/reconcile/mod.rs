@@ -30,7 +30,7 @@ pub use rules::{question, reconcile, unresolved};
 pub use types::{
     Authority, Belief, BeliefLine, Embedded, Linkage, Member, Observation, RcConfig, RcOutcome,
     RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER,
-    MAX_CONTENT_CHARS, RECONCILER, SINGLE,
+    MAX_CONTENT_CHARS, RECONCILER, SCALE, SINGLE,
 };
 pub use validate::{check_observations, parse_observations, parse_params};
 pub use vectors::{quantise, Sum};

@@ -28,6 +28,8 @@ impl DebateRun {
             paused: false,
             in_flight: 0,
             costed: 0,
+            reask: VecDeque::new(),
+            reasked: Vec::new(),
         };
         let mut decided = false;
         for e in log {

@@ -18,8 +18,10 @@ use super::supervision::Supervision;
 
 mod budget;
 mod ended;
+mod resume;
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
+pub use resume::{rebuild, Rebuilt};
 
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,6 +113,11 @@ pub struct DebateRun {
     in_flight: u32,
     /// LM-2: answered calls that reported a cost, for the estimate of what one in flight costs.
     costed: u64,
+    /// RS-1: requests asked before the debate resumed whose replies were never logged: handed
+    /// out again first.
+    reask: VecDeque<AgentRequest>,
+    /// RS-1: the ids of the requests asked again, for their `agent_call`.
+    reasked: Vec<u32>,
 }
 
 impl DebateRun {
@@ -196,6 +203,8 @@ impl DebateRun {
             paused: false,
             in_flight: 0,
             costed: 0,
+            reask: VecDeque::new(),
+            reasked: Vec::new(),
         }
     }
 
@@ -235,7 +244,10 @@ impl DebateRun {
             }
             self.debate.exhaust(self.used, budget);
         }
-        let req = self.debate.poll_request();
+        let req = self
+            .reask
+            .pop_front()
+            .or_else(|| self.debate.poll_request());
         if req.is_some() {
             self.in_flight += 1;
         }
@@ -285,6 +297,7 @@ impl DebateRun {
                 retry_after_ms: u.retry_after_ms,
                 streamed: u.streamed,
                 cancelled: false,
+                reasked: self.reasked.contains(&req.id),
             }));
         }
         let failure = match reply {
@@ -345,6 +358,7 @@ impl DebateRun {
             retry_after_ms: 0,
             streamed: false,
             cancelled: true,
+            reasked: false,
         }));
     }
 
@@ -352,6 +366,14 @@ impl DebateRun {
     pub fn advance(&mut self, wall_ms: u64) {
         if let Some(s) = self.debate.machine_mut().supervision_mut() {
             s.advance(wall_ms);
+        }
+    }
+
+    /// ES-10: pipeline seconds per wall second, for a protocol on timers.
+    pub fn time_scale(&self) -> Option<u32> {
+        match &self.debate {
+            Debate::Escalation(m) => Some(m.time_scale()),
+            _ => None,
         }
     }
 

@@ -70,6 +70,11 @@ pub struct EsDebate {
 }
 
 impl EsDebate {
+    /// ES-10: pipeline seconds per wall second.
+    pub fn time_scale(&self) -> u32 {
+        self.params.time_scale
+    }
+
     pub fn new(
         query: &str,
         agents: Vec<AgentSpec>,

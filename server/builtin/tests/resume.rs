@@ -1,0 +1,271 @@
+//! RS-1/RS-5: a debate of each protocol, answered by the builtin agents, is cut after every one of
+//! its events, rebuilt from the log so far, and driven on: it reaches the decision the uncut run
+//! reached, asks no logged request again, and its chain verifies across the `resumed` event.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // a test: a panic is a failure with its place
+
+use builtin::BuiltinAgents;
+use protocol::chain::{seal, verify_chain, GENESIS};
+use protocol::collapse::{default_authors, WcDebate, WcParams};
+use protocol::escalation::EsDebate;
+use protocol::event::Stamp;
+use protocol::reconcile::{RcConfig, RcDebate};
+use protocol::round_robin::RrDebate;
+use protocol::run::rebuild;
+use protocol::s4::S4Debate;
+use protocol::{AgentRequest, AgentSpec, Answered, Debate, DebateRun, Event, EventBody, Start};
+
+/// Loses its largest customer: the specialists disagree, and challenges climb the ladder.
+const ES_QUERY: &str = "Value the company now that its largest customer (40% of revenue) has left, margins are falling and debt is rising.";
+const QUERY: &str = "Should we migrate the billing database to a managed service this quarter?";
+
+/// A debate of `protocol` as the server builds it.
+fn machine(protocol: &str, seed: u64) -> Debate {
+    match protocol {
+        "s4" => Debate::S4(S4Debate::new(QUERY, AgentSpec::default_s4(), seed).expect("s4")),
+        "round_robin" => Debate::RoundRobin(
+            RrDebate::new(
+                QUERY,
+                protocol::round_robin::default_agents(),
+                protocol::round_robin::RrParams::default(),
+                seed,
+            )
+            .expect("rr"),
+        ),
+        "collapse" => Debate::Collapse(Box::new(
+            WcDebate::new(
+                QUERY,
+                default_authors(),
+                Vec::new(),
+                WcParams::default(),
+                seed,
+            )
+            .expect("wc"),
+        )),
+        "escalation" => Debate::Escalation(Box::new(
+            EsDebate::new(
+                ES_QUERY,
+                protocol::escalation::default_agents(),
+                protocol::escalation::EsParams::default(),
+                seed,
+            )
+            .expect("es"),
+        )),
+        "reconcile" => {
+            let observations = serde_json::from_str(
+                r#"[
+                {"id":"o1","agent":"sales","content":"Revenue grew 12% in the third quarter.","timestamp":"2026-01-01T00:00:00Z"},
+                {"id":"o2","agent":"finance","content":"Third-quarter revenue rose by twelve percent.","timestamp":"2026-01-02T00:00:00Z"},
+                {"id":"o3","agent":"audit","content":"Q3 revenue fell 3% against the prior quarter.","timestamp":"2026-01-03T00:00:00Z"},
+                {"id":"o4","agent":"ops","content":"The warehouse in Leeds closes in March.","timestamp":"2026-01-04T00:00:00Z"}
+            ]"#,
+            )
+            .expect("observations");
+            let config = RcConfig {
+                params: protocol::reconcile::RcParams::default(),
+                observations,
+                from_debates: Vec::new(),
+            };
+            Debate::Reconcile(Box::new(
+                RcDebate::new("What happened to revenue?", config, seed).expect("rc"),
+            ))
+        }
+        other => panic!("no protocol {other}"),
+    }
+}
+
+/// The log as the server keeps it: numbered, stamped, chained.
+struct Log {
+    events: Vec<Event>,
+    /// Where each stored batch ended: the server stores one step's events in one transaction,
+    /// so a log it wrote ends at one of these.
+    batches: Vec<usize>,
+}
+
+impl Log {
+    fn push(&mut self, body: EventBody) {
+        let seq = self.events.len() as u64 + 1;
+        let prev = self
+            .events
+            .last()
+            .map_or_else(|| GENESIS.to_owned(), |e| e.hash.to_string());
+        let ts = Stamp::from(
+            format!("2026-11-29T12:{:02}:{:02}.000Z", seq / 60 % 60, seq % 60).as_str(),
+        );
+        self.events.push(seal(Event::new(seq, ts, body), &prev));
+    }
+
+    fn drain(&mut self, run: &mut DebateRun) {
+        while let Some(body) = run.poll_event() {
+            self.push(body);
+        }
+        self.batches.push(self.events.len());
+    }
+}
+
+/// Drives `run` to its decision as the server's loop does: every request the machine hands out
+/// goes out at once; answers arrive one at a time, the last asked first (arrival order must not
+/// matter, LM-1). Returns how many requests were answered.
+fn drive(run: &mut DebateRun, agents: &BuiltinAgents, log: &mut Log) -> usize {
+    let mut out: Vec<AgentRequest> = Vec::new();
+    let mut answered = 0;
+    let mut wall = 0;
+    for _ in 0..10_000 {
+        // ES-5: no judges: the desk overflows every queued challenge to the fallback.
+        for (challenge, priority) in run.queued() {
+            let admission = protocol::escalation::Desk::default().admit(&challenge, priority, 0);
+            run.admit(&challenge, admission);
+        }
+        while let Some(req) = run.poll_request() {
+            out.push(req);
+        }
+        log.drain(run);
+        if run.is_finished() {
+            return answered;
+        }
+        let Some(req) = out.pop() else {
+            // ES-10: nothing to ask: the next timer.
+            match run.wake_at() {
+                Some(at) => {
+                    wall = wall.max(at);
+                    run.advance(wall);
+                    continue;
+                }
+                None => return answered,
+            }
+        };
+        let reply = agents.try_reply(&req);
+        let now = log.events.last().map(|e| e.ts.clone()).unwrap_or_default();
+        run.handle(
+            &req,
+            Answered {
+                reply,
+                usage: None,
+                now,
+            },
+        );
+        answered += 1;
+    }
+    panic!("the debate did not end");
+}
+
+/// How many agents' replies (or failures) `events` hold.
+fn replies(events: &[Event]) -> usize {
+    // ES-1: an agent's findings are one reply.
+    let mut finders: Vec<&str> = Vec::new();
+    for e in events {
+        if let EventBody::Message { round: 1, message } = &e.body {
+            if !finders.contains(&message.from.as_str()) {
+                finders.push(&message.from);
+            }
+        }
+    }
+    finders.len()
+        + events
+            .iter()
+            .filter(|e| match &e.body {
+                EventBody::Position { .. }
+                | EventBody::Revision { .. }
+                | EventBody::Turn { .. }
+                | EventBody::CardVerified(_)
+                | EventBody::Critiqued(_)
+                | EventBody::PanelEvaluated(_)
+                | EventBody::AgentFailed { .. } => true,
+                EventBody::Challenge { text, .. } => !text.starts_with("(no challenge"),
+                EventBody::CardSubmitted(c) => c.source == protocol::collapse::CardSource::Agent,
+                // The lexical grouping stands in for a failed embedder: its failure counted.
+                EventBody::Embedded(e) => e.model != "lexical-fallback",
+                EventBody::Belief(b) => b.by == protocol::reconcile::RECONCILER,
+                // ES-3: a challenged agent's answer, a challenger's verdict.
+                EventBody::Message { round: 2, message } => message.to.is_some(),
+                _ => false,
+            })
+            .count()
+}
+
+fn decision(log: &Log) -> &EventBody {
+    let last = &log.events.last().expect("events").body;
+    assert!(matches!(last, EventBody::Decision(_)), "{last:?}");
+    last
+}
+
+/// Where a log is cut: after every event, or after every stored batch only.
+#[derive(Clone, Copy, PartialEq)]
+enum Cuts {
+    Events,
+    Batches,
+}
+
+fn resumes_after_every_cut(protocol: &str, cuts: Cuts) {
+    let seed = 7;
+    let agents = BuiltinAgents::new(seed);
+    let mut whole = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    let mut run = DebateRun::start(machine(protocol, seed), Start::default());
+    let asked = drive(&mut run, &agents, &mut whole);
+    let decided = decision(&whole).clone();
+    assert_eq!(verify_chain(&whole.events), Ok(whole.events.len()));
+    let n = whole.events.len();
+    for cut in 1..n {
+        if cuts == Cuts::Batches && !whole.batches.contains(&cut) {
+            continue;
+        }
+        let mut log = Log {
+            events: whole.events[..cut].to_vec(),
+            batches: Vec::new(),
+        };
+        let rebuilt = rebuild(&log.events)
+            .unwrap_or_else(|e| panic!("{protocol}: cut after event {cut} of {n}: {e}"));
+        log.push(EventBody::Resumed {
+            after_seq: cut as u64,
+            process: "test".into(),
+            reason: "cut".into(),
+        });
+        for body in rebuilt.pending {
+            log.push(body);
+        }
+        let mut run = rebuilt.run;
+        let asked_after = drive(&mut run, &agents, &mut log);
+        assert_eq!(
+            decision(&log),
+            &decided,
+            "{protocol}: cut after event {cut} of {n}: another decision"
+        );
+        assert_eq!(verify_chain(&log.events), Ok(log.events.len()));
+        // RS-1: nothing answered in the log is asked again: the replies logged before the
+        // cut and those asked after it are the uncut run's, no more.
+        assert_eq!(
+            replies(&whole.events[..cut]) + asked_after,
+            asked,
+            "{protocol}: cut after event {cut} of {n}"
+        );
+    }
+}
+
+#[test]
+fn s4_resumes_after_any_event_rs_5() {
+    resumes_after_every_cut("s4", Cuts::Events);
+}
+
+#[test]
+fn round_robin_resumes_after_any_event_rs_5() {
+    resumes_after_every_cut("round_robin", Cuts::Events);
+}
+
+#[test]
+fn collapse_resumes_after_any_event_rs_5() {
+    resumes_after_every_cut("collapse", Cuts::Events);
+}
+
+#[test]
+fn reconcile_resumes_after_any_event_rs_5() {
+    resumes_after_every_cut("reconcile", Cuts::Events);
+}
+
+/// An agent's findings are several events of one stored batch: a log the server wrote never
+/// ends among them, so the pipeline is cut after every batch.
+#[test]
+fn escalation_resumes_after_any_stored_batch_rs_5() {
+    resumes_after_every_cut("escalation", Cuts::Batches);
+}
