@@ -59,12 +59,13 @@ impl DebateStatus {
     }
 
     /// The status a log has once `bodies` are appended to it: the last one's when it is
-    /// terminal, `running` when one of them reopens a decided log (ES-7), else unchanged (`None`).
+    /// terminal, `running` when one of them reopens a decided log (ES-7) or resumes a log (RS-2:
+    /// the process that stores the `resumed` event owns the debate), else unchanged (`None`).
     pub fn after_all<'a>(bodies: impl IntoIterator<Item = &'a EventBody>) -> Option<DebateStatus> {
         let mut reopened = false;
         let mut last = None;
         for b in bodies {
-            reopened |= b.reopens();
+            reopened |= b.reopens() || matches!(b, EventBody::Resumed { .. });
             last = Some(b);
         }
         last.and_then(Self::after)

@@ -173,6 +173,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
             remote,
             daily_tokens: args.daily_token_budget,
             eval_dir: args.eval_dir.clone(),
+            max_resumes: if args.no_resume { 0 } else { args.max_resumes },
         },
     );
     let signer = crate::signing::Signer::for_server(
@@ -214,12 +215,7 @@ pub async fn build(args: &ServeArgs) -> Result<Serving, CliError> {
             crate::db::redact(&h.url)
         );
     }
-    let interrupted = engine.recover().await?;
-    if interrupted > 0 {
-        tracing::warn!(
-            "{interrupted} debate(s) were running when their server stopped; marked interrupted"
-        );
-    }
+    engine.recover_at_start().await?;
     if engine.store.is_shared() {
         engine.sweep_orphans(Duration::from_millis(args.orphan_sweep_ms.max(100)));
     }

@@ -102,6 +102,15 @@ pub struct ServeArgs {
     #[arg(long, env = "CONSILIUM_DRAIN_SECONDS", default_value_t = 20,
         value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub drain_seconds: u64,
+    /// RS-4: do not resume debates whose server stopped: they end `interrupted`, as before
+    /// resuming existed.
+    #[arg(long, env = "CONSILIUM_NO_RESUME")]
+    pub no_resume: bool,
+    /// RS-4: how many times one debate may be resumed from its log (after a crash, a restart or a
+    /// deploy) before it ends `interrupted` with the reason.
+    #[arg(long, env = "CONSILIUM_MAX_RESUMES", default_value_t = crate::engine::settings::DEFAULT_MAX_RESUMES,
+        value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_resumes: u32,
     /// A PEM file of extra trusted root certificates (a private CA) for every outbound HTTPS call
     /// (model endpoints, agent services); the bundled Mozilla roots and the system's are always
     /// trusted.

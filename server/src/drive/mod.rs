@@ -74,7 +74,11 @@ pub async fn drive<A: Agent + ?Sized, J: Journal>(
 ) -> Result<Ended, StoreError> {
     // Pipeline time leaves out the pacing pauses: they are for the people watching, not time
     // the agents took.
-    let began = Instant::now();
+    // RS-1: a resumed debate's clock goes on from where its log left it, downtime included.
+    let now = Instant::now();
+    let began = now
+        .checked_sub(Duration::from_millis(run.clock_ms()))
+        .unwrap_or(now);
     let mut paced = Duration::ZERO;
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     let (desk, mut rulings, mut stop, mut place) = match judging {

@@ -20,6 +20,7 @@ use app::protocol::{run, DebateRun, Start};
 use tokio::sync::{mpsc, oneshot};
 
 pub use error::StartError;
+pub use recovery::Recovered;
 pub use rulings::RuleError;
 pub use settings::{Remote, Settings, DEFAULT_MAX_TOKEN_BUDGET, DEFAULT_TOKEN_BUDGET};
 
@@ -400,8 +401,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let url = format!("sqlite:{}", dir.path().join("full.db").display());
         let store = Store::connect(&url).await.expect("store");
+        // RS-4: not resumed, so the recovery ends the log.
         let settings = Settings {
             pace: Duration::from_millis(100),
+            max_resumes: 0,
             ..Settings::default()
         };
         let engine = Engine::new(store.clone(), settings);
@@ -431,9 +434,14 @@ mod tests {
         assert!(failure.contains("disk is full"), "{failure}");
         assert!(engine.hub.follow(&id).is_none(), "live channel closed");
         // Recovery while writes still fail: no error, nothing interrupted.
-        assert_eq!(engine.recover().await.expect("recovery does not fail"), 0);
+        let nothing = recovery::Recovered::default();
+        assert_eq!(
+            engine.recover().await.expect("recovery does not fail"),
+            nothing
+        );
         store.execute_raw("DROP TRIGGER full").await.expect("drop");
-        assert_eq!(engine.recover().await.expect("recovery"), 1);
+        let recovered = engine.recover().await.expect("recovery");
+        assert_eq!(recovered.interrupted, 1);
         let status = store.status(&id).await.expect("status");
         assert_eq!(status, Some(app::protocol::DebateStatus::Interrupted));
     }

@@ -1,35 +1,165 @@
-//! SV-5: the end of logs whose run stopped — at start, by the orphan sweep (PostgreSQL), or when
-//! a run could not write its own end.
+//! SV-5/RS-1: debates whose run stopped — at start, by the orphan sweep (PostgreSQL), or when a
+//! run could not write its own end — resumed from their logs, or their logs ended.
 
 use std::time::Duration;
 
-use app::protocol::run;
+use app::protocol::{run, EventBody};
 
 use super::Engine;
 use crate::db::StoreError;
-use crate::drive::Sequencer;
+use crate::drive::{journal::Journal, Sequencer, StoredJournal};
+
+/// What one recovery did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// RS-1: debates that go on in this process.
+    pub resumed: usize,
+    /// SV-5: debates whose logs this process ended `interrupted`.
+    pub interrupted: usize,
+}
+
+/// What became of one debate whose server stopped.
+enum Outcome {
+    Resumed,
+    /// Another process stored first (PostgreSQL: it resumed or ended the debate).
+    Taken,
+    /// Why it cannot be resumed.
+    Refused(String),
+}
 
 impl Engine {
-    /// SV-5: debates that were running when their server stopped are marked `interrupted`, with
-    /// an event saying so, so their logs end cleanly and live viewers stop waiting. Run at start;
-    /// with PostgreSQL also periodically ([`Engine::sweep_orphans`]), and only for debates whose
-    /// server process is gone, never those another live process is running. Returns how many
-    /// this call interrupted.
-    pub async fn recover(&self) -> Result<usize, StoreError> {
-        let mut interrupted = 0;
+    /// RS-1/SV-5: debates that were running when their server stopped are resumed from their
+    /// logs — the machine rebuilt, the requests without a logged reply asked again, the log
+    /// going on after a `resumed` event — or, when they cannot be (resuming is off, the log
+    /// cannot be folded, the agents are not available here, `--max-resumes` reached), marked
+    /// `interrupted` with the reason, so their logs end cleanly and live viewers stop waiting.
+    /// Run at start; with PostgreSQL also periodically ([`Engine::sweep_orphans`]), and only for
+    /// debates whose server process is gone, never those another live process is running.
+    pub async fn recover(&self) -> Result<Recovered, StoreError> {
+        let mut done = Recovered::default();
         for id in self.store.orphans().await? {
-            let reason = "the server running this debate stopped before it finished";
-            // One log that cannot be written (a full disk) must not keep the server from
-            // starting: it is tried again at the next recovery.
-            match self.end_log(&id, run::interruption(reason.into())).await {
-                Ok(true) => interrupted += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    tracing::warn!(debate = %id, "could not mark the debate interrupted: {e}")
-                }
-            }
+            self.recover_one(&id, &mut done).await;
         }
-        Ok(interrupted)
+        Ok(done)
+    }
+
+    /// [`Engine::recover`] at the server's start, saying what it did.
+    pub async fn recover_at_start(&self) -> Result<(), StoreError> {
+        let recovered = self.recover().await?;
+        if recovered.resumed > 0 {
+            tracing::warn!(
+                "{} debate(s) were running when their server stopped; resumed from their logs",
+                recovered.resumed
+            );
+        }
+        if recovered.interrupted > 0 {
+            tracing::warn!(
+                "{} debate(s) were running when their server stopped; marked interrupted",
+                recovered.interrupted
+            );
+        }
+        Ok(())
+    }
+
+    /// One debate whose server stopped: resumed, or its log ended with the reason. One log that
+    /// cannot be read or written (a full disk) must not keep the server from starting: it is
+    /// tried again at the next recovery.
+    async fn recover_one(&self, id: &str, done: &mut Recovered) {
+        let reason = match self.resume(id).await {
+            Ok(Outcome::Resumed) => {
+                done.resumed += 1;
+                return;
+            }
+            Ok(Outcome::Taken) => return,
+            Ok(Outcome::Refused(why)) => {
+                tracing::warn!(debate = %id, "not resumed: {why}");
+                format!("the server running this debate stopped before it finished; {why}")
+            }
+            Err(e) => {
+                tracing::warn!(debate = %id, "could not resume the debate: {e}");
+                return;
+            }
+        };
+        match self.end_log(id, run::interruption(reason)).await {
+            Ok(true) => done.interrupted += 1,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(debate = %id, "could not mark the debate interrupted: {e}"),
+        }
+    }
+
+    /// RS-1: rebuilds debate `id` from its log and runs it on in this process. The `resumed`
+    /// event (and what the step the log stopped in still had to write) is stored first, chained
+    /// after the last stored event: when another process stored first, it took the debate.
+    async fn resume(&self, id: &str) -> Result<Outcome, StoreError> {
+        let max = self.settings.max_resumes;
+        if max == 0 {
+            return Ok(Outcome::Refused("resuming is off (--no-resume)".into()));
+        }
+        let log = self.store.events_after(id, 0).await?;
+        let Some(last) = log.last() else {
+            return Ok(Outcome::Refused("its log is empty".into()));
+        };
+        let rebuilt = match run::rebuild(&log) {
+            Ok(r) => r,
+            Err(why) => return Ok(Outcome::Refused(format!("its log cannot be folded: {why}"))),
+        };
+        if rebuilt.resumes >= max {
+            return Ok(Outcome::Refused(format!(
+                "it was resumed {} times already (--max-resumes {max})",
+                rebuilt.resumes
+            )));
+        }
+        let agents = match super::registry::agents_of_log(&self.settings, &log) {
+            Ok(a) => a,
+            Err(e) => {
+                return Ok(Outcome::Refused(format!(
+                    "its agents are not available: {e}"
+                )))
+            }
+        };
+        let mut run = rebuilt.run;
+        // ES-10: the time the debate was down counts as elapsed on its clock.
+        let now = crate::drive::now_rfc3339();
+        let down = match (
+            app::protocol::time::days(&now),
+            app::protocol::time::days(&last.ts),
+        ) {
+            (Some(a), Some(b)) => ((a - b).max(0.0) * 86_400_000.0) as u64,
+            _ => 0,
+        };
+        run.add_downtime(down);
+        let mut seq = Sequencer::after(last);
+        let mut first = vec![seq.stamp(EventBody::Resumed {
+            after_seq: last.seq,
+            process: process_name(),
+            reason: "the server running it stopped".into(),
+        })];
+        first.extend(rebuilt.pending.into_iter().map(|body| seq.stamp(body)));
+        let mut journal = StoredJournal {
+            id: id.to_owned(),
+            store: self.store.clone(),
+            hub: self.hub.clone(),
+            signer: self.signer.clone(),
+            log: None,
+            daily_limit: 0,
+        };
+        match journal.append(&mut first).await {
+            Ok(()) => {}
+            Err(e) if e.is_conflict() => {
+                tracing::info!(debate = %id, "not resumed: another process stored first");
+                return Ok(Outcome::Taken);
+            }
+            Err(e) => return Err(e),
+        }
+        tracing::info!(
+            debate = %id,
+            after = last.seq,
+            reasked = rebuilt.reasked,
+            down_ms = down,
+            "debate resumed from its log"
+        );
+        self.spawn_run(id.to_owned(), run, agents, seq, None, ());
+        Ok(Outcome::Resumed)
     }
 
     /// Ends a debate's log with an `interrupted` event chained to the last event actually stored
@@ -71,13 +201,24 @@ impl Engine {
             loop {
                 tokio::time::sleep(every).await;
                 match engine.recover().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::warn!(
-                        "{n} debate(s) were left running by a server process that stopped; marked interrupted"
+                    Ok(r) if r == Recovered::default() => {}
+                    Ok(r) => tracing::warn!(
+                        "debates left running by a server process that stopped: {} resumed here, {} marked interrupted",
+                        r.resumed, r.interrupted
                     ),
                     Err(e) => tracing::warn!("looking for debates of stopped servers failed: {e}"),
                 }
             }
         });
     }
+}
+
+/// RS-1: who resumed a debate, as its `resumed` event names it: this host and process.
+fn process_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into());
+    format!("{host}:{}", std::process::id())
 }

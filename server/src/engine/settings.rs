@@ -20,6 +20,9 @@ pub struct Settings {
     pub daily_tokens: u64,
     /// QL-2: where `consilium eval` saves runs, which the `/eval` page lists.
     pub eval_dir: std::path::PathBuf,
+    /// RS-4: how many times a debate may be resumed from its log; 0 never resumes (a debate
+    /// whose server stopped ends `interrupted`).
+    pub max_resumes: u32,
 }
 
 impl Settings {
@@ -37,6 +40,9 @@ impl Settings {
     }
 }
 
+/// RS-4: resumes a debate may have before it ends `interrupted`.
+pub const DEFAULT_MAX_RESUMES: u32 = 3;
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -45,6 +51,7 @@ impl Default for Settings {
             remote: Remote::default(),
             daily_tokens: 0,
             eval_dir: "data/eval".into(),
+            max_resumes: DEFAULT_MAX_RESUMES,
         }
     }
 }

@@ -154,8 +154,11 @@ async fn resume_while_live_has_no_gap_and_no_duplicate() {
     assert_eq!(rest.last().expect("rest").data["type"], "decision");
 }
 
+/// RS-1/RS-2/RS-5: a restart keeps every finished debate byte for byte, and a debate the
+/// server was killed in the middle of (`kill -9`) goes on at the next start: its log continues
+/// after a `resumed` event, one chain, to the decision the same query and seed reach uncut.
 #[tokio::test]
-async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
+async fn restart_keeps_finished_debates_and_resumes_running_ones_rs_2() {
     let (_dir, db) = temp_db();
     let server = Server::start(&db, 0);
     let done = create(
@@ -167,15 +170,13 @@ async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
     server.kill();
 
     // A slow debate, killed mid-run.
+    let query = "Is it safe to rewire my own electrical panel?";
     let server = Server::start(&db, 300);
-    let running = create(
-        &server,
-        json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 6}),
-    )
-    .await;
+    let running = create(&server, json!({"query": query, "seed": 6})).await;
     let partial = read_sse(&server, &running, None, "", 6).await;
     server.kill();
 
+    let restarted = std::time::Instant::now();
     let server = Server::start(&db, 0);
     let after = read_sse(&server, &done, None, "", usize::MAX).await;
     let strip = |fs: &[Frame]| fs.iter().map(|f| f.data.clone()).collect::<Vec<_>>();
@@ -186,18 +187,40 @@ async fn restart_keeps_finished_debates_and_interrupts_running_ones() {
     );
 
     let resumed = read_sse(&server, &running, None, "", usize::MAX).await;
+    println!(
+        "killed mid-debate: decided {:?} after the restart began",
+        restarted.elapsed()
+    );
     let got = seqs(&resumed);
     assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
-    // Every event the client had received is still in the log.
+    // Every event the client had received is still in the log, and the log goes on.
     assert_eq!(strip(&resumed[..partial.len()]), strip(&partial));
-    assert_eq!(resumed.last().expect("events").data["type"], "interrupted");
+    let marks: Vec<&Frame> = resumed
+        .iter()
+        .filter(|f| f.data["type"] == "resumed")
+        .collect();
+    assert_eq!(marks.len(), 1, "{resumed:?}");
+    assert!(marks[0].data["after_seq"].as_u64() >= Some(partial.len() as u64));
+    let last = resumed.last().expect("events");
+    assert_eq!(last.data["type"], "decision");
     let detail: Value = get_json(&server, &format!("/api/debates/{running}")).await;
-    assert_eq!(detail["status"], "interrupted");
+    assert_eq!(detail["status"], "finished");
+    // RS-5: the decision the same query and seed reach without a kill.
+    let (_, uncut) = run_to_end(&server, json!({"query": query, "seed": 6})).await;
+    let uncut = uncut.last().expect("decision");
+    assert_eq!(last.data["decision"], uncut["decision"]);
+    assert_eq!(last.data["reasoning"], uncut["reasoning"]);
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{running}/export.json")));
+    let n = resumed.len();
+    assert!(
+        ok && out.contains(&format!("verified: {n} events")),
+        "{out}"
+    );
 }
 
 /// SIGTERM (what service managers and containers send) shuts the server down
 /// within a bounded time, ending open live streams instead of waiting on them; the next start
-/// marks the debate it cut short `interrupted`.
+/// resumes the debate it cut short (RS-3), and with `--no-resume` marks it `interrupted`.
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_ends_live_streams_and_exits_promptly() {
     let (_guard, db) = temp_db();
@@ -226,8 +249,35 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
     println!("SIGTERM → exit in {:?} ({status})", began.elapsed());
     drop(server);
     let next = Server::start(&db, 0);
+    let events = read_sse(&next, &id, None, "", usize::MAX).await;
+    assert_eq!(events.last().expect("events").data["type"], "decision");
+    assert!(events.iter().any(|f| f.data["type"] == "resumed"));
+
+    // RS-4: with resuming off, the next start ends a cut-short debate as before.
+    let mut server = Server::start(&db, 2000);
+    let id = create(
+        &server,
+        json!({"query": "Should we close the Leeds office?"}),
+    )
+    .await;
+    read_sse(&server, &id, None, "", 3).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    server
+        .wait_exit(std::time::Duration::from_secs(8))
+        .expect("the server exited after SIGTERM");
+    drop(server);
+    let next = Server::start_with(&db, 0, &[("CONSILIUM_NO_RESUME", "true")]);
     let detail: serde_json::Value = get_json(&next, &format!("/api/debates/{id}")).await;
     assert_eq!(detail["status"], "interrupted");
+    let events = detail["events"].as_array().expect("events");
+    let reason = events.last().expect("last")["reason"]
+        .as_str()
+        .unwrap_or("");
+    assert!(reason.contains("--no-resume"), "{reason}");
 }
 
 /// A full database, by SQLite's own limit: the file is capped (`max_size_mb=1`, SQLite's
@@ -322,7 +372,7 @@ async fn a_database_at_its_size_cap_stops_the_debate_clearly_sv_5() {
     let roomy = TestDb {
         url: format!("sqlite:{}?max_size_mb=4", file.display()),
     };
-    let next = Server::start(&roomy, 0);
+    let next = Server::start_with(&roomy, 0, &[("CONSILIUM_NO_RESUME", "true")]);
     let detail: Value = get_json(&next, &format!("/api/debates/{id}")).await;
     assert_eq!(detail["status"], "interrupted");
     let (_, events) = run_to_end(&next, json!({"query": "Now is there room?"})).await;

@@ -333,7 +333,8 @@ fn terminate(server: &mut Server, limit: Duration) -> Duration {
 /// LM-4 and RS-3 at shutdown: SIGTERM sends no new call and gives the calls in flight
 /// `--drain-seconds`. Those that return in time are logged as any reply (round 1's three
 /// positions, and no round 2 asked); with a shorter drain they are logged as cancelled. Either
-/// way the log is left open for the next start, which ends it (SV-5) with its chain whole.
+/// way the log is left open for the next start, which resumes it (RS-1): nothing with a logged
+/// reply is asked again, the cancelled calls are, and the chain runs whole to the decision.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_shutdown_drains_the_calls_in_flight_lm_4_rs_3() {
     for (latency_ms, drain, returned) in [(1500, "20", true), (30_000, "1", false)] {
@@ -356,22 +357,43 @@ async fn a_shutdown_drains_the_calls_in_flight_lm_4_rs_3() {
         assert_eq!(m.calls.load(Ordering::SeqCst), 3, "nothing new was asked");
         assert_eq!(m.in_flight.load(Ordering::SeqCst), 0, "no call left open");
         drop(server);
-        let next = Server::start(&db, 0);
-        let detail: Value = get_json(&next, &format!("/api/debates/{id}")).await;
-        let events = detail["events"].as_array().expect("events");
-        let calls = of_type(events, "agent_call");
+        // The next start (RS-1) resumes the debate on a quick model: what was logged is not
+        // asked again; what was cancelled is, and says so.
+        let quick = Model::new(0, 0);
+        let quick_url = start_model(quick.clone()).await;
+        let next = self::server(&db, &quick_url, &[]);
+        let frames = read_sse(&next, &id, None, "", usize::MAX).await;
+        let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+        let resumed = events
+            .iter()
+            .position(|e| e["type"] == "resumed")
+            .expect("resumed");
+        let (before, after) = events.split_at(resumed);
+        let calls = of_type(before, "agent_call");
         assert_eq!(calls.len(), 3, "{calls:?}");
         for c in &calls {
             assert_eq!(c["cancelled"] == true, !returned, "{c}");
             assert_eq!(c["ok"] == true, returned, "{c}");
         }
         assert_eq!(
-            of_type(events, "position").len(),
+            of_type(before, "position").len(),
             if returned { 3 } else { 0 }
         );
-        assert!(of_type(events, "challenge").is_empty());
-        assert_eq!(detail["status"], "interrupted");
-        let (_, out) = verify(&next.url(&format!("/api/debates/{id}/export.json")));
-        assert!(out.contains("chain verified"), "{out}");
+        assert!(of_type(before, "challenge").is_empty());
+        // S4 with three agents: 3 positions, 6 challenges, 3 revisions.
+        let asked_again = of_type(after, "agent_call")
+            .iter()
+            .filter(|c| c["reasked"] == true)
+            .count();
+        assert_eq!(asked_again, if returned { 0 } else { 3 });
+        assert_eq!(
+            quick.calls.load(Ordering::SeqCst),
+            if returned { 9 } else { 12 },
+            "only the calls without a logged reply were made again"
+        );
+        assert_eq!(of_type(&events, "position").len(), 3);
+        assert_eq!(events.last().expect("last")["type"], "decision");
+        let (ok, out) = verify(&next.url(&format!("/api/debates/{id}/export.json")));
+        assert!(ok && out.contains("verified:"), "{out}");
     }
 }

@@ -1,5 +1,6 @@
 //! SV-4 / SV-5 with several server processes on one PostgreSQL database: live events across
-//! processes (LISTEN/NOTIFY), and recovery that only interrupts debates whose server is gone.
+//! processes (LISTEN/NOTIFY), and recovery that only resumes (RS-2) or interrupts debates whose
+//! server is gone.
 //!
 //! Needs PostgreSQL at `CONSILIUM_TEST_PG` (default `postgres://postgres@127.0.0.1:5432/test`, a
 //! user that may CREATE DATABASE); each test uses a fresh database. Unreachable → the tests fail.
@@ -21,6 +22,24 @@ async fn status(server: &Server, id: &str) -> String {
 async fn logged(server: &Server, id: &str) -> Vec<Value> {
     let detail: Value = get_json(server, &format!("/api/debates/{id}")).await;
     detail["events"].as_array().expect("events").clone()
+}
+
+/// RS-1: the exported log of a resumed debate: one `resumed` event, the decision last, and
+/// `consilium verify` checks the chain and recomputes the decision.
+async fn assert_resumed_and_verifies(server: &Server, id: &str) {
+    let url = server.url(&format!("/api/debates/{id}/export.json"));
+    let export: Value = get_json(server, &format!("/api/debates/{id}/export.json")).await;
+    let events: Vec<app::protocol::Event> =
+        serde_json::from_value(export["events"].clone()).expect("events");
+    let n = events.len();
+    let resumed = events.iter().filter(|e| e.body.kind() == "resumed").count();
+    assert_eq!(resumed, 1, "exactly one resumed event in {id}");
+    assert_eq!(events.last().expect("events").body.kind(), "decision");
+    let (ok, text) = verify(&url);
+    assert!(
+        ok && text.contains(&format!("verified: {n} events")),
+        "consilium verify {url}: {text}"
+    );
 }
 
 /// The exported log of an interrupted debate: its chain verifies (there is no decision to
@@ -125,8 +144,9 @@ async fn starting_another_process_does_not_interrupt_running_debates() {
     assert_eq!(logged(&b, &id).await, strip(&all));
 }
 
+/// RS-2: the debate of a killed process goes on in the next one, from its log.
 #[tokio::test]
-async fn a_debate_of_a_killed_process_is_interrupted_by_the_next_one() {
+async fn a_debate_of_a_killed_process_is_resumed_by_the_next_one_rs_2() {
     let (_guard, db) = postgres_db();
     let a = Server::start(&db, 300);
     let id = create(
@@ -142,13 +162,16 @@ async fn a_debate_of_a_killed_process_is_interrupted_by_the_next_one() {
     let got = seqs(&resumed);
     assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
     assert_eq!(strip(&resumed[..partial.len()]), strip(&partial));
-    assert_eq!(resumed.last().expect("events").data["type"], "interrupted");
-    assert_eq!(status(&b, &id).await, "interrupted");
-    assert_interrupted_chain_verifies(&b, &id).await;
+    assert_eq!(resumed.last().expect("events").data["type"], "decision");
+    assert_eq!(status(&b, &id).await, "finished");
+    assert_resumed_and_verifies(&b, &id).await;
 }
 
+/// RS-2: a viewer following a debate on a surviving process, when the debate's own process is
+/// killed (`kill -9`), sees it go on — the surviving process's sweep takes it over — with every
+/// event once, in order, and no gap.
 #[tokio::test]
-async fn viewers_on_a_surviving_process_see_a_killed_process_debate_end() {
+async fn viewers_on_a_surviving_process_see_a_killed_process_debate_go_on_rs_2() {
     let (_guard, db) = postgres_db();
     let a = Server::start(&db, 300);
     let b = Server::start(&db, 0);
@@ -160,18 +183,30 @@ async fn viewers_on_a_surviving_process_see_a_killed_process_debate_end() {
     let mut stream = SseStream::open(&b, &id, None, "").await;
     let mut frames = stream.take(5).await;
     assert_eq!(frames.len(), 5);
+    let killed = std::time::Instant::now();
     a.kill();
-    // B notices A's instance lock is gone and ends the log; the open stream gets that event.
+    // B notices A's instance lock is gone and takes the debate over; the open stream goes on.
     frames.extend(stream.take(usize::MAX).await);
     let got = seqs(&frames);
     assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
-    assert_eq!(frames.last().expect("frames").data["type"], "interrupted");
+    let resumed_at = frames
+        .iter()
+        .position(|f| f.data["type"] == "resumed")
+        .expect("a resumed event");
+    println!(
+        "kill -9 of the owner: the debate decided {:?} later on the surviving process (resumed \
+         after event {})",
+        killed.elapsed(),
+        frames[resumed_at].data["after_seq"]
+    );
+    assert_eq!(frames.last().expect("frames").data["type"], "decision");
     assert_eq!(strip(&frames), logged(&b, &id).await);
-    assert_interrupted_chain_verifies(&b, &id).await;
+    assert_resumed_and_verifies(&b, &id).await;
 }
 
+/// RS-2: two processes that sweep at once: each debate is resumed by exactly one of them.
 #[tokio::test]
-async fn two_processes_recovering_at_once_both_start_and_interrupt_once() {
+async fn two_processes_recovering_at_once_resume_each_debate_once_rs_2() {
     let (_guard, db) = postgres_db();
     let a = Server::start(&db, 300);
     let mut ids = Vec::new();
@@ -194,15 +229,43 @@ async fn two_processes_recovering_at_once_both_start_and_interrupt_once() {
             let events = read_sse(server, id, None, "", usize::MAX).await;
             let got = seqs(&events);
             assert_eq!(got, (1..=got.len() as u64).collect::<Vec<_>>());
-            let interrupted = events
-                .iter()
-                .filter(|f| f.data["type"] == "interrupted")
-                .count();
-            assert_eq!(interrupted, 1, "exactly one interrupted event in {id}");
-            assert_eq!(events.last().expect("events").data["type"], "interrupted");
+            assert_eq!(events.last().expect("events").data["type"], "decision");
         }
-        assert_interrupted_chain_verifies(&c, id).await;
+        assert_resumed_and_verifies(&c, id).await;
     }
+}
+
+/// RS-4: with `--no-resume`, the debate of a killed process ends `interrupted`, once, however
+/// many processes sweep at once.
+#[tokio::test]
+async fn without_resuming_a_killed_process_debate_is_interrupted_once_rs_4() {
+    let (_guard, db) = postgres_db();
+    let a = Server::start(&db, 300);
+    let id = create(
+        &a,
+        json!({"query": "Should I put all my savings into bitcoin?", "seed": 1}),
+    )
+    .await;
+    let partial = read_sse(&a, &id, None, "", 4).await;
+    a.kill();
+    let off = [("CONSILIUM_NO_RESUME", "true")];
+    let (b, c) = (
+        Server::spawn_with(&db, 0, &off),
+        Server::spawn_with(&db, 0, &off),
+    );
+    let (b, c) = (b.ready(), c.ready());
+    for server in [&b, &c] {
+        let events = read_sse(server, &id, None, "", usize::MAX).await;
+        assert_eq!(strip(&events[..partial.len()]), strip(&partial));
+        let interrupted = events
+            .iter()
+            .filter(|f| f.data["type"] == "interrupted")
+            .count();
+        assert_eq!(interrupted, 1, "exactly one interrupted event");
+        assert_eq!(events.last().expect("events").data["type"], "interrupted");
+    }
+    assert_eq!(status(&b, &id).await, "interrupted");
+    assert_interrupted_chain_verifies(&c, &id).await;
 }
 
 #[test]

@@ -100,7 +100,7 @@ async fn sv_5_sigkill_mid_debate_loses_nothing_a_client_saw_and_the_chain_verifi
         "killed mid-debate"
     );
 
-    let server = Server::start(&db, 0);
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_NO_RESUME", "true")]);
     let export: Value = get_json(&server, &format!("/api/debates/{id}/export.json")).await;
     assert_eq!(export["status"], "interrupted");
     let events: Vec<app::protocol::Event> =

@@ -30,6 +30,7 @@ impl DebateRun {
             costed: 0,
             reask: VecDeque::new(),
             reasked: Vec::new(),
+            clock_ms: 0,
         };
         let mut decided = false;
         for e in log {

@@ -118,6 +118,9 @@ pub struct DebateRun {
     reask: VecDeque<AgentRequest>,
     /// RS-1: the ids of the requests asked again, for their `agent_call`.
     reasked: Vec<u32>,
+    /// RS-1/ES-10: the debate's clock when a resumed run goes on (wall milliseconds since the
+    /// start, the time it was down included); 0 for a run that starts.
+    clock_ms: u64,
 }
 
 impl DebateRun {
@@ -205,6 +208,7 @@ impl DebateRun {
             costed: 0,
             reask: VecDeque::new(),
             reasked: Vec::new(),
+            clock_ms: 0,
         }
     }
 
@@ -367,6 +371,18 @@ impl DebateRun {
         if let Some(s) = self.debate.machine_mut().supervision_mut() {
             s.advance(wall_ms);
         }
+    }
+
+    /// RS-1/ES-10: where the runner's clock starts (wall milliseconds since the debate began):
+    /// 0 for a run that starts; for a resumed one, the clock as its log left it plus the time it
+    /// was down, so the ladder's timeouts count the downtime.
+    pub fn clock_ms(&self) -> u64 {
+        self.clock_ms
+    }
+
+    /// RS-1: the debate was down `ms` wall milliseconds before it resumed.
+    pub fn add_downtime(&mut self, ms: u64) {
+        self.clock_ms = self.clock_ms.saturating_add(ms);
     }
 
     /// ES-10: pipeline seconds per wall second, for a protocol on timers.

@@ -66,6 +66,7 @@ pub fn rebuild(log: &[Event]) -> Result<Rebuilt, String> {
     run.reasked = replay.asked.iter().map(|r| r.id).collect();
     run.reask = replay.asked.into();
     run.paused = run.paused || logged_pause(log);
+    run.clock_ms = replay.clock_ms;
     Ok(Rebuilt {
         run,
         resumes: replay.resumes,

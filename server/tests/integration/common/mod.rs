@@ -180,7 +180,7 @@ impl Server {
         Server::spawn_with(db, pace_ms, &[])
     }
 
-    fn spawn_with(db: &TestDb, pace_ms: u64, env: &[(&str, &str)]) -> Starting {
+    pub fn spawn_with(db: &TestDb, pace_ms: u64, env: &[(&str, &str)]) -> Starting {
         let mut command = Command::new(env!("CARGO_BIN_EXE_consilium"));
         // The developer's own model settings must not leak into a test server.
         for var in [
@@ -195,6 +195,8 @@ impl Server {
             "CONSILIUM_ALLOWED_HOSTS",
             "CONSILIUM_DAILY_TOKEN_BUDGET",
             "CONSILIUM_MAX_TOKEN_BUDGET",
+            "CONSILIUM_NO_RESUME",
+            "CONSILIUM_MAX_RESUMES",
         ] {
             command.env_remove(var);
         }
