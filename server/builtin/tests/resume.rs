@@ -106,14 +106,44 @@ impl Log {
 /// goes out at once; answers arrive one at a time, the last asked first (arrival order must not
 /// matter, LM-1). Returns how many requests were answered.
 fn drive(run: &mut DebateRun, agents: &BuiltinAgents, log: &mut Log) -> usize {
+    drive_judged(run, agents, log, false)
+}
+
+/// [`drive`], with judge `ada` at the desk when `judged` (ES-5): she takes every queued
+/// challenge and, once the agents have nothing left to answer, sends each back to its agents
+/// once (ES-7's re-debate) and then confirms it.
+fn drive_judged(run: &mut DebateRun, agents: &BuiltinAgents, log: &mut Log, judged: bool) -> usize {
+    use protocol::escalation::{Admission, JudgeAction};
     let mut out: Vec<AgentRequest> = Vec::new();
     let mut answered = 0;
     let mut wall = 0;
     for _ in 0..10_000 {
-        // ES-5: no judges: the desk overflows every queued challenge to the fallback.
         for (challenge, priority) in run.queued() {
-            let admission = protocol::escalation::Desk::default().admit(&challenge, priority, 0);
+            let admission = if judged {
+                Admission::Assigned("ada".into())
+            } else {
+                // No judges: the desk overflows every queued challenge to the fallback.
+                protocol::escalation::Desk::default().admit(&challenge, priority, 0)
+            };
             run.admit(&challenge, admission);
+        }
+        if judged && out.is_empty() {
+            if let Some(challenge) = run.held().first() {
+                // What she did before is in the log: the same state gets the same ruling.
+                let sent_back = log.events.iter().any(
+                    |e| matches!(&e.body, EventBody::JudgeRuling(r) if r.challenge == *challenge),
+                );
+                let action = if sent_back {
+                    JudgeAction::Confirm
+                } else {
+                    JudgeAction::Redebate {
+                        context: "the customer's contract was renewed last week".into(),
+                    }
+                };
+                if run.judge(challenge, "ada", action).is_ok() {
+                    continue;
+                }
+            }
         }
         while let Some(req) = run.poll_request() {
             out.push(req);
@@ -196,6 +226,10 @@ enum Cuts {
 }
 
 fn resumes_after_every_cut(protocol: &str, cuts: Cuts) {
+    resumes_after_every_cut_judged(protocol, cuts, false);
+}
+
+fn resumes_after_every_cut_judged(protocol: &str, cuts: Cuts, judged: bool) {
     let seed = 7;
     let agents = BuiltinAgents::new(seed);
     let mut whole = Log {
@@ -203,7 +237,15 @@ fn resumes_after_every_cut(protocol: &str, cuts: Cuts) {
         batches: Vec::new(),
     };
     let mut run = DebateRun::start(machine(protocol, seed), Start::default());
-    let asked = drive(&mut run, &agents, &mut whole);
+    let asked = drive_judged(&mut run, &agents, &mut whole, judged);
+    if judged {
+        let rulings = whole
+            .events
+            .iter()
+            .filter(|e| matches!(e.body, EventBody::JudgeRuling(_)))
+            .count();
+        assert!(rulings >= 1, "the judge ruled: {rulings}");
+    }
     let decided = decision(&whole).clone();
     assert_eq!(verify_chain(&whole.events), Ok(whole.events.len()));
     let n = whole.events.len();
@@ -226,7 +268,7 @@ fn resumes_after_every_cut(protocol: &str, cuts: Cuts) {
             log.push(body);
         }
         let mut run = rebuilt.run;
-        let asked_after = drive(&mut run, &agents, &mut log);
+        let asked_after = drive_judged(&mut run, &agents, &mut log, judged);
         assert_eq!(
             decision(&log),
             &decided,
@@ -268,4 +310,76 @@ fn reconcile_resumes_after_any_event_rs_5() {
 #[test]
 fn escalation_resumes_after_any_stored_batch_rs_5() {
     resumes_after_every_cut("escalation", Cuts::Batches);
+}
+
+/// Numbers and chains `bodies` as the server would (the tampering below re-chains its edits).
+fn chained(bodies: Vec<EventBody>) -> Vec<Event> {
+    let mut log = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    for b in bodies {
+        log.push(b);
+    }
+    log.events
+}
+
+/// RS-4: a log that was changed is not resumed. An edit the chain does not cover is refused by
+/// the chain; one re-chained to hide it is refused where the rebuilt machine writes something
+/// else, naming that event; a reply taken out leaves events that follow from nothing.
+#[test]
+fn a_log_that_cannot_be_folded_is_refused_by_event_rs_4() {
+    let agents = BuiltinAgents::new(3);
+    let mut whole = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    let mut run = DebateRun::start(machine("s4", 3), Start::default());
+    drive(&mut run, &agents, &mut whole);
+    let cut = whole.batches[whole.batches.len() * 2 / 3];
+    let prefix: Vec<EventBody> = whole.events[..cut].iter().map(|e| e.body.clone()).collect();
+
+    // An edited position, not re-chained.
+    let mut edited = whole.events[..cut].to_vec();
+    let at = edited
+        .iter()
+        .position(|e| matches!(e.body, EventBody::Position { .. }))
+        .expect("a position");
+    if let EventBody::Position { position, .. } = &mut edited[at].body {
+        position.reasoning.push_str(" (edited)");
+    }
+    let why = rebuild(&edited).expect_err("an edited log");
+    assert!(why.contains("chain does not verify"), "{why}");
+
+    // A round's header the machine writes itself, edited and re-chained.
+    let mut bodies = prefix.clone();
+    let at = bodies
+        .iter()
+        .rposition(|b| matches!(b, EventBody::RoundStarted { .. }))
+        .expect("a round");
+    if let EventBody::RoundStarted { expected, .. } = &mut bodies[at] {
+        *expected += 1;
+    }
+    let why = rebuild(&chained(bodies)).expect_err("a re-chained edit");
+    assert!(why.contains(&format!("event {} ", at + 1)), "{why}");
+
+    // A logged reply taken out, re-chained.
+    let mut bodies = prefix;
+    let at = bodies
+        .iter()
+        .position(|b| matches!(b, EventBody::Position { .. }))
+        .expect("a position");
+    bodies.remove(at);
+    assert!(rebuild(&chained(bodies)).is_err());
+
+    // An ended log is not resumed.
+    let why = rebuild(&whole.events).expect_err("a decided log");
+    assert!(why.contains("already ended"), "{why}");
+}
+
+/// ES-5/ES-7/ES-10 with a judge: challenges held by her, her pending rulings, a re-debate sent
+/// back to the agents and the timers all come back from the log at every stored batch.
+#[test]
+fn escalation_with_a_judge_resumes_after_any_stored_batch_rs_5() {
+    resumes_after_every_cut_judged("escalation", Cuts::Batches, true);
 }

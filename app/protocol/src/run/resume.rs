@@ -49,6 +49,8 @@ pub fn rebuild(log: &[Event]) -> Result<Rebuilt, String> {
     if last.body.is_terminal() {
         return Err("the debate has already ended".into());
     }
+    // A reply is read back from what the log says it was: the chain vouches for that.
+    crate::chain::verify_chain(log).map_err(|e| format!("its chain does not verify: {e}"))?;
     let debate = machine_of(log)?;
     let mut run = DebateRun::start(debate, start_of(log));
     let mut replay = Replay {
