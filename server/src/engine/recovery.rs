@@ -104,9 +104,12 @@ impl Engine {
             Err(why) => return Ok(Outcome::Refused(format!("its log cannot be folded: {why}"))),
         };
         if rebuilt.resumes >= max {
+            let times = match rebuilt.resumes {
+                1 => "once".to_owned(),
+                n => format!("{n} times"),
+            };
             return Ok(Outcome::Refused(format!(
-                "it was resumed {} times already (--max-resumes {max})",
-                rebuilt.resumes
+                "it was resumed {times} already (--max-resumes {max})"
             )));
         }
         let agents = match super::registry::agents_of_log(&self.settings, &log) {

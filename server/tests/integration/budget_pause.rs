@@ -244,3 +244,53 @@ async fn sixty_four_paused_debates_do_not_lock_out_the_sixty_fifth_sv_14() {
         .len();
     assert_eq!(still, 63, "the others still wait");
 }
+
+/// RS-1 with ES-11: a debate paused on its budget when its server is killed (`kill -9`) is still
+/// paused after the restart — the tokens it used, and that it waits for a judge, come back from
+/// its log, and nothing is asked meanwhile — and a judge's grant then takes it to its decision.
+#[tokio::test]
+async fn a_budget_pause_survives_a_restart_rs_1() {
+    let (_dir, db) = temp_db();
+    let fakes = start_fakes(Fake {
+        tokens_per_call: 400,
+        ..Fake::default()
+    })
+    .await;
+    let judge = add_judge(&db, "ada", "judge");
+    let server = server_for(&db, &fakes, "1000000");
+    let ask = json!({"query": "Should we ship the release tonight?", "backend": "openai",
+                     "seed": 3, "token_budget": 1200});
+    let id = create(&server, ask).await;
+    paused_on_desk(&server, &judge, &id).await;
+    server.kill();
+
+    let server = server_for(&db, &fakes, "1000000");
+    let paused = paused_on_desk(&server, &judge, &id).await;
+    assert_eq!(
+        (&paused["used"], &paused["budget"]),
+        (&json!(1500), &json!(1200))
+    );
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    let events = detail["events"].as_array().expect("events");
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(kinds[kinds.len() - 2..], ["budget_paused", "resumed"]);
+    let (status, v) = budget(
+        &server,
+        &id,
+        Some(&judge),
+        json!({"action": "grant", "tokens": 100000}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let frames = read_sse(&server, &id, None, "", usize::MAX).await;
+    let events: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(events.last().expect("last")["type"], "decision");
+    assert!(of_type(&events, "agent_call")
+        .iter()
+        .all(|c| c["reasked"] != true));
+    let (ok, out) = verify(&server.url(&format!("/api/debates/{id}/export.json")));
+    assert!(ok, "{out}");
+}

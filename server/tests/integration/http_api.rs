@@ -218,6 +218,87 @@ async fn restart_keeps_finished_debates_and_resumes_running_ones_rs_2() {
     );
 }
 
+/// RS-4: a debate is resumed at most `--max-resumes` times; killed once more, it ends
+/// `interrupted` with the reason, its chain whole.
+#[tokio::test]
+async fn a_debate_resumed_its_most_times_ends_interrupted_rs_4() {
+    let (_dir, db) = temp_db();
+    let once = [("CONSILIUM_MAX_RESUMES", "1")];
+    let server = Server::start_with(&db, 300, &once);
+    let id = create(
+        &server,
+        json!({"query": "Should we move the office to Lisbon?", "seed": 4}),
+    )
+    .await;
+    read_sse(&server, &id, None, "", 5).await;
+    server.kill();
+    let server = Server::start_with(&db, 300, &once);
+    let mut stream = SseStream::open(&server, &id, None, "").await;
+    let seen = stream.take(9).await;
+    assert!(seen.iter().any(|f| f.data["type"] == "resumed"), "{seen:?}");
+    drop(stream);
+    server.kill();
+    let server = Server::start_with(&db, 0, &once);
+    let events = read_sse(&server, &id, None, "", usize::MAX).await;
+    let last = events.last().expect("events");
+    assert_eq!(last.data["type"], "interrupted");
+    let reason = last.data["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("resumed once already (--max-resumes 1)"),
+        "{reason}"
+    );
+    let logged: Vec<app::protocol::Event> = events
+        .iter()
+        .map(|f| serde_json::from_value(f.data.clone()).expect("event"))
+        .collect();
+    assert_eq!(
+        app::protocol::chain::verify_chain(&logged),
+        Ok(logged.len())
+    );
+}
+
+/// RS-4: a log changed while its server was down (by hand in the SQLite file, past the
+/// append-only guard) is not resumed: the debate ends `interrupted`, saying its log cannot be
+/// folded and why.
+#[tokio::test]
+async fn a_log_that_cannot_be_folded_ends_interrupted_with_the_reason_rs_4() {
+    let (_dir, db) = temp_db();
+    let Some(path) = db.url.strip_prefix("sqlite:") else {
+        return; // the file is edited by hand: SQLite only
+    };
+    let server = Server::start(&db, 300);
+    let id = create(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 2}),
+    )
+    .await;
+    read_sse(&server, &id, None, "", 7).await;
+    server.kill();
+    let file = rusqlite::Connection::open(path).expect("open the database file");
+    file.execute("DROP TRIGGER events_no_update", [])
+        .expect("drop the guard");
+    let changed = file
+        .execute(
+            "UPDATE events SET body = replace(body, 'My call', 'Our call') \
+             WHERE debate_id = ?1 AND body LIKE '%\"type\":\"position\"%'",
+            [&id],
+        )
+        .expect("change the positions");
+    assert!(changed > 0);
+    drop(file);
+    let server = Server::start(&db, 0);
+    let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+    assert_eq!(detail["status"], "interrupted");
+    let events = detail["events"].as_array().expect("events");
+    let reason = events.last().expect("last")["reason"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        reason.contains("its log cannot be folded") && reason.contains("chain does not verify"),
+        "{reason}"
+    );
+}
+
 /// SIGTERM (what service managers and containers send) shuts the server down
 /// within a bounded time, ending open live streams instead of waiting on them; the next start
 /// resumes the debate it cut short (RS-3), and with `--no-resume` marks it `interrupted`.
