@@ -28,8 +28,8 @@ pub struct ServeArgs {
     #[arg(long, env = "CONSILIUM_AGENT_TIMEOUT_S", default_value_t = 30)]
     pub agent_timeout_s: u64,
     /// PostgreSQL only: how often, in milliseconds, this process looks for debates left running by
-    /// another server process that stopped, and marks them interrupted.
-    #[arg(long, env = "CONSILIUM_ORPHAN_SWEEP_MS", default_value_t = 5000)]
+    /// another server process that stopped, and resumes them (RS-2) or marks them interrupted.
+    #[arg(long, env = "CONSILIUM_ORPHAN_SWEEP_MS", default_value_t = 2000)]
     pub orphan_sweep_ms: u64,
     /// AG-1 `openai`: the OpenAI-compatible API's base URL, up to `/v1` (Ollama:
     /// http://127.0.0.1:11434/v1, vLLM: http://HOST:8000/v1, llama.cpp: http://HOST:8080/v1).

@@ -286,7 +286,7 @@ impl Store {
     /// Debates still marked running that no live server process is running: on SQLite every one
     /// of them (a SQLite file has one server); on PostgreSQL those whose owner's instance lock is
     /// free — its process is gone.
-    pub async fn orphans(&self) -> Result<Vec<String>, StoreError> {
+    pub async fn orphans(&self) -> Result<Vec<Orphan>, StoreError> {
         let running: Vec<(String, Option<i64>)> = on_pool!(self, pool => {
             sqlx::query_as(
                 "SELECT id, owner FROM debates WHERE status = 'running' ORDER BY created_at",
@@ -295,7 +295,10 @@ impl Store {
             .await?
         });
         let Db::Postgres(shared) = &self.db else {
-            return Ok(running.into_iter().map(|(id, _)| id).collect());
+            return Ok(running
+                .into_iter()
+                .map(|(id, owner)| Orphan { id, owner })
+                .collect());
         };
         let mut alive = std::collections::HashMap::new();
         let mut orphans = Vec::new();
@@ -312,10 +315,29 @@ impl Store {
                 },
             };
             if !live {
-                orphans.push(id);
+                orphans.push(Orphan { id, owner });
             }
         }
         Ok(orphans)
+    }
+
+    /// RS-2: this process takes over a debate whose owner's process is gone — only if it is still
+    /// running and still that owner's (another process that swept at the same moment took it
+    /// first otherwise). SQLite has one process, which owns every debate.
+    pub async fn claim(&self, orphan: &Orphan) -> Result<bool, StoreError> {
+        let Db::Postgres(shared) = &self.db else {
+            return Ok(true);
+        };
+        let done = sqlx::query(
+            "UPDATE debates SET owner = $1 \
+             WHERE id = $2 AND status = 'running' AND owner IS NOT DISTINCT FROM $3",
+        )
+        .bind(shared.instance)
+        .bind(&orphan.id)
+        .bind(orphan.owner)
+        .execute(&shared.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 }
 
@@ -342,6 +364,14 @@ impl Store {
         });
         Ok(())
     }
+}
+
+/// A running debate whose server process is gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Orphan {
+    pub id: String,
+    /// The process that ran it (PostgreSQL's advisory-lock key; none with SQLite).
+    pub owner: Option<i64>,
 }
 
 fn parse_status(debate: &str, status: &str) -> Result<DebateStatus, StoreError> {

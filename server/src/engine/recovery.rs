@@ -6,7 +6,7 @@ use std::time::Duration;
 use app::protocol::{run, EventBody};
 
 use super::Engine;
-use crate::db::StoreError;
+use crate::db::{Orphan, StoreError};
 use crate::drive::{journal::Journal, Sequencer, StoredJournal};
 
 /// What one recovery did.
@@ -37,8 +37,8 @@ impl Engine {
     /// debates whose server process is gone, never those another live process is running.
     pub async fn recover(&self) -> Result<Recovered, StoreError> {
         let mut done = Recovered::default();
-        for id in self.store.orphans().await? {
-            self.recover_one(&id, &mut done).await;
+        for orphan in self.store.orphans().await? {
+            self.recover_one(&orphan, &mut done).await;
         }
         Ok(done)
     }
@@ -64,7 +64,17 @@ impl Engine {
     /// One debate whose server stopped: resumed, or its log ended with the reason. One log that
     /// cannot be read or written (a full disk) must not keep the server from starting: it is
     /// tried again at the next recovery.
-    async fn recover_one(&self, id: &str, done: &mut Recovered) {
+    async fn recover_one(&self, orphan: &Orphan, done: &mut Recovered) {
+        let id = orphan.id.as_str();
+        // RS-2: exactly one process takes it over; the others leave it.
+        match self.store.claim(orphan).await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                tracing::warn!(debate = %id, "could not take the debate over: {e}");
+                return;
+            }
+        }
         let reason = match self.resume(id).await {
             Ok(Outcome::Resumed) => {
                 done.resumed += 1;
