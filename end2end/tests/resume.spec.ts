@@ -164,3 +164,59 @@ async function reloadWhileLive(page: Page, request: APIRequestContext, base: str
   expect(new Set(live).size).toBe(live.length);
   expect(live).toEqual(await reference(page, `${base}/debates/${id}`));
 }
+
+/** A free TCP port on loopback, to start a server on again after it was killed. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise((ok) => probe.close(ok));
+  return port;
+}
+
+/** A paced server on `port` over the SQLite file `db`, ready when it says where it listens. */
+async function serveOn(port: number, db: string): Promise<ChildProcess> {
+  const bin = process.env.CONSILIUM_BIN ?? path.resolve(__dirname, '../../target/debug/consilium');
+  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', `sqlite:${db}`, '--pace-ms', '600'],
+    { env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((ok, fail) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk) => {
+      seen += chunk.toString();
+      if (seen.includes('listening on')) ok();
+    });
+    child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${seen}`)));
+  });
+  return child;
+}
+
+// RS-1/RS-2: the server is killed (`kill -9`) mid-debate and started again on the same file and
+// port; the open page reconnects by itself, sees the debate go on from its log to the decision
+// with every event once, and says that it was resumed.
+test('a live page follows a debate across a server restart and says it resumed', async ({ page, request }) => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const db = path.join(os.tmpdir(), `consilium-e2e-restart-${process.pid}-${Date.now()}.db`);
+  let server = await serveOn(port, db);
+  try {
+    const id = await startDebate(request, base, 'Should we move the office to Lisbon next spring?');
+    await page.goto(`${base}/debates/${id}`);
+    await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+    await expect(page.locator('.card').nth(1)).toBeVisible();
+    expect(await page.getByTestId('decision').count()).toBe(0);
+
+    server.kill('SIGKILL');
+    await expect(page.getByTestId('connection')).toHaveText('reconnecting…');
+    server = await serveOn(port, db);
+
+    await expect(page.getByTestId('decision')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('resumed')).toHaveCount(1);
+    await expect(page.getByTestId('resumed')).toContainText('resumed from its log');
+    const live = await cards(page);
+    expect(live).toHaveLength(3 + 6 + 3 + 3);
+    expect(new Set(live).size).toBe(live.length);
+    expect(live).toEqual(await reference(page, `${base}/debates/${id}`));
+  } finally {
+    server.kill('SIGKILL');
+  }
+});

@@ -65,35 +65,40 @@ impl Engine {
     /// cannot be read or written (a full disk) must not keep the server from starting: it is
     /// tried again at the next recovery.
     async fn recover_one(&self, orphan: &Orphan, done: &mut Recovered) {
-        let id = orphan.id.as_str();
-        // RS-2: exactly one process takes it over; the others leave it.
-        match self.store.claim(orphan).await {
-            Ok(true) => {}
-            Ok(false) => return,
-            Err(e) => {
-                tracing::warn!(debate = %id, "could not take the debate over: {e}");
-                return;
-            }
+        if !self.take_over(orphan).await {
+            return;
         }
-        let reason = match self.resume(id).await {
-            Ok(Outcome::Resumed) => {
-                done.resumed += 1;
-                return;
-            }
-            Ok(Outcome::Taken) => return,
+        let id = orphan.id.as_str();
+        match self.resume(id).await {
+            Ok(Outcome::Resumed) => done.resumed += 1,
+            Ok(Outcome::Taken) => {}
             Ok(Outcome::Refused(why)) => {
-                tracing::warn!(debate = %id, "not resumed: {why}");
-                format!("the server running this debate stopped before it finished; {why}")
+                if self.interrupt(id, &why).await {
+                    done.interrupted += 1;
+                }
             }
-            Err(e) => {
-                tracing::warn!(debate = %id, "could not resume the debate: {e}");
-                return;
-            }
-        };
+            Err(e) => tracing::warn!(debate = %id, "could not resume the debate: {e}"),
+        }
+    }
+
+    /// RS-2: exactly one process takes a debate over; the others leave it.
+    async fn take_over(&self, orphan: &Orphan) -> bool {
+        self.store.claim(orphan).await.unwrap_or_else(|e| {
+            tracing::warn!(debate = %orphan.id, "could not take the debate over: {e}");
+            false
+        })
+    }
+
+    /// SV-5: ends the log of a debate that is not resumed, saying why.
+    async fn interrupt(&self, id: &str, why: &str) -> bool {
+        tracing::warn!(debate = %id, "not resumed: {why}");
+        let reason = format!("the server running this debate stopped before it finished; {why}");
         match self.end_log(id, run::interruption(reason)).await {
-            Ok(true) => done.interrupted += 1,
-            Ok(false) => {}
-            Err(e) => tracing::warn!(debate = %id, "could not mark the debate interrupted: {e}"),
+            Ok(ended) => ended,
+            Err(e) => {
+                tracing::warn!(debate = %id, "could not mark the debate interrupted: {e}");
+                false
+            }
         }
     }
 

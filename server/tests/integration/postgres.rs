@@ -244,9 +244,9 @@ async fn a_rolling_restart_of_three_processes_loses_no_debate_rs_3() {
         )
     }))
     .await;
-    for i in 0..3 {
-        let old = std::mem::replace(&mut servers[i], Server::spawn_with(&db, pace, &env).ready());
-        let mut old = old;
+    // One at a time: the replacement starts, then the old process gets SIGTERM and drains.
+    for slot in &mut servers {
+        let mut old = std::mem::replace(slot, Server::spawn_with(&db, pace, &env).ready());
         let killed = Command::new("kill")
             .args(["-TERM", &old.pid().to_string()])
             .status()

@@ -63,6 +63,9 @@ pub struct DebateView {
     /// ES-11: every grant: (judge, tokens, new budget).
     #[serde(default)]
     pub budget_grants: Vec<(String, u64, u64)>,
+    /// RS-1: each time the debate was resumed from its log: the event its server stopped after.
+    #[serde(default)]
+    pub resumed_after: Vec<u64>,
     /// Remote agents: which backend and model, and the debate's token budget.
     pub backend: Option<BackendInfo>,
     /// CR-1: the context the request carried.
@@ -345,6 +348,7 @@ impl DebateView {
                 self.budget_grants.push((judge.clone(), *tokens, *budget));
             }
             EventBody::BudgetClosed { .. } => self.budget_paused = None,
+            EventBody::Resumed { after_seq, .. } => self.resumed_after.push(*after_seq),
             EventBody::DailyLimitReached { spent, limit } => {
                 self.thinking.clear();
                 self.daily_limit = Some((*spent, *limit));

@@ -305,6 +305,11 @@ fn LiveDebate(detail: DebateDetail, me: Me, parts: ProtocolParts) -> impl IntoVi
                 {format!("This debate stopped: {reason}. Its log is kept up to the last stored event.")}
             </section>
         })}
+        {move || state.with(|v| v.resumed_after.clone()).into_iter().map(|after| view! {
+            <section class="panel resumed" role="status" data-testid="resumed">
+                {format!("The server running this debate stopped after event {after}; the debate was resumed from its log and goes on.")}
+            </section>
+        }).collect_view()}
         {move || state.with(|v| v.interrupted.clone()).map(|reason| view! {
             <section class="panel interrupted" role="alert">{format!("This debate was interrupted: {reason}")}</section>
         })}
