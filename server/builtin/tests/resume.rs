@@ -383,3 +383,44 @@ fn a_log_that_cannot_be_folded_is_refused_by_event_rs_4() {
 fn escalation_with_a_judge_resumes_after_any_stored_batch_rs_5() {
     resumes_after_every_cut_judged("escalation", Cuts::Batches, true);
 }
+
+/// ES-10/RS-1: a judge's deadline runs on while the server is down. The pipeline is cut while a
+/// challenge waits for the judge's ruling; rebuilt, it writes nothing at the clock its log left
+/// it at, and once it was down past the deadline, the ladder moves on at the deadline.
+#[test]
+fn an_escalation_deadline_counts_the_time_the_server_was_down_rs_1() {
+    let agents = BuiltinAgents::new(7);
+    let mut whole = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    let mut run = DebateRun::start(machine("escalation", 7), Start::default());
+    drive_judged(&mut run, &agents, &mut whole, true);
+    let ruling = whole
+        .events
+        .iter()
+        .position(|e| matches!(e.body, EventBody::JudgeRuling(_)))
+        .expect("a ruling");
+    let (challenge, deadline) = whole.events[..ruling]
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            EventBody::JudgeAssigned(a) => Some((a.challenge.clone(), a.deadline)),
+            _ => None,
+        })
+        .expect("assigned to the judge");
+    let rebuilt = rebuild(&whole.events[..ruling]).expect("rebuilt");
+    let mut run = rebuilt.run;
+    assert_eq!(run.held(), vec![challenge.clone()]);
+    run.advance(run.clock_ms());
+    assert_eq!(run.poll_event(), None, "nothing is due yet");
+    // Down for as long as the judge had (time scale 1: a pipeline second is a wall second).
+    run.add_downtime(deadline * 1000);
+    run.advance(run.clock_ms());
+    let moved: Vec<EventBody> = std::iter::from_fn(|| run.poll_event()).collect();
+    let escalated = moved.iter().find_map(|b| match b {
+        EventBody::Escalated(e) if e.challenge == challenge => Some(e.at),
+        _ => None,
+    });
+    assert_eq!(escalated, Some(deadline), "{moved:?}");
+}
