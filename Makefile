@@ -9,7 +9,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 # sessions, the track record); input checks, limits, TLS, agent kinds and eval are the same on
 # either database, and postgres.rs already ran against PostgreSQL in the first pass.
 # They are modules of one test binary (server/tests/integration/), chosen by name filters.
-PG_PASS := http_api protocols escalation gate credibility judges access export verify reconcile live_calls
+PG_PASS := http_api protocols escalation gate credibility judges access export fork verify reconcile live_calls
 # Every cargo test below selects the same packages, so all three share one feature resolution and
 # nothing is compiled twice (`-p server` alone resolved features differently and rebuilt app and
 # server: minutes of CPU and another set of artefacts on disk).

@@ -424,3 +424,109 @@ fn an_escalation_deadline_counts_the_time_the_server_was_down_rs_1() {
     });
     assert_eq!(escalated, Some(deadline), "{moved:?}");
 }
+
+/// FK-1/FK-2/FK-5: a fork after any stored batch of each protocol, with the builtin agents:
+/// unchanged, it decides as its parent did; its log is `forked_from`, the parent's events, then
+/// its own, one chain, and its lineage checks against the parent (and fails against a changed
+/// parent, naming the event).
+#[test]
+fn a_fork_after_any_batch_re_derives_its_parent_fk_1() {
+    use protocol::run::{check_lineage, fork_prefix, ForkChanges};
+    for protocol in ["s4", "round_robin", "collapse", "escalation", "reconcile"] {
+        let agents = BuiltinAgents::new(7);
+        let mut parent = Log {
+            events: Vec::new(),
+            batches: Vec::new(),
+        };
+        let mut run = DebateRun::start(machine(protocol, 7), Start::default());
+        drive(&mut run, &agents, &mut parent);
+        let decided = decision(&parent).clone();
+        let cuts: Vec<usize> = parent.batches[..parent.batches.len() - 1].to_vec();
+        for after in cuts {
+            let bodies = fork_prefix("p1", &parent.events, after as u64, &ForkChanges::default())
+                .unwrap_or_else(|e| panic!("{protocol} after {after}: {e}"));
+            let mut child = Log {
+                events: Vec::new(),
+                batches: Vec::new(),
+            };
+            for b in bodies {
+                child.push(b);
+            }
+            let rebuilt =
+                rebuild(&child.events).unwrap_or_else(|e| panic!("{protocol} after {after}: {e}"));
+            for b in rebuilt.pending {
+                child.push(b);
+            }
+            let mut run = rebuilt.run;
+            drive(&mut run, &agents, &mut child);
+            assert_eq!(decision(&child), &decided, "{protocol} after {after}");
+            assert_eq!(verify_chain(&child.events), Ok(child.events.len()));
+            let lines = check_lineage(&child.events, Some(&parent.events))
+                .unwrap_or_else(|e| panic!("{protocol} after {after}: {e}"));
+            assert!(
+                lines[0].contains("copied events are the parent's"),
+                "{lines:?}"
+            );
+        }
+    }
+}
+
+/// FK-1/FK-2: refused forks name the problem; a fork checked against another parent, or with
+/// a copied event changed, fails its lineage check; without the parent it says so.
+#[test]
+fn bad_forks_and_broken_lineage_are_named_fk_2() {
+    use protocol::run::{check_lineage, fork_prefix, ForkChanges};
+    let agents = BuiltinAgents::new(2);
+    let mut parent = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    let mut run = DebateRun::start(machine("s4", 2), Start::default());
+    drive(&mut run, &agents, &mut parent);
+    let n = parent.events.len() as u64;
+    let none = ForkChanges::default();
+    for (after, needle) in [
+        (0, "is not one of them"),
+        (n + 1, "is not one of them"),
+        (n, "ends the debate"),
+    ] {
+        let why = fork_prefix("p1", &parent.events, after, &none).expect_err("refused");
+        assert!(why.contains(needle), "{after}: {why}");
+    }
+    let changes = ForkChanges {
+        seed: Some(9),
+        token_budget: None,
+    };
+    let mut child = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    for b in fork_prefix("p1", &parent.events, 10, &changes).expect("fork") {
+        child.push(b);
+    }
+    let unchecked = check_lineage(&child.events, None).expect("lines");
+    assert!(unchecked[0].contains("unchecked"), "{unchecked:?}");
+    // Another debate as the parent.
+    let mut other = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    let mut run = DebateRun::start(machine("s4", 5), Start::default());
+    drive(&mut run, &BuiltinAgents::new(5), &mut other);
+    let why = check_lineage(&child.events, Some(&other.events)).expect_err("another parent");
+    assert!(why.contains("hash"), "{why}");
+    // A copied event changed (and the fork's chain made again around it).
+    let mut bodies: Vec<EventBody> = child.events.iter().map(|e| e.body.clone()).collect();
+    if let Some(EventBody::Thinking { agent, .. }) = bodies.get_mut(4) {
+        agent.push('x');
+    }
+    let mut changed = Log {
+        events: Vec::new(),
+        batches: Vec::new(),
+    };
+    for b in bodies {
+        changed.push(b);
+    }
+    let why = check_lineage(&changed.events, Some(&parent.events)).expect_err("changed copy");
+    assert!(why.contains("event 5"), "{why}");
+}

@@ -65,6 +65,11 @@ pub enum Command {
         /// chain and decision still verify, but nothing proves who wrote it.
         #[arg(long)]
         allow_unsigned: bool,
+        /// FK-2: a fork's parent, as a `.json` export on disk or an http(s) URL: the fork's
+        /// copied events and the hash it names are checked against it (the parent's own export
+        /// is checked too). Without it, a fork's copied prefix is reported unchecked.
+        #[arg(long)]
+        parent: Option<String>,
     },
 }
 
@@ -80,6 +85,16 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             ca_cert,
             key,
             allow_unsigned,
-        }) => verify::run(&source, ca_cert.as_deref(), key.as_deref(), allow_unsigned).await,
+            parent,
+        }) => {
+            verify::run(
+                &source,
+                ca_cert.as_deref(),
+                key.as_deref(),
+                allow_unsigned,
+                parent.as_deref(),
+            )
+            .await
+        }
     }
 }

@@ -10,16 +10,18 @@ use super::error::CliError;
 
 /// Checks the chain, the decision and the server's signature over the log's end (with `key`,
 /// that very key must have signed it). Exits 0 only when all hold; a log without a signature
-/// fails unless `allow_unsigned` (SV-16).
+/// fails unless `allow_unsigned` (SV-16). A fork's lineage is checked against `parent` (FK-2).
 pub async fn run(
     source: &str,
     ca_cert: Option<&Path>,
     key: Option<&str>,
     allow_unsigned: bool,
+    parent: Option<&str>,
 ) -> Result<(), CliError> {
     let pinned = key.map(pinned_key).transpose()?;
     let text = load(source, ca_cert).await?;
     let export = parse_export_full(&text).map_err(CliError::Verify)?;
+    lineage(&export.events, parent, ca_cert).await?;
     let (checked, signed) = check_signed(&export, pinned.as_deref());
     match checked {
         c @ Check::Verified { .. } => {
@@ -61,6 +63,41 @@ pub async fn run(
         ))),
         c => Err(CliError::Verify(c.headline())),
     }
+}
+
+/// FK-2: a fork's lineage, against its parent's export when given (whose own chain must verify).
+async fn lineage(
+    events: &[app::protocol::Event],
+    parent: Option<&str>,
+    ca_cert: Option<&Path>,
+) -> Result<(), CliError> {
+    let parent_events = match parent {
+        Some(source) => {
+            let text = load(source, ca_cert).await?;
+            let export = parse_export_full(&text)
+                .map_err(|e| CliError::Verify(format!("--parent {source}: {e}")))?;
+            app::protocol::chain::verify_chain(&export.events).map_err(|e| {
+                CliError::Verify(format!("--parent {source}: its chain does not verify: {e}"))
+            })?;
+            Some(export.events)
+        }
+        None => None,
+    };
+    let is_fork = matches!(
+        events.first().map(|e| &e.body),
+        Some(app::protocol::EventBody::ForkedFrom { .. })
+    );
+    if parent.is_some() && !is_fork {
+        return Err(CliError::Verify(
+            "--parent: this log is not a fork (it does not open with forked_from)".into(),
+        ));
+    }
+    let lines = app::protocol::run::check_lineage(events, parent_events.as_deref())
+        .map_err(|e| CliError::Verify(format!("lineage: {e}")))?;
+    for line in lines {
+        outln!("{line}");
+    }
+    Ok(())
 }
 
 /// `--key`: the whole public key, as 64 hex digits or base64 of its 32 bytes, or a file holding

@@ -88,7 +88,8 @@ impl Journal for StoredJournal {
     async fn append(&mut self, events: &mut Vec<Event>) -> Result<(), StoreError> {
         let signature = end_signature(self.signer.as_deref(), &self.id, events);
         // A log that ends with its decision records each agent's prediction with it,
-        // once: a gate review's new decision (ES-7) changes no agent's prediction.
+        // once: a gate review's new decision (ES-7) changes no agent's prediction, and a fork's
+        // decision none.
         let predictions = match events.last() {
             Some(e) if matches!(e.body, EventBody::Decision(_)) => {
                 let mut log = match &self.log {
@@ -96,8 +97,13 @@ impl Journal for StoredJournal {
                     None => self.store.events_after(&self.id, 0).await?,
                 };
                 let decided = log.iter().any(|e| matches!(e.body, EventBody::Decision(_)));
+                // FK-1: a fork is a what-if; its agents' predictions are not their record.
+                let fork = matches!(
+                    log.first().map(|e| &e.body),
+                    Some(EventBody::ForkedFrom { .. })
+                );
                 log.extend(events.iter().cloned());
-                if decided {
+                if decided || fork {
                     Vec::new()
                 } else {
                     crate::record::predictions_of(&self.id, &log)

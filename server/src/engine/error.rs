@@ -8,6 +8,12 @@ pub enum StartError {
     Protocol(#[from] app::protocol::ProtocolError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// FK-1: the debate to fork does not exist.
+    #[error("no debate {0}")]
+    NoDebate(String),
+    /// FK-1: a fork its parent's log cannot take, named.
+    #[error("{0}")]
+    Fork(String),
     /// The request asks for an agent kind this server is not configured for.
     #[error("{0}")]
     Backend(String),

@@ -3,6 +3,7 @@
 
 mod desk;
 mod error;
+mod fork;
 pub mod gather;
 mod recovery;
 pub mod registry;
@@ -171,11 +172,27 @@ impl Engine {
     fn spawn_run<H: Place + 'static>(
         &self,
         id: String,
+        run: DebateRun,
+        agents: Box<dyn Agent>,
+        seq: Sequencer,
+        log: Option<Vec<app::protocol::Event>>,
+        hold: H,
+    ) {
+        self.spawn_run_paced(id, run, agents, seq, log, hold, true);
+    }
+
+    /// [`Engine::spawn_run`]; `paced: false` runs it without the pause for people watching
+    /// (FK-4's batches of forks, which nobody watches being written).
+    #[allow(clippy::too_many_arguments)] // spawn_run's, and whether to pace
+    fn spawn_run_paced<H: Place + 'static>(
+        &self,
+        id: String,
         mut run: DebateRun,
         agents: Box<dyn Agent>,
         mut seq: Sequencer,
         log: Option<Vec<app::protocol::Event>>,
         hold: H,
+        paced: bool,
     ) {
         self.hub.open(&id, log.as_deref().unwrap_or_default());
         let (stop_tx, stop_rx) = oneshot::channel::<Stop>();
@@ -188,7 +205,10 @@ impl Engine {
         let (rule_tx, mut rule_rx) = mpsc::channel::<Ruling>(8);
         self.lock_rulings().insert(id.clone(), rule_tx);
         let engine = self.clone();
-        let timing = self.settings.timing(agents.backend());
+        let mut timing = self.settings.timing(agents.backend());
+        if !paced {
+            timing.pace = Duration::ZERO;
+        }
         // SV-13: the daily limit counts what remote models cost.
         let daily_limit = if agents.backend() == "builtin" {
             0

@@ -100,18 +100,28 @@ pub fn agents_for(
 
 /// The agents a logged debate was answered by, rebuilt from its `debate_started` (ES-7: a
 /// pipeline sent back to its agents at the gate asks the same kinds and models again), or what
-/// this server lacks to provide them now.
+/// this server lacks to provide them now. A fork's agents (FK-1) answer with the seed its
+/// `forked_from` gives, when it gives one.
 pub fn agents_of_log(
     settings: &Settings,
     log: &[app::protocol::Event],
 ) -> Result<Box<dyn Agent>, StartError> {
-    let Some(app::protocol::EventBody::DebateStarted {
+    use app::protocol::EventBody;
+    let forked_seed = match log.first().map(|e| &e.body) {
+        Some(EventBody::ForkedFrom { changes, .. }) => changes.seed,
+        _ => None,
+    };
+    let started = log
+        .iter()
+        .find(|e| !matches!(e.body, EventBody::ForkedFrom { .. }))
+        .map(|e| &e.body);
+    let Some(EventBody::DebateStarted {
         protocol,
         seed,
         agents,
         backend,
         ..
-    }) = log.first().map(|e| &e.body)
+    }) = started
     else {
         return Err(StartError::Backend(
             "the log does not start with debate_started".into(),
@@ -132,6 +142,7 @@ pub fn agents_of_log(
         .ok_or_else(|| {
             StartError::Backend(format!("the log names an unknown protocol '{protocol}'"))
         })?;
+    let seed = &forked_seed.unwrap_or(*seed);
     let debate_kind = backend.as_ref().map_or("builtin", |b| b.kind.as_str());
     if agents.iter().all(|a| a.backend.is_none()) {
         let model = backend.as_ref().and_then(|b| b.model.as_deref());

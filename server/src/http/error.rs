@@ -138,7 +138,10 @@ impl From<crate::engine::StartError> for AppError {
         match e {
             crate::engine::StartError::Protocol(p) => AppError::BadRequest(p.to_string()),
             crate::engine::StartError::Store(s) => s.into(),
-            crate::engine::StartError::Backend(b) => AppError::BadRequest(b),
+            crate::engine::StartError::Backend(b) | crate::engine::StartError::Fork(b) => {
+                AppError::BadRequest(b)
+            }
+            e @ crate::engine::StartError::NoDebate(_) => AppError::NotFound(e.to_string()),
             e @ crate::engine::StartError::DailyBudget { retry_after_s, .. } => {
                 AppError::TooManyRequests {
                     message: e.to_string(),

@@ -7,6 +7,7 @@ pub mod conn;
 pub mod debates;
 pub mod error;
 pub mod extract;
+pub mod fork;
 pub mod judge;
 pub mod openapi;
 pub mod ui_service;

@@ -20,7 +20,7 @@ use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{agents, debates, judge};
+use super::{agents, debates, fork, judge};
 use crate::live::sse;
 use crate::state::AppState;
 
@@ -202,27 +202,39 @@ pub async fn openapi_json() -> impl IntoResponse {
 /// (this module), so a route cannot exist without its documentation. Paths are relative to
 /// `/api`; one `routes!` per path.
 pub fn api_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(base())
+    judge_routes(debate_routes(OpenApiRouter::with_openapi(base())))
+        .routes(routes!(agents::list))
+        .routes(routes!(agents::detail))
+        .routes(routes!(agents::record_outcome))
+        .routes(routes!(debates::keys))
+        .routes(routes!(openapi_json))
+}
+
+/// The debates: start, list, read, follow, export, fork.
+fn debate_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
+    router
         .routes(routes!(debates::list_debates, debates::create_debate))
         .routes(routes!(debates::baseline_counts))
         .routes(routes!(debates::eval_runs))
         .routes(routes!(debates::get_debate))
+        .routes(routes!(fork::fork))
+        .routes(routes!(fork::forks))
+        .routes(routes!(agents::of_debate))
+        .routes(routes!(sse::handler))
+        .routes(routes!(debates::export_json))
+        .routes(routes!(debates::export_md))
+}
+
+/// What judges do, and how they sign in.
+fn judge_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
+    router
         .routes(routes!(judge::stop))
         .routes(routes!(judge::decide))
         .routes(routes!(judge::budget))
         .routes(routes!(judge::rule))
-        .routes(routes!(agents::of_debate))
-        .routes(routes!(agents::list))
-        .routes(routes!(agents::detail))
-        .routes(routes!(agents::record_outcome))
         .routes(routes!(judge::me))
         .routes(routes!(judge::queue))
         .routes(routes!(judge::desk))
-        .routes(routes!(debates::keys))
         .routes(routes!(judge::sign_in))
         .routes(routes!(judge::sign_out))
-        .routes(routes!(sse::handler))
-        .routes(routes!(debates::export_json))
-        .routes(routes!(debates::export_md))
-        .routes(routes!(openapi_json))
 }

@@ -18,6 +18,7 @@ mod docs;
 mod escalation;
 mod eval;
 mod export;
+mod fork;
 mod gate;
 mod http_api;
 mod judges;

@@ -1188,6 +1188,40 @@ async fn the_openapi_document_describes_every_route_as_it_answers_dx_3() {
         &json!({"id": paused, "judge": "ada", "action": "grant", "tokens": 100000})
     );
 
+    // FK-1/FK-4: a fork, and a batch of forks, of the decided S4 debate.
+    let fork = format!("/api/debates/{s4}/fork");
+    let r = api.post(&fork, None, json!({"after_seq": 3})).await;
+    assert!(expect(&r, 201)["id"].is_string());
+    expect(&api.post(&fork, None, json!({"after_seq": 0})).await, 400);
+    expect(
+        &api.post(
+            "/api/debates/ffff0000ffff0000/fork",
+            None,
+            json!({"after_seq": 3}),
+        )
+        .await,
+        404,
+    );
+    let forks = format!("/api/debates/{s4}/forks");
+    let r = api
+        .post(&forks, None, json!({"after_seq": 3, "seeds": [1, 2]}))
+        .await;
+    assert_eq!(expect(&r, 200)["decided"], 2);
+    expect(
+        &api.post(&forks, None, json!({"after_seq": 3, "seeds": []}))
+            .await,
+        400,
+    );
+    expect(
+        &api.post(
+            "/api/debates/ffff0000ffff0000/forks",
+            None,
+            json!({"after_seq": 3, "seeds": [1]}),
+        )
+        .await,
+        404,
+    );
+
     // Signing out ends the session.
     let out = Req {
         headers: vec![("cookie", cookie)],

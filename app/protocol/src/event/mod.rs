@@ -244,6 +244,16 @@ pub enum EventBody {
     /// ES-11: a judge closed a paused debate; it ends with the cautious decision (a
     /// `budget_exhausted` follows).
     BudgetClosed { judge: String },
+    /// FK-1: this debate is a fork of debate `debate` after its event `after_seq`, whose hash is
+    /// `head_hash`; the parent's events 1..=`after_seq` follow, copied, then the fork goes on
+    /// with `changes`. Always the first event of a fork.
+    ForkedFrom {
+        debate: String,
+        after_seq: u64,
+        head_hash: String,
+        #[serde(default, skip_serializing_if = "crate::run::ForkChanges::is_empty")]
+        changes: crate::run::ForkChanges,
+    },
     /// RS-1: the server running the debate stopped after event `after_seq`; process `process`
     /// rebuilt the machine from the log and the debate goes on. Calls asked and not answered
     /// before it are asked again (their `agent_call` says `reasked`).
@@ -310,6 +320,7 @@ impl EventBody {
             EventBody::BudgetGranted { .. } => "budget_granted",
             EventBody::BudgetClosed { .. } => "budget_closed",
             EventBody::Resumed { .. } => "resumed",
+            EventBody::ForkedFrom { .. } => "forked_from",
             EventBody::Decision(_) => "decision",
             EventBody::Interrupted { .. } => "interrupted",
         }
@@ -360,6 +371,7 @@ impl EventBody {
             | EventBody::Credibility(_)
             | EventBody::TriggerChecked(_)
             | EventBody::Resumed { .. }
+            | EventBody::ForkedFrom { .. }
             | EventBody::Decision(_)
             | EventBody::Interrupted { .. } => None,
         }

@@ -18,9 +18,11 @@ use super::supervision::Supervision;
 
 mod budget;
 mod ended;
+mod fork;
 mod resume;
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
+pub use fork::{check_lineage, fork_prefix, wilson, ForkChanges};
 pub use resume::{rebuild, Rebuilt};
 
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
@@ -436,6 +438,11 @@ impl DebateRun {
                 "this protocol takes no judge's rulings".into(),
             )),
         }
+    }
+
+    /// FK-1: a fork's own token budget.
+    pub fn set_budget(&mut self, budget: u64) {
+        self.budget = Some(budget);
     }
 
     /// Tokens the agents have used so far.

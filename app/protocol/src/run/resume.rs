@@ -51,6 +51,12 @@ pub fn rebuild(log: &[Event]) -> Result<Rebuilt, String> {
     }
     // A reply is read back from what the log says it was: the chain vouches for that.
     crate::chain::verify_chain(log).map_err(|e| format!("its chain does not verify: {e}"))?;
+    // FK-1: a fork's log opens with where it came from; its debate starts after that.
+    let opened = log
+        .iter()
+        .take_while(|e| matches!(e.body, EventBody::ForkedFrom { .. }))
+        .count();
+    let log = &log[opened..];
     let debate = machine_of(log)?;
     let mut run = DebateRun::start(debate, start_of(log));
     let mut replay = Replay {

@@ -1,0 +1,187 @@
+//! FK-1/FK-2: a new debate forked from any event of another: its log opens with `forked_from`
+//! (the parent, the event, that event's hash and what the fork changes), then a copy of the
+//! parent's events up to that one, in the child's own chain; the machine is rebuilt from the copy
+//! (as a resumed debate's is, RS-1) and the debate goes on with the changes. FK-4: how often the
+//! decision held over several forks, with a Wilson interval.
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::{Event, EventBody};
+
+/// FK-1: what a fork changes. Every field is optional; an empty set re-runs the parent's
+/// debate from the event on as it was.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ForkChanges {
+    /// The seed the agents answer with from the fork on (the builtin agents' replies follow it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The token budget of the fork's remote agents, the tokens the copied calls used included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+}
+
+impl ForkChanges {
+    pub fn is_empty(&self) -> bool {
+        *self == ForkChanges::default()
+    }
+}
+
+/// FK-1: the first events of a fork of `parent` (debate `debate`) after its event `after_seq`:
+/// `forked_from`, then the parent's events 1..=`after_seq` as they are. Refused by name when the
+/// event is not in the log, comes before the debate starts, or after its decision.
+pub fn fork_prefix(
+    debate: &str,
+    parent: &[Event],
+    after_seq: u64,
+    changes: &ForkChanges,
+) -> Result<Vec<EventBody>, String> {
+    let n = parent.len() as u64;
+    if after_seq == 0 || after_seq > n {
+        return Err(format!(
+            "after_seq: debate {debate} has events 1 to {n}; {after_seq} is not one of them"
+        ));
+    }
+    let copied = &parent[..after_seq as usize];
+    let started = parent
+        .iter()
+        .position(|e| matches!(e.body, EventBody::DebateStarted { .. }))
+        .ok_or_else(|| format!("debate {debate}'s log has no debate_started"))?;
+    if (after_seq as usize) <= started {
+        return Err(format!(
+            "after_seq: the debate starts at event {}; fork from it or a later one",
+            started + 1
+        ));
+    }
+    if let Some(end) = copied.iter().find(|e| e.body.is_terminal()) {
+        return Err(format!(
+            "after_seq: event {} ends the debate ({}); fork from an event before it",
+            end.seq,
+            end.body.kind()
+        ));
+    }
+    let head = &copied[copied.len() - 1];
+    // ES-1: an agent's findings are one reply, logged as several events: not cut in two.
+    if let (
+        EventBody::Message {
+            round: 1,
+            message: m,
+        },
+        Some(next),
+    ) = (&head.body, parent.get(after_seq as usize))
+    {
+        if matches!(&next.body, EventBody::Message { round: 1, message: n } if n.from == m.from) {
+            return Err(format!(
+                "after_seq: event {after_seq} is one of {}'s findings, which go on at event {}: \
+                 fork after the last of them",
+                m.from,
+                after_seq + 1
+            ));
+        }
+    }
+    let mut bodies = Vec::with_capacity(copied.len() + 1);
+    bodies.push(EventBody::ForkedFrom {
+        debate: debate.to_owned(),
+        after_seq,
+        head_hash: head.hash.to_string(),
+        changes: changes.clone(),
+    });
+    bodies.extend(copied.iter().map(|e| e.body.clone()));
+    Ok(bodies)
+}
+
+/// FK-2: what a fork's log says of its parent, checked against the parent's log when there is
+/// one: the event it forked after must have the hash it names, and every copied event must be
+/// the parent's. Returns the lines to show.
+pub fn check_lineage(child: &[Event], parent: Option<&[Event]>) -> Result<Vec<String>, String> {
+    let Some(EventBody::ForkedFrom {
+        debate,
+        after_seq,
+        head_hash,
+        ..
+    }) = child.first().map(|e| &e.body)
+    else {
+        return Ok(Vec::new());
+    };
+    let Some(parent) = parent else {
+        return Ok(vec![format!(
+            "forked from debate {debate} after its event {after_seq} (hash {}…): the copied \
+             prefix is unchecked; pass the parent's export to check it",
+            &head_hash[..head_hash.len().min(12)]
+        )]);
+    };
+    let n = *after_seq as usize;
+    let head = parent
+        .get(n.wrapping_sub(1))
+        .filter(|_| n > 0)
+        .ok_or_else(|| {
+            format!(
+                "the parent's log has {} events; the fork names its event {after_seq}",
+                parent.len()
+            )
+        })?;
+    if head.hash.as_str() != head_hash {
+        return Err(format!(
+            "the parent's event {after_seq} has hash {}, the fork names {head_hash}: not the \
+             parent this fork was made from, or changed since",
+            head.hash.as_str()
+        ));
+    }
+    let copy = child.get(1..=n).ok_or_else(|| {
+        format!("the fork's log is shorter than the {n} events it says it copied")
+    })?;
+    for (c, p) in copy.iter().zip(parent) {
+        if c.body != p.body {
+            return Err(format!(
+                "the fork's event {} is not the parent's event {} it copies ({} against {})",
+                c.seq,
+                p.seq,
+                c.body.kind(),
+                p.body.kind()
+            ));
+        }
+    }
+    Ok(vec![format!(
+        "forked from debate {debate} after its event {after_seq}: the parent's chain names that \
+         event's hash, and the {n} copied events are the parent's"
+    )])
+}
+
+/// FK-4: the 95 % Wilson score interval for `held` successes in `n` trials.
+pub fn wilson(held: u32, n: u32) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_964_f64;
+    let n = f64::from(n);
+    let p = f64::from(held) / n;
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    /// FK-4: the interval, against values computed by hand.
+    #[test]
+    fn wilson_intervals_fk_4() {
+        let table = [
+            (0, 0, (0.0, 1.0)),
+            (5, 5, (0.5655, 1.0)),
+            (3, 4, (0.3006, 0.9544)),
+            (0, 10, (0.0, 0.2775)),
+            (10, 20, (0.2993, 0.7007)),
+        ];
+        for (held, n, (lo, hi)) in table {
+            let (l, h) = wilson(held, n);
+            assert!(
+                (l - lo).abs() < 1e-3 && (h - hi).abs() < 1e-3,
+                "{held}/{n}: {l} {h}"
+            );
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! FK-1: a new debate forked from an event of another, run on in this process.
+
+use app::protocol::run::{fork_prefix, rebuild, ForkChanges};
+
+use super::{new_id, registry, Engine, StartError};
+use crate::db::NewDebate;
+use crate::drive::{journal::Journal, Place, Sequencer, StoredJournal};
+
+impl Engine {
+    /// FK-1: forks debate `parent` after its event `after_seq` with `changes`: the child's log
+    /// (`forked_from`, the parent's events up to that one, then what the rebuilt machine still had
+    /// to write) is created in one transaction, then the child runs on like any debate. Nothing
+    /// is asked of any agent for the copied events. Returns the child's id.
+    pub async fn fork<H: Place + 'static>(
+        &self,
+        parent: &str,
+        after_seq: u64,
+        changes: ForkChanges,
+        hold: H,
+        paced: bool,
+    ) -> Result<String, StartError> {
+        let log = self.store.events_after(parent, 0).await?;
+        if log.is_empty() {
+            return Err(StartError::NoDebate(parent.to_owned()));
+        }
+        let bodies = fork_prefix(parent, &log, after_seq, &changes).map_err(StartError::Fork)?;
+        let mut seq = Sequencer::new();
+        let mut first: Vec<_> = bodies.into_iter().map(|b| seq.stamp(b)).collect();
+        let rebuilt = rebuild(&first).map_err(|e| {
+            StartError::Fork(format!("debate {parent}'s log cannot be forked there: {e}"))
+        })?;
+        let agents = registry::agents_of_log(&self.settings, &first)?;
+        if agents.backend() != "builtin" {
+            self.check_daily_budget().await?;
+        }
+        let mut run = rebuilt.run;
+        if let Some(budget) = changes.token_budget {
+            if budget > self.settings.remote.max_token_budget {
+                return Err(StartError::Fork(format!(
+                    "changes.token_budget: at most {} on this server, got {budget}",
+                    self.settings.remote.max_token_budget
+                )));
+            }
+            run.set_budget(budget);
+        }
+        let Some(app::protocol::EventBody::DebateStarted {
+            protocol,
+            query,
+            seed,
+            ..
+        }) = first
+            .iter()
+            .map(|e| &e.body)
+            .find(|b| b.kind() == "debate_started")
+        else {
+            return Err(StartError::Fork(
+                "the copied log has no debate_started".into(),
+            ));
+        };
+        let id = new_id();
+        let created_at = first[0].ts.to_string();
+        let row = NewDebate {
+            id: &id,
+            query,
+            protocol,
+            seed: changes.seed.unwrap_or(*seed),
+            created_at: &created_at,
+        };
+        self.store.create_debate(&row, &first).await?;
+        // What the rebuilt machine still had to write goes through the journal, as any batch
+        // does: signed when it ends the log.
+        let mut rest: Vec<_> = rebuilt.pending.into_iter().map(|b| seq.stamp(b)).collect();
+        if !rest.is_empty() {
+            let mut journal = StoredJournal {
+                id: id.clone(),
+                store: self.store.clone(),
+                hub: self.hub.clone(),
+                signer: self.signer.clone(),
+                log: Some(first.clone()),
+                daily_limit: 0,
+            };
+            journal.append(&mut rest).await?;
+            first.extend(rest);
+        }
+        tracing::info!(debate = %id, parent, after_seq, "forked");
+        self.spawn_run_paced(id.clone(), run, agents, seq, Some(first), hold, paced);
+        Ok(id)
+    }
+}

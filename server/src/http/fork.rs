@@ -1,0 +1,247 @@
+//! FK-1/FK-4: forks of a debate over the JSON API: one fork from an event, with changes, or a
+//! batch of forks by seed that says how often the decision held.
+
+use std::time::Duration;
+
+use app::api::{Created, ErrorBody};
+use app::protocol::run::{wilson, ForkChanges};
+use app::protocol::EventBody;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::error::AppError;
+use super::extract::{json_object, DebateId};
+use crate::access::client::ClientAddr;
+use crate::access::limits::unix_now_s;
+use crate::access::{Caller, Principal, SharedAccess};
+use crate::engine::Engine;
+
+/// `POST /api/debates/{id}/fork`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForkRequest {
+    /// The parent's event the fork goes on after (its events 1..=after_seq are copied).
+    pub after_seq: u64,
+    #[serde(default)]
+    pub changes: ForkChanges,
+}
+
+/// Forks a debate after one of its events.
+///
+/// FK-1: the new debate's log opens with `forked_from` (the parent, the event and its hash, the
+/// changes), then the parent's events up to that one, copied — no agent is asked for them — and
+/// goes on live with the changes. Who may fork is who may start a debate.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/fork",
+    tag = "debates",
+    params(("id" = String, Path, description = "The parent debate's id")),
+    request_body = ForkRequest,
+    security((), ("bearer" = []), ("session" = [])),
+    responses(
+        (status = 201, description = "Forked; follow the fork at `/api/debates/{id}/events`", body = Created),
+        (status = 400, description = "An event the log does not have (or after its decision), or a change it cannot take, named", body = ErrorBody),
+        (status = 401, description = "This server needs the start token or a judge", body = ErrorBody),
+        (status = 403, description = "A viewer, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 429, description = "Too many running debates (server-wide or from this address); see `Retry-After`", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
+pub async fn fork(
+    State(engine): State<Engine>,
+    State(access): State<SharedAccess>,
+    Caller(who): Caller,
+    ClientAddr(client): ClientAddr,
+    DebateId(id): DebateId,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<impl IntoResponse, AppError> {
+    access.may_start(&who)?;
+    let req: ForkRequest = json_object(body?.0)?;
+    let place = access.limits.debate(client)?;
+    if matches!(who, Principal::Anonymous) {
+        access.limits.start_today(client, unix_now_s())?;
+    }
+    let child = engine
+        .fork(&id, req.after_seq, req.changes, place, true)
+        .await?;
+    Ok((StatusCode::CREATED, Json(Created { id: child })))
+}
+
+/// The most forks one batch runs.
+pub const MAX_BATCH: usize = 20;
+
+/// `POST /api/debates/{id}/forks`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    /// The parent's event every fork goes on after.
+    pub after_seq: u64,
+    /// One fork per seed (1 to 20 of them, each different).
+    pub seeds: Vec<u64>,
+}
+
+/// One fork of a batch, as it ended.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct BatchFork {
+    pub id: String,
+    pub seed: u64,
+    /// `finished`, `budget_exhausted`, `interrupted`, or `running` when it had not ended in time.
+    pub status: String,
+    /// Its decision's label, once it decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+}
+
+/// FK-4: how robust the parent's decision is.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct BatchReply {
+    /// The parent's decision.
+    pub decision: String,
+    pub forks: Vec<BatchFork>,
+    /// Forks that reached the parent's decision, of those that decided.
+    pub held: u32,
+    pub decided: u32,
+    /// The 95 % Wilson interval for the share of forks that hold the decision.
+    pub wilson: [f64; 2],
+    /// "4 of 5 forks reached the same decision (ACT)".
+    pub summary: String,
+}
+
+/// How long a batch waits for its forks to decide.
+const BATCH_WAIT: Duration = Duration::from_secs(120);
+
+/// Forks a decided debate once per seed and says how often the decision held.
+///
+/// FK-4: every fork goes on after the same event with its own seed, unpaced; the reply comes
+/// when all have ended (or after 120 s, with those still running named so), with the share that
+/// reached the parent's decision and its 95 % Wilson interval. Each fork takes a running place
+/// in turn, as a start does.
+#[utoipa::path(
+    post,
+    path = "/debates/{id}/forks",
+    tag = "debates",
+    params(("id" = String, Path, description = "The parent debate's id")),
+    request_body = BatchRequest,
+    security((), ("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "The forks, how they ended, and how often the decision held", body = BatchReply),
+        (status = 400, description = "No seeds, more than 20, a seed twice, a parent that has not decided, or an event it cannot fork after, named", body = ErrorBody),
+        (status = 401, description = "This server needs the start token or a judge", body = ErrorBody),
+        (status = 403, description = "A viewer, or a signed-in request without this site's Origin", body = ErrorBody),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+        (status = 415, description = "The body is not sent as `application/json`", body = ErrorBody),
+        (status = 429, description = "Too many running debates (server-wide or from this address); see `Retry-After`", body = ErrorBody),
+        (status = 507, description = "The database is full", body = ErrorBody),
+    )
+)]
+pub async fn forks(
+    State(engine): State<Engine>,
+    State(access): State<SharedAccess>,
+    Caller(who): Caller,
+    ClientAddr(client): ClientAddr,
+    DebateId(id): DebateId,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Json<BatchReply>, AppError> {
+    access.may_start(&who)?;
+    let req: BatchRequest = json_object(body?.0)?;
+    if req.seeds.is_empty() || req.seeds.len() > MAX_BATCH {
+        return Err(AppError::BadRequest(format!(
+            "seeds: 1 to {MAX_BATCH} of them, got {}",
+            req.seeds.len()
+        )));
+    }
+    if let Some((i, s)) = req
+        .seeds
+        .iter()
+        .enumerate()
+        .find(|(i, s)| req.seeds[..*i].contains(s))
+    {
+        return Err(AppError::BadRequest(format!(
+            "seeds[{i}]: seed {s} is already in the batch"
+        )));
+    }
+    let parent = engine.store.events_after(&id, 0).await?;
+    let Some(decision) = parent.iter().rev().find_map(|e| match &e.body {
+        EventBody::Decision(o) => Some(o.label().to_owned()),
+        _ => None,
+    }) else {
+        return Err(if parent.is_empty() {
+            super::extract::not_found(&id)
+        } else {
+            AppError::BadRequest(format!(
+                "debate {id} has not decided: a batch says how often its decision held"
+            ))
+        });
+    };
+    let mut forks = Vec::with_capacity(req.seeds.len());
+    let until = tokio::time::Instant::now() + BATCH_WAIT;
+    for seed in req.seeds {
+        // One running place at a time: the batch never takes more than a start would.
+        let place = access.limits.debate(client)?;
+        if matches!(who, Principal::Anonymous) {
+            access.limits.start_today(client, unix_now_s())?;
+        }
+        let changes = ForkChanges {
+            seed: Some(seed),
+            token_budget: None,
+        };
+        let child = engine
+            .fork(&id, req.after_seq, changes, place, false)
+            .await?;
+        let status = ended(&engine, &child, until).await?;
+        let decision = match status.as_str() {
+            "running" => None,
+            _ => engine
+                .store
+                .last_event(&child)
+                .await?
+                .and_then(|e| match e.body {
+                    EventBody::Decision(o) => Some(o.label().to_owned()),
+                    _ => None,
+                }),
+        };
+        forks.push(BatchFork {
+            id: child,
+            seed,
+            status,
+            decision,
+        });
+    }
+    let decided = forks.iter().filter(|f| f.decision.is_some()).count() as u32;
+    let held = forks
+        .iter()
+        .filter(|f| f.decision.as_deref() == Some(decision.as_str()))
+        .count() as u32;
+    let (lo, hi) = wilson(held, decided);
+    let summary = format!(
+        "{held} of {decided} forks reached the same decision ({decision}); 95 % interval {:.0}–{:.0} %",
+        lo * 100.0,
+        hi * 100.0
+    );
+    Ok(Json(BatchReply {
+        decision,
+        forks,
+        held,
+        decided,
+        wilson: [lo, hi],
+        summary,
+    }))
+}
+
+/// Waits (until `until`) for debate `id` to end; its status then.
+async fn ended(engine: &Engine, id: &str, until: tokio::time::Instant) -> Result<String, AppError> {
+    loop {
+        let status = engine.store.status(id).await?;
+        match status {
+            Some(s) if s.is_over() => return Ok(s.as_str().to_owned()),
+            _ if tokio::time::Instant::now() >= until => return Ok("running".into()),
+            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
