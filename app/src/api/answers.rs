@@ -16,6 +16,58 @@ pub struct ErrorBody {
     pub error: String,
 }
 
+/// FK-3: one fork of a debate, as `GET /api/debates/{id}/forks` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ForkSummary {
+    pub id: String,
+    /// The parent's event the fork goes on after.
+    pub after_seq: u64,
+    /// The seed its agents answer with.
+    pub seed: u64,
+    pub status: DebateStatus,
+    pub decision: Option<String>,
+    pub created_at: String,
+}
+
+/// FK-3: a debate's forks, and how many reached its decision.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Forks {
+    /// The debate's own decision, once it decided.
+    pub decision: Option<String>,
+    /// Newest first, at most 200.
+    pub forks: Vec<ForkSummary>,
+    /// Forks that reached the debate's decision, of those that decided.
+    pub held: u32,
+    pub decided: u32,
+    /// "3 of 4 forks reached the same decision (ACT)".
+    pub summary: String,
+}
+
+impl Forks {
+    /// Counts, against `decision`, the forks that decided.
+    pub fn of(decision: Option<String>, forks: Vec<ForkSummary>) -> Forks {
+        let decided = forks.iter().filter(|f| f.decision.is_some()).count() as u32;
+        let held = forks
+            .iter()
+            .filter(|f| f.decision.is_some() && f.decision == decision)
+            .count() as u32;
+        let summary = match (&decision, forks.len()) {
+            (_, 0) => "No forks yet.".to_owned(),
+            (None, n) => format!("{n} fork(s); this debate has not decided yet."),
+            (Some(d), _) => format!("{held} of {decided} forks reached the same decision ({d})."),
+        };
+        Forks {
+            decision,
+            forks,
+            held,
+            decided,
+            summary,
+        }
+    }
+}
+
 /// One row of `GET /api/debates`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

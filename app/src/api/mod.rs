@@ -440,5 +440,7 @@ mod service;
 mod tests;
 
 pub use agents::{AgentChoice, ValidChoice};
-pub use answers::{BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, SavedEval};
+pub use answers::{
+    BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, ForkSummary, Forks, SavedEval,
+};
 pub use service::*;

@@ -1,7 +1,8 @@
 //! Finding old debates: newest first, a page at a time (`before` is the last id of the previous
 //! page), filtered by protocol, status and decision, searched by query text.
 
-use app::api::DebateSummary;
+use app::api::{DebateSummary, ForkSummary};
+use app::protocol::EventBody;
 
 use super::{parse_status, Db, Store, StoreError};
 
@@ -52,6 +53,45 @@ impl Store {
 }
 
 impl Store {
+    /// FK-3: the forks of debate `parent` (an id), newest first, at most 200.
+    pub async fn forks_of(&self, parent: &str) -> Result<Vec<ForkSummary>, StoreError> {
+        // Ids are hex: nothing in the pattern is a wildcard but the two `%`.
+        let pattern = format!("%\"debate\":\"{parent}\"%");
+        let rows: Vec<(String, String, Option<String>, String, i64, String)> = on_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT d.id, d.status, d.decision, d.created_at, d.seed, e.body \
+                 FROM events e JOIN debates d ON d.id = e.debate_id \
+                 WHERE e.seq = 1 AND e.kind = 'forked_from' AND e.body LIKE $1 \
+                 ORDER BY d.created_at DESC LIMIT 200",
+            )
+            .bind(&pattern)
+            .fetch_all(pool)
+            .await?
+        });
+        let mut forks = Vec::with_capacity(rows.len());
+        for (id, status, decision, created_at, seed, body) in rows {
+            let event = super::decode(&id, 1, &body)?;
+            let EventBody::ForkedFrom {
+                debate, after_seq, ..
+            } = event.body
+            else {
+                continue;
+            };
+            if debate != parent {
+                continue;
+            }
+            forks.push(ForkSummary {
+                status: parse_status(&id, &status)?,
+                id,
+                after_seq,
+                seed: seed as u64,
+                decision,
+                created_at,
+            });
+        }
+        Ok(forks)
+    }
+
     /// QL-1 on the home page: of the debates whose decision carries a vote baseline, how many
     /// the debate changed.
     pub async fn baseline_counts(&self) -> Result<app::api::BaselineCounts, StoreError> {

@@ -381,7 +381,7 @@ fn parse_status(debate: &str, status: &str) -> Result<DebateStatus, StoreError> 
     })
 }
 
-fn decode(debate: &str, seq: i64, body: &str) -> Result<Event, StoreError> {
+pub(super) fn decode(debate: &str, seq: i64, body: &str) -> Result<Event, StoreError> {
     serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
         debate: debate.to_owned(),
         seq,

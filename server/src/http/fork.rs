@@ -113,6 +113,36 @@ pub struct BatchReply {
     pub summary: String,
 }
 
+/// Lists a debate's forks.
+///
+/// FK-3: newest first (at most 200), each with the event it goes on after, its seed, status and
+/// decision, and how many of those that decided reached this debate's decision.
+#[utoipa::path(
+    get,
+    path = "/debates/{id}/forks",
+    tag = "debates",
+    params(("id" = String, Path, description = "The parent debate's id")),
+    responses(
+        (status = 200, description = "The forks, and how many held the decision", body = app::api::Forks),
+        (status = 404, description = "No debate with this id", body = ErrorBody),
+    )
+)]
+pub async fn list_forks(
+    State(engine): State<Engine>,
+    DebateId(id): DebateId,
+) -> Result<Json<app::api::Forks>, AppError> {
+    forks_of(&engine, &id).await.map(Json)
+}
+
+/// FK-3: debate `id`'s forks and how many held its decision, for the API and the audit page.
+pub async fn forks_of(engine: &Engine, id: &str) -> Result<app::api::Forks, AppError> {
+    let Some(detail) = engine.store.get(id).await? else {
+        return Err(super::extract::not_found(id));
+    };
+    let forks = engine.store.forks_of(id).await?;
+    Ok(app::api::Forks::of(detail.decision, forks))
+}
+
 /// How long a batch waits for its forks to decide.
 const BATCH_WAIT: Duration = Duration::from_secs(120);
 

@@ -218,7 +218,7 @@ fn debate_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
         .routes(routes!(debates::eval_runs))
         .routes(routes!(debates::get_debate))
         .routes(routes!(fork::fork))
-        .routes(routes!(fork::forks))
+        .routes(routes!(fork::forks, fork::list_forks))
         .routes(routes!(agents::of_debate))
         .routes(routes!(sse::handler))
         .routes(routes!(debates::export_json))

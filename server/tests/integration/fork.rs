@@ -246,6 +246,22 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
             .collect()
     };
     assert_eq!(decisions(&again), decisions(&v), "deterministic");
+    // FK-3: the debate's forks, listed with how many held its decision.
+    let listed: Value = get_json(&server, &format!("/api/debates/{parent}/forks")).await;
+    let rows = listed["forks"].as_array().expect("forks");
+    assert_eq!(rows.len(), 40);
+    assert!(rows
+        .iter()
+        .all(|f| f["after_seq"] == round_two && f["status"] == "finished"));
+    assert_eq!(listed["decided"], 40);
+    assert_eq!(listed["held"], held * 2);
+    assert!(listed["summary"]
+        .as_str()
+        .expect("summary")
+        .starts_with(&format!(
+            "{} of 40 forks reached the same decision",
+            held * 2
+        )));
     for (body, needle) in [
         (json!({"after_seq": 3, "seeds": []}), "seeds"),
         (

@@ -1207,6 +1207,12 @@ async fn the_openapi_document_describes_every_route_as_it_answers_dx_3() {
         .post(&forks, None, json!({"after_seq": 3, "seeds": [1, 2]}))
         .await;
     assert_eq!(expect(&r, 200)["decided"], 2);
+    let listed = api.get(&forks).await;
+    assert_eq!(
+        expect(&listed, 200)["forks"].as_array().map(Vec::len),
+        Some(3)
+    );
+    expect(&api.get("/api/debates/ffff0000ffff0000/forks").await, 404);
     expect(
         &api.post(&forks, None, json!({"after_seq": 3, "seeds": []}))
             .await,
