@@ -1,7 +1,7 @@
 //! The server side of the UI's server functions.
 
 #[cfg(feature = "ssr")]
-use super::{BaselineCounts, CreateDebate, DebateDetail, DebateSummary, SavedEval};
+use super::{BaselineCounts, CreateDebate, DebateDetail, DebateSummary, Forks, SavedEval};
 
 /// What the server gives the UI's server functions (provided as context during SSR).
 #[cfg(feature = "ssr")]
@@ -23,6 +23,17 @@ pub trait DebateService: Send + Sync + 'static {
         request: CreateDebate,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    /// FK-1: forks debate `id` after its event `after_seq` (with another seed, when given);
+    /// returns the fork's id. Who may fork is who may start.
+    fn fork(
+        &self,
+        id: String,
+        after_seq: u64,
+        seed: Option<u64>,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    /// FK-3: debate `id`'s forks and how many reached its decision.
+    fn forks(&self, id: String) -> futures::future::BoxFuture<'_, Result<Forks, String>>;
     /// SV-7: a signed-in judge stops a running debate; the error names why not.
     fn stop(
         &self,

@@ -154,18 +154,30 @@ pub fn summarise(body: &EventBody) -> String {
         ),
         EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
         EventBody::Interrupted { reason, .. } => format!("Interrupted: {reason}"),
-        EventBody::Resumed {
-            after_seq, reason, ..
-        } => format!("Resumed after event {after_seq}: {reason}"),
         other => summarise_protocol_event(other),
     }
 }
 
-/// One line for the round-robin, collapse, call and S4-8 events.
+/// One line for the round-robin, collapse, call, S4-8, resume and fork events.
 #[allow(clippy::too_many_lines)] // one line per event kind: a flat match
 fn summarise_protocol_event(body: &EventBody) -> String {
     use crate::protocol::collapse::GateVerdict;
     match body {
+        EventBody::Resumed {
+            after_seq, reason, ..
+        } => format!("Resumed after event {after_seq}: {reason}"),
+        EventBody::ForkedFrom {
+            debate,
+            after_seq,
+            changes,
+            ..
+        } => format!(
+            "Forked from debate {debate} after its event {after_seq}{}; the next {after_seq} events are its, copied",
+            changes
+                .seed
+                .map(|s| format!(" (agents' seed {s})"))
+                .unwrap_or_default()
+        ),
         EventBody::TriggerChecked(t) => t.explanation.clone(),
         EventBody::Turn {
             agent,

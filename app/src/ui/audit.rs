@@ -45,6 +45,8 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
             _ => None,
         })
         .unwrap_or_else(|| detail.query.clone());
+    let from = super::forks::lineage(&detail.events);
+    let last = super::forks::last_forkable(&detail.events);
     view! {
         <Title text=super::page_title("audit", &query)/>
         <section class="panel debate-head">
@@ -62,7 +64,8 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
                 <a href="/viewer.html" download="consilium-viewer.html">"Offline viewer"</a>
             </nav>
         </section>
-        <AuditBody export=Export { id: Some(detail.id), events: detail.events, signature: detail.signature }/>
+        <AuditBody export=Export { id: Some(detail.id.clone()), events: detail.events, signature: detail.signature }/>
+        <super::forks::ForksPanel id=detail.id from last/>
         <super::outcomes::DebatePredictions id/>
     }
 }

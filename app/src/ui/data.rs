@@ -176,6 +176,26 @@ mod start {
     }
 }
 
+/// FK-1: forks debate `id` after its event `after_seq`, with another seed when given; the
+/// fork's id.
+#[server(endpoint = "fork_debate")]
+pub async fn fork_debate(
+    id: String,
+    after_seq: u64,
+    seed: Option<u64>,
+) -> Result<String, ServerFnError> {
+    service()?
+        .fork(id, after_seq, seed, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+/// FK-3: debate `id`'s forks.
+#[server(endpoint = "debate_forks")]
+pub async fn debate_forks(id: String) -> Result<crate::api::Forks, ServerFnError> {
+    service()?.forks(id).await.map_err(ServerFnError::new)
+}
+
 /// CR-2: every agent with a track record and its credibility now.
 #[server(endpoint = "list_agents")]
 pub async fn list_agents() -> Result<Vec<AgentRow>, ServerFnError> {

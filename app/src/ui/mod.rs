@@ -12,6 +12,7 @@ mod desk;
 mod escalation;
 mod eval;
 mod fold;
+mod forks;
 mod home;
 mod human;
 mod judge;

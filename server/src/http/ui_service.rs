@@ -79,6 +79,48 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn fork(
+        &self,
+        id: String,
+        after_seq: u64,
+        seed: Option<u64>,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(public)?;
+            self.access.may_start(&who).map_err(public)?;
+            if !app::api::is_debate_id(&id) {
+                return Err(format!("no debate {id}"));
+            }
+            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
+            let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
+            if matches!(who, crate::access::Principal::Anonymous) {
+                self.access
+                    .limits
+                    .start_today(ip, crate::access::limits::unix_now_s())
+                    .map_err(|r| r.message)?;
+            }
+            let changes = app::protocol::run::ForkChanges {
+                seed,
+                token_budget: None,
+            };
+            self.engine
+                .fork(&id, after_seq, changes, place, true)
+                .await
+                .map_err(public)
+        }
+        .boxed()
+    }
+
+    fn forks(&self, id: String) -> BoxFuture<'_, Result<app::api::Forks, String>> {
+        async move {
+            crate::http::fork::forks_of(&self.engine, &id)
+                .await
+                .map_err(public)
+        }
+        .boxed()
+    }
+
     fn stop(&self, id: String, head: Parts) -> BoxFuture<'_, Result<(), String>> {
         async move {
             let who = self.access.caller(&head).await.map_err(public)?;
