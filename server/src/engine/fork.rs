@@ -1,6 +1,6 @@
 //! FK-1: a new debate forked from an event of another, run on in this process.
 
-use app::protocol::run::{fork_prefix, rebuild, ForkChanges};
+use app::protocol::run::{fork_prefix, rebuild_sealed, ForkChanges};
 
 use super::{new_id, registry, Engine, StartError};
 use crate::db::NewDebate;
@@ -26,7 +26,7 @@ impl Engine {
         let bodies = fork_prefix(parent, &log, after_seq, &changes).map_err(StartError::Fork)?;
         let mut seq = Sequencer::new();
         let mut first: Vec<_> = bodies.into_iter().map(|b| seq.stamp(b)).collect();
-        let rebuilt = rebuild(&first).map_err(|e| {
+        let rebuilt = rebuild_sealed(&first).map_err(|e| {
             StartError::Fork(format!("debate {parent}'s log cannot be forked there: {e}"))
         })?;
         let agents = registry::agents_of_log(&self.settings, &first)?;

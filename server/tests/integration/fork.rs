@@ -281,3 +281,42 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
         assert!(v["error"].as_str().unwrap_or("").contains(needle), "{v}");
     }
 }
+
+/// FK-1's figures: a fork after event 5,000 of a 5,043-event debate, on a durable SQLite file
+/// (`--durability full`): how long the fork takes to be stored (the POST's answer) and until its
+/// stream sends the first copied event. Printed, not asserted: speed is measured, not tested.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_of_a_five_thousand_event_debate_fk_1() {
+    let (_guard, db) = temp_db();
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_DURABILITY", "full")]);
+    let id = create(
+        &server,
+        json!({"query": "Is this bubble stock with popular hype and rising losses a buy?",
+               "protocol": "round_robin", "seed": 7, "config": {"max_rounds": 630}}),
+    )
+    .await;
+    let events = loop {
+        let detail: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+        if detail["status"] != "running" {
+            break detail["events"].as_array().expect("events").len();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(events > 5000, "{events} events");
+    let began = Instant::now();
+    let (status, v) = fork(&server, &id, &json!({"after_seq": 5000})).await;
+    let stored = began.elapsed();
+    assert_eq!(status, 201, "{v}");
+    let child = v["id"].as_str().expect("id").to_owned();
+    let mut stream = SseStream::open(&server, &child, None, "").await;
+    let first = stream.next().await.expect("the first event");
+    let streaming = began.elapsed();
+    assert_eq!(first.data["type"], "forked_from");
+    let rest = stream.take(usize::MAX).await;
+    assert_eq!(rest.last().expect("last").data["type"], "decision");
+    println!(
+        "fork after event 5,000 of {events} (SQLite, durability full): stored in {stored:?}, \
+         first copied event streamed {streaming:?} after the request; {} events in all",
+        rest.len() + 1
+    );
+}

@@ -23,7 +23,7 @@ mod resume;
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
 pub use fork::{check_lineage, fork_prefix, wilson, ForkChanges};
-pub use resume::{rebuild, Rebuilt};
+pub use resume::{rebuild, rebuild_sealed, Rebuilt};
 
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
