@@ -28,6 +28,28 @@ pub struct ForkSummary {
     pub status: DebateStatus,
     pub decision: Option<String>,
     pub created_at: String,
+    /// FK-3: the parent's first event after the fork point that the fork did not write the same
+    /// (where it went another way); absent while the fork has written only what the parent did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diverged_at: Option<u64>,
+}
+
+/// FK-3: where a fork (`child`, whose event n + 1 copies the parent's event n) first went
+/// another way than its `parent` after event `after_seq`: the parent's event number, or `None`
+/// while every event the fork wrote is the parent's (or the parent's log ended first).
+pub fn divergence(parent: &[Event], child: &[Event], after_seq: u64) -> Option<u64> {
+    let from = after_seq as usize;
+    child
+        .iter()
+        .skip(from + 1)
+        .zip(parent.iter().skip(from))
+        .find(|(c, p)| c.body != p.body)
+        .map(|(_, p)| p.seq)
+        .or_else(|| {
+            // The fork wrote more than the parent had: it differs where the parent stopped.
+            let written = child.len().saturating_sub(1);
+            (written > parent.len()).then_some(parent.len() as u64 + 1)
+        })
 }
 
 /// FK-3: a debate's forks, and how many reached its decision.
@@ -127,4 +149,48 @@ pub struct DebateDetail {
     /// The server's signature over the log's end, once it has ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<crate::audit::signature::LogSignature>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::divergence;
+    use crate::protocol::chain::seal_all;
+    use crate::protocol::EventBody;
+
+    fn thinking(agent: &str) -> EventBody {
+        EventBody::Thinking {
+            agent: agent.into(),
+            round: 1,
+        }
+    }
+
+    /// FK-3: where a fork (its event n + 1 the parent's event n) first went another way.
+    #[test]
+    fn where_a_fork_went_another_way_fk_3() {
+        let parent = seal_all(vec![
+            thinking("a"),
+            thinking("b"),
+            thinking("c"),
+            thinking("d"),
+        ]);
+        let fork = |rest: &[&str]| {
+            let mut bodies = vec![EventBody::Resumed {
+                after_seq: 0,
+                process: "fork".into(),
+                reason: "stands in for forked_from".into(),
+            }];
+            bodies.extend(["a", "b"].iter().chain(rest).map(|a| thinking(a)));
+            seal_all(bodies)
+        };
+        let table: [(&[&str], Option<u64>); 5] = [
+            (&["c", "d"], None),
+            (&["c"], None),
+            (&["x", "d"], Some(3)),
+            (&["c", "x"], Some(4)),
+            (&["c", "d", "e"], Some(5)),
+        ];
+        for (rest, want) in table {
+            assert_eq!(divergence(&parent, &fork(rest), 2), want, "{rest:?}");
+        }
+    }
 }

@@ -441,6 +441,7 @@ mod tests;
 
 pub use agents::{AgentChoice, ValidChoice};
 pub use answers::{
-    BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, ForkSummary, Forks, SavedEval,
+    divergence, BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, ForkSummary,
+    Forks, SavedEval,
 };
 pub use service::*;

@@ -96,7 +96,7 @@ pub fn ForksPanel(
                         Ok(f) => view! {
                             <p data-testid="forks-summary"><strong>{f.summary.clone()}</strong></p>
                             <table class="forks-table" data-testid="forks-table">
-                                <thead><tr><th>"Fork"</th><th>"After event"</th><th>"Seed"</th><th>"Status"</th><th>"Decision"</th></tr></thead>
+                                <thead><tr><th>"Fork"</th><th>"After event"</th><th>"Seed"</th><th>"Went another way at"</th><th>"Status"</th><th>"Decision"</th></tr></thead>
                                 <tbody>
                                     {f.forks.iter().map(|k| {
                                         let same = k.decision.is_some() && k.decision == f.decision;
@@ -105,6 +105,7 @@ pub fn ForksPanel(
                                                 <td><a href=format!("/debates/{}/audit", k.id)>{k.id.clone()}</a></td>
                                                 <td>{k.after_seq}</td>
                                                 <td>{k.seed}</td>
+                                                <td data-testid="diverged">{k.diverged_at.map_or_else(|| "—".to_owned(), |n| format!("event {n}"))}</td>
                                                 <td><StatusPill status=k.status.as_str()/></td>
                                                 <td>{k.decision.clone().unwrap_or_else(|| "—".into())}{if same { " (same)" } else { "" }}</td>
                                             </tr>

@@ -87,6 +87,7 @@ impl Store {
                 seed: seed as u64,
                 decision,
                 created_at,
+                diverged_at: None,
             });
         }
         Ok(forks)

@@ -139,9 +139,22 @@ pub async fn forks_of(engine: &Engine, id: &str) -> Result<app::api::Forks, AppE
     let Some(detail) = engine.store.get(id).await? else {
         return Err(super::extract::not_found(id));
     };
-    let forks = engine.store.forks_of(id).await?;
+    let mut forks = engine.store.forks_of(id).await?;
+    // FK-3: where each went another way, read from both logs while that stays cheap.
+    let parent = engine.store.events_after(id, 0).await?;
+    if parent.len() <= DIVERGENCE_EVENTS {
+        for f in forks.iter_mut().take(DIVERGENCE_FORKS) {
+            let child = engine.store.events_after(&f.id, 0).await?;
+            f.diverged_at = app::api::divergence(&parent, &child, f.after_seq);
+        }
+    }
     Ok(app::api::Forks::of(detail.decision, forks))
 }
+
+/// FK-3: where forks went another way is read for the newest 50 forks of a log of up to 5,000
+/// events.
+const DIVERGENCE_FORKS: usize = 50;
+const DIVERGENCE_EVENTS: usize = 5_000;
 
 /// How long a batch waits for its forks to decide.
 const BATCH_WAIT: Duration = Duration::from_secs(120);

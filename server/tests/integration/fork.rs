@@ -48,7 +48,15 @@ fn observations() -> Value {
 #[tokio::test]
 async fn a_fork_after_any_event_decides_as_its_parent_did_fk_1() {
     let (dir, db) = temp_db();
-    let server = Server::start(&db, 0);
+    // Some 200 forks and their streams, from one address.
+    let server = Server::start_with(
+        &db,
+        0,
+        &[
+            ("CONSILIUM_RATE_LIMIT", "1000"),
+            ("CONSILIUM_RATE_BURST", "1000"),
+        ],
+    );
     let asks = [
         json!({"query": "Should we ship the release tonight?", "seed": 5}),
         json!({"query": "Should I buy Tesla stock after the recent rally?", "protocol": "round_robin", "seed": 2}),
@@ -59,11 +67,22 @@ async fn a_fork_after_any_event_decides_as_its_parent_did_fk_1() {
     ];
     for ask in asks {
         let (parent, events) = run_to_end(&server, ask.clone()).await;
+        let protocol_name = events[0]["protocol"].as_str().expect("protocol").to_owned();
         let protocol = events[0]["protocol"].clone();
         let decided = events.last().expect("decision").clone();
         let parent_file = saved(&server, dir.path(), &parent).await;
+        let mut made = 0;
         for after in 1..events.len() {
             let (status, body) = fork(&server, &parent, &json!({"after_seq": after})).await;
+            // The start and the agents' credibility open the debate as one.
+            if after == 1 {
+                assert_eq!(status, 400, "{body}");
+                assert!(body["error"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("open the debate"));
+                continue;
+            }
             // ES-1: an agent's findings, several events of one reply, are not cut in two.
             if status == 400 && body["error"].as_str().unwrap_or("").contains("findings") {
                 assert_eq!(protocol, "escalation", "{body}");
@@ -71,6 +90,7 @@ async fn a_fork_after_any_event_decides_as_its_parent_did_fk_1() {
                 continue;
             }
             assert_eq!(status, 201, "{protocol} after {after}: {body}");
+            made += 1;
             let child = body["id"].as_str().expect("id").to_owned();
             let frames = read_sse(&server, &child, None, "", usize::MAX).await;
             let got: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
@@ -88,7 +108,7 @@ async fn a_fork_after_any_event_decides_as_its_parent_did_fk_1() {
                 (&decided["decision"], &decided["reasoning"]),
                 "{protocol} after {after}"
             );
-            if after % 5 == 1 {
+            if after % 7 == 1 {
                 let child_file = saved(&server, dir.path(), &child).await;
                 let (ok, out) = verify_with(&[&child_file, "--parent", &parent_file]);
                 assert!(
@@ -97,6 +117,18 @@ async fn a_fork_after_any_event_decides_as_its_parent_did_fk_1() {
                     "{protocol} after {after}: {out}"
                 );
             }
+        }
+        // FK-3/FK-5: S4 and round-robin forks re-derive their parent event for event (the
+        // others stamp wall times into some events: a card's time, a pipeline second).
+        if matches!(protocol_name.as_str(), "s4" | "round_robin") {
+            let listed: Value = get_json(&server, &format!("/api/debates/{parent}/forks")).await;
+            let rows = listed["forks"].as_array().expect("forks");
+            assert_eq!(rows.len(), made);
+            assert!(
+                rows.iter().all(|f| f["diverged_at"].is_null()),
+                "{protocol_name}: {listed}"
+            );
+            assert_eq!(listed["held"], listed["decided"]);
         }
     }
 }
@@ -116,6 +148,7 @@ async fn forks_are_checked_and_chain_on_fk_2() {
     let n = events.len();
     let refused = [
         (json!({"after_seq": 0}), 400, "is not one of them"),
+        (json!({"after_seq": 1}), 400, "open the debate"),
         (json!({"after_seq": n + 1}), 400, "is not one of them"),
         (json!({"after_seq": n}), 400, "ends the debate"),
         (
@@ -255,6 +288,13 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
         .all(|f| f["after_seq"] == round_two && f["status"] == "finished"));
     assert_eq!(listed["decided"], 40);
     assert_eq!(listed["held"], held * 2);
+    // Another decision means the fork went another way somewhere after the fork point.
+    for f in rows {
+        if f["decision"] != v["decision"] {
+            let at = f["diverged_at"].as_u64().expect("diverged");
+            assert!(at > round_two as u64, "{f}");
+        }
+    }
     assert!(listed["summary"]
         .as_str()
         .expect("summary")

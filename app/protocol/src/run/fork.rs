@@ -48,9 +48,16 @@ pub fn fork_prefix(
         .iter()
         .position(|e| matches!(e.body, EventBody::DebateStarted { .. }))
         .ok_or_else(|| format!("debate {debate}'s log has no debate_started"))?;
-    if (after_seq as usize) <= started {
+    // The agents' credibility, logged with the start, comes from the server's record, not from
+    // anything in the log: a fork keeps the parent's, so it goes on after it.
+    let opened = match parent.get(started + 1).map(|e| &e.body) {
+        Some(EventBody::Credibility(_)) => started + 2,
+        _ => started + 1,
+    };
+    if (after_seq as usize) < opened {
         return Err(format!(
-            "after_seq: the debate starts at event {}; fork from it or a later one",
+            "after_seq: events {} to {opened} open the debate (its start and the agents' \
+             credibility); fork from event {opened} or a later one",
             started + 1
         ));
     }
