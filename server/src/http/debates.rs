@@ -229,6 +229,24 @@ pub async fn export_md(
     DebateId(id): DebateId,
 ) -> Result<impl IntoResponse, AppError> {
     let detail = load(&engine, &id).await?;
+    let mut report = app::audit::markdown::report(&detail);
+    // FK-3/FK-4: how robust the decision is, from its forks.
+    let forks = super::fork::forks_of(&engine, &id).await?;
+    if !forks.forks.is_empty() {
+        report.push_str(&format!(
+            "\n## Forks\n\n{} {} fork(s) listed at `/api/debates/{id}/forks`.\n",
+            forks.summary,
+            forks.forks.len()
+        ));
+        if forks.decided > 0 {
+            let (lo, hi) = app::protocol::run::wilson(forks.held, forks.decided);
+            report.push_str(&format!(
+                "95 % Wilson interval for the share that held: {:.0}–{:.0} %.\n",
+                lo * 100.0,
+                hi * 100.0
+            ));
+        }
+    }
     Ok((
         [
             (
@@ -237,7 +255,7 @@ pub async fn export_md(
             ),
             (header::CONTENT_DISPOSITION, attachment(&detail.id, "md")),
         ],
-        app::audit::markdown::report(&detail),
+        report,
     ))
 }
 

@@ -288,6 +288,20 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
         .all(|f| f["after_seq"] == round_two && f["status"] == "finished"));
     assert_eq!(listed["decided"], 40);
     assert_eq!(listed["held"], held * 2);
+    // The report says how robust the decision is.
+    let md = client()
+        .get(server.url(&format!("/api/debates/{parent}/export.md")))
+        .send()
+        .await
+        .expect("export.md")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        md.contains("## Forks") && md.contains(&format!("{} of 40 forks", held * 2)),
+        "{md}"
+    );
+    assert!(md.contains("95 % Wilson interval"), "{md}");
     // Another decision means the fork went another way somewhere after the fork point.
     for f in rows {
         if f["decision"] != v["decision"] {
