@@ -495,7 +495,7 @@ fn bad_forks_and_broken_lineage_are_named_fk_2() {
     }
     let changes = ForkChanges {
         seed: Some(9),
-        token_budget: None,
+        ..ForkChanges::default()
     };
     let mut child = Log {
         events: Vec::new(),

@@ -7,7 +7,8 @@ use crate::db::NewDebate;
 use crate::drive::{journal::Journal, Place, Sequencer, StoredJournal};
 
 impl Engine {
-    /// FK-1: forks debate `parent` after its event `after_seq` with `changes`: the child's log
+    /// FK-1: forks debate `parent` after its event `after_seq` with `changes` (`unpaced`: FK-4's
+    /// batches, which nobody watches): the child's log
     /// (`forked_from`, the parent's events up to that one, then what the rebuilt machine still had
     /// to write) is created in one transaction, then the child runs on like any debate. Nothing
     /// is asked of any agent for the copied events. Returns the child's id.
@@ -17,7 +18,7 @@ impl Engine {
         after_seq: u64,
         changes: ForkChanges,
         hold: H,
-        paced: bool,
+        unpaced: bool,
     ) -> Result<String, StartError> {
         let log = self.store.events_after(parent, 0).await?;
         if log.is_empty() {
@@ -83,7 +84,12 @@ impl Engine {
             first.extend(rest);
         }
         tracing::info!(debate = %id, parent, after_seq, "forked");
-        self.spawn_run_paced(id.clone(), run, agents, seq, Some(first), hold, paced);
+        let pace = if unpaced {
+            Some(std::time::Duration::ZERO)
+        } else {
+            changes.pace_ms.map(std::time::Duration::from_millis)
+        };
+        self.spawn_run_paced(id.clone(), run, agents, seq, Some(first), hold, pace);
         Ok(id)
     }
 }

@@ -178,11 +178,11 @@ impl Engine {
         log: Option<Vec<app::protocol::Event>>,
         hold: H,
     ) {
-        self.spawn_run_paced(id, run, agents, seq, log, hold, true);
+        self.spawn_run_paced(id, run, agents, seq, log, hold, None);
     }
 
-    /// [`Engine::spawn_run`]; `paced: false` runs it without the pause for people watching
-    /// (FK-4's batches of forks, which nobody watches being written).
+    /// [`Engine::spawn_run`] with its own pace instead of the server's (FK-1: a fork's; FK-4's
+    /// batches of forks, which nobody watches being written, run unpaced).
     #[allow(clippy::too_many_arguments)] // spawn_run's, and whether to pace
     fn spawn_run_paced<H: Place + 'static>(
         &self,
@@ -192,7 +192,7 @@ impl Engine {
         mut seq: Sequencer,
         log: Option<Vec<app::protocol::Event>>,
         hold: H,
-        paced: bool,
+        pace: Option<Duration>,
     ) {
         self.hub.open(&id, log.as_deref().unwrap_or_default());
         let (stop_tx, stop_rx) = oneshot::channel::<Stop>();
@@ -206,8 +206,8 @@ impl Engine {
         self.lock_rulings().insert(id.clone(), rule_tx);
         let engine = self.clone();
         let mut timing = self.settings.timing(agents.backend());
-        if !paced {
-            timing.pace = Duration::ZERO;
+        if let Some(pace) = pace {
+            timing.pace = pace;
         }
         // SV-13: the daily limit counts what remote models cost.
         let daily_limit = if agents.backend() == "builtin" {

@@ -68,7 +68,7 @@ pub async fn fork(
         access.limits.start_today(client, unix_now_s())?;
     }
     let child = engine
-        .fork(&id, req.after_seq, req.changes, place, true)
+        .fork(&id, req.after_seq, req.changes, place, false)
         .await?;
     Ok((StatusCode::CREATED, Json(Created { id: child })))
 }
@@ -232,10 +232,10 @@ pub async fn forks(
         }
         let changes = ForkChanges {
             seed: Some(seed),
-            token_budget: None,
+            ..ForkChanges::default()
         };
         let child = engine
-            .fork(&id, req.after_seq, changes, place, false)
+            .fork(&id, req.after_seq, changes, place, true)
             .await?;
         let status = ended(&engine, &child, until).await?;
         let decision = match status.as_str() {

@@ -102,10 +102,10 @@ impl DebateService for UiService {
             }
             let changes = app::protocol::run::ForkChanges {
                 seed,
-                token_budget: None,
+                ..Default::default()
             };
             self.engine
-                .fork(&id, after_seq, changes, place, true)
+                .fork(&id, after_seq, changes, place, false)
                 .await
                 .map_err(public)
         }

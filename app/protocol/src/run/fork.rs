@@ -20,7 +20,13 @@ pub struct ForkChanges {
     /// The token budget of the fork's remote agents, the tokens the copied calls used included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_budget: Option<u64>,
+    /// Milliseconds before each agent message, for the people watching (the server's otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_ms: Option<u64>,
 }
+
+/// The longest pace a fork may ask for.
+pub const MAX_PACE_MS: u64 = 60_000;
 
 impl ForkChanges {
     pub fn is_empty(&self) -> bool {
@@ -37,6 +43,11 @@ pub fn fork_prefix(
     after_seq: u64,
     changes: &ForkChanges,
 ) -> Result<Vec<EventBody>, String> {
+    if let Some(p) = changes.pace_ms.filter(|p| *p > MAX_PACE_MS) {
+        return Err(format!(
+            "changes.pace_ms: at most {MAX_PACE_MS} ms, got {p}"
+        ));
+    }
     let n = parent.len() as u64;
     if after_seq == 0 || after_seq > n {
         return Err(format!(
