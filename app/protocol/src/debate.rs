@@ -59,6 +59,17 @@ impl Debate {
         self.machine_mut().handle_failure(id, error)
     }
 
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        match self {
+            Debate::S4(m) => m.add_note(note),
+            Debate::RoundRobin(m) => m.add_note(note),
+            Debate::Collapse(m) => m.add_note(note),
+            Debate::Escalation(m) => m.add_note(note),
+            Debate::Reconcile(m) => m.add_note(note),
+        }
+    }
+
     /// See [`Machine::exhaust`].
     pub fn exhaust(&mut self, used: u64, budget: u64) {
         self.machine_mut().exhaust(used, budget);

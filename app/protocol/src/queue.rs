@@ -25,6 +25,13 @@ impl<P> Default for RequestQueue<P> {
 }
 
 impl<P> RequestQueue<P> {
+    /// FK-1: the requests not handed out yet give a fork's note after the query.
+    pub fn add_note(&mut self, note: &str) {
+        for (req, _) in &mut self.waiting {
+            req.task.add_note(note);
+        }
+    }
+
     pub fn with_capacity(n: usize) -> Self {
         RequestQueue {
             waiting: VecDeque::with_capacity(n),

@@ -127,6 +127,32 @@ impl Task {
         }
     }
 
+    /// FK-1: the query as this task gives it, to add a fork's note to.
+    pub fn query_mut(&mut self) -> &mut Arc<str> {
+        match self {
+            Task::Analyse { query }
+            | Task::Challenge { query, .. }
+            | Task::Revise { query, .. }
+            | Task::Turn { query, .. }
+            | Task::WriteCard { query }
+            | Task::ReviseCard { query, .. }
+            | Task::VerifyCard { query, .. }
+            | Task::Critique { query, .. }
+            | Task::Evaluate { query, .. }
+            | Task::Estimate { query, .. }
+            | Task::AnswerChallenge { query, .. }
+            | Task::WeighEvidence { query, .. }
+            | Task::Embed { query, .. }
+            | Task::Reconcile { query, .. } => query,
+        }
+    }
+
+    /// FK-1: a fork's note, after the query.
+    pub fn add_note(&mut self, note: &str) {
+        let query = self.query_mut();
+        *query = Arc::from(format!("{query}\n\n{note}"));
+    }
+
     /// The reply variant this task expects, as named in [`AgentReply::kind`].
     pub fn expects(&self) -> &'static str {
         match self {

@@ -77,11 +77,12 @@ impl Engine {
                 store: self.store.clone(),
                 hub: self.hub.clone(),
                 signer: self.signer.clone(),
-                log: Some(first.clone()),
+                log: Some(first),
                 daily_limit: 0,
             };
             journal.append(&mut rest).await?;
-            first.extend(rest);
+            // The journal keeps the log it appended to: the live channel opens with all of it.
+            first = journal.log.take().unwrap_or_default();
         }
         tracing::info!(debate = %id, parent, after_seq, "forked");
         let pace = if unpaced {

@@ -73,6 +73,12 @@ pub struct WcDebate {
 }
 
 impl WcDebate {
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.query = Arc::from(format!("{}\n\n{note}", self.query));
+        self.requests.add_note(note);
+    }
+
     pub fn new(
         query: &str,
         authors: Vec<AgentSpec>,

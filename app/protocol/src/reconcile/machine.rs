@@ -56,6 +56,12 @@ pub fn agents_of(observations: &[Observation]) -> Vec<AgentSpec> {
 }
 
 impl RcDebate {
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.query = Arc::from(format!("{}\n\n{note}", self.query));
+        self.requests.add_note(note);
+    }
+
     pub fn new(query: &str, config: RcConfig, seed: u64) -> Result<Self, ProtocolError> {
         super::validate::check(&config).map_err(ProtocolError::BadInput)?;
         let agents = agents_of(&config.observations);

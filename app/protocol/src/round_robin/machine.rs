@@ -32,6 +32,12 @@ pub struct RrDebate {
 }
 
 impl RrDebate {
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.query = Arc::from(format!("{}\n\n{note}", self.query));
+        self.requests.add_note(note);
+    }
+
     pub fn new(
         query: &str,
         agents: Vec<AgentSpec>,

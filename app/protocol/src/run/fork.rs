@@ -14,6 +14,7 @@ use crate::event::{Event, EventBody};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ForkChanges {
+    // An agent's model, removing an agent and the like are not changes a fork takes yet.
     /// The seed the agents answer with from the fork on (the builtin agents' replies follow it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -23,7 +24,13 @@ pub struct ForkChanges {
     /// Milliseconds before each agent message, for the people watching (the server's otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace_ms: Option<u64>,
+    /// A note every agent is given with the query from the fork on ("New evidence: …").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
+
+/// The longest note a fork may give its agents, in characters.
+pub const MAX_NOTE_CHARS: usize = 4_000;
 
 /// The longest pace a fork may ask for.
 pub const MAX_PACE_MS: u64 = 60_000;
@@ -47,6 +54,17 @@ pub fn fork_prefix(
         return Err(format!(
             "changes.pace_ms: at most {MAX_PACE_MS} ms, got {p}"
         ));
+    }
+    if let Some(note) = &changes.note {
+        if note.trim().is_empty() {
+            return Err("changes.note: empty; leave it out to give the agents nothing more".into());
+        }
+        let n = note.chars().count();
+        if n > MAX_NOTE_CHARS {
+            return Err(format!(
+                "changes.note: at most {MAX_NOTE_CHARS} characters, got {n}"
+            ));
+        }
     }
     let n = parent.len() as u64;
     if after_seq == 0 || after_seq > n {

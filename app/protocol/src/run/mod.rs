@@ -440,6 +440,23 @@ impl DebateRun {
         }
     }
 
+    /// FK-1: a note every agent is given with the query from now on; what the S4-8 scan finds
+    /// in it is logged, as for the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.debate.add_note(note);
+        for req in &mut self.reask {
+            req.task.add_note(note);
+        }
+        for f in defence::scan(note) {
+            self.queue.push_back(EventBody::InjectionDetected {
+                source: "note".into(),
+                round: 0,
+                pattern: f.pattern,
+                excerpt: f.excerpt,
+            });
+        }
+    }
+
     /// FK-1: a fork's own token budget.
     pub fn set_budget(&mut self, budget: u64) {
         self.budget = Some(budget);

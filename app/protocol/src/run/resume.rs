@@ -62,11 +62,13 @@ pub fn rebuild_sealed(log: &[Event]) -> Result<Rebuilt, String> {
         .iter()
         .take_while(|e| matches!(e.body, EventBody::ForkedFrom { .. }))
         .count();
+    let notes = fork_notes(&log[..opened]);
     let log = &log[opened..];
     let debate = machine_of(log)?;
     let mut run = DebateRun::start(debate, start_of(log));
     let mut replay = Replay {
         log,
+        notes,
         at: 0,
         written: VecDeque::new(),
         asked: Vec::new(),
@@ -196,9 +198,34 @@ fn start_of(log: &[Event]) -> Start {
     start
 }
 
+/// FK-1: the notes a fork's `forked_from` events give the agents, each with how many of the
+/// debate's events (those after the `forked_from` events) come before it: the nearest parent's
+/// copy ends last.
+fn fork_notes(forks: &[Event]) -> VecDeque<(usize, String)> {
+    let m = forks.len();
+    let mut notes: Vec<(usize, String)> = forks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match &e.body {
+            EventBody::ForkedFrom {
+                after_seq, changes, ..
+            } => {
+                // Fork i's parent log opens with the m - 1 - i `forked_from` events after it.
+                let at = (*after_seq as usize).checked_sub(m - 1 - i)?;
+                Some((at, changes.note.clone()?))
+            }
+            _ => None,
+        })
+        .collect();
+    notes.sort_by_key(|(at, _)| *at);
+    notes.into()
+}
+
 /// The walk through the log.
 struct Replay<'a> {
     log: &'a [Event],
+    /// FK-1: notes to give the agents once this many events are accounted for.
+    notes: VecDeque<(usize, String)>,
     /// The next logged event to account for.
     at: usize,
     /// What the rebuilt run wrote and the log has not matched yet.
@@ -216,6 +243,16 @@ impl Replay<'_> {
                 self.written.push_back(body);
             }
             self.match_written()?;
+            if self.written.is_empty() && self.notes.front().is_some_and(|(at, _)| *at == self.at) {
+                if let Some((_, note)) = self.notes.pop_front() {
+                    run.add_note(&note);
+                    // Asked before the note and not answered: asked again with it.
+                    for req in &mut self.asked {
+                        req.task.add_note(&note);
+                    }
+                }
+                continue;
+            }
             let Some(e) = self.log.get(self.at) else {
                 return Ok(());
             };

@@ -49,6 +49,12 @@ pub struct S4Debate {
 }
 
 impl S4Debate {
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.query = Arc::from(format!("{}\n\n{note}", self.query));
+        self.requests.add_note(note);
+    }
+
     /// Starts a debate: validates the agent set (S4-1: N ≥ 2, unique ids) and queues round 1.
     pub fn new(query: &str, agents: Vec<AgentSpec>, seed: u64) -> Result<Self, ProtocolError> {
         crate::types::check_agents(&agents, MAX_AGENTS)?;

@@ -70,6 +70,12 @@ pub struct EsDebate {
 }
 
 impl EsDebate {
+    /// FK-1: every agent asked from now on reads `note` after the query.
+    pub fn add_note(&mut self, note: &str) {
+        self.query = Arc::from(format!("{}\n\n{note}", self.query));
+        self.requests.add_note(note);
+    }
+
     /// ES-10: pipeline seconds per wall second.
     pub fn time_scale(&self) -> u32 {
         self.params.time_scale
