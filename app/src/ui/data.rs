@@ -176,16 +176,17 @@ mod start {
     }
 }
 
-/// FK-1: forks debate `id` after its event `after_seq`, with another seed when given; the
-/// fork's id.
+/// FK-1: forks debate `id` after its event `after_seq`, with another seed or a note for the
+/// agents when given; the fork's id.
 #[server(endpoint = "fork_debate")]
 pub async fn fork_debate(
     id: String,
     after_seq: u64,
     seed: Option<u64>,
+    note: Option<String>,
 ) -> Result<String, ServerFnError> {
     service()?
-        .fork(id, after_seq, seed, head()?)
+        .fork(id, after_seq, seed, note, head()?)
         .await
         .map_err(ServerFnError::new)
 }

@@ -44,10 +44,13 @@ pub fn ForksPanel(
     });
     let after = RwSignal::new(last.to_string());
     let seed = RwSignal::new(String::new());
+    let note = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
-    let send = Action::new(|(id, after, seed): &(String, u64, Option<u64>)| {
-        super::data::fork_debate(id.clone(), *after, *seed)
-    });
+    let send = Action::new(
+        |(id, after, seed, note): &(String, u64, Option<u64>, Option<String>)| {
+            super::data::fork_debate(id.clone(), *after, *seed, note.clone())
+        },
+    );
     Effect::new(move |_| {
         if let Some(result) = send.value().get() {
             match result {
@@ -73,8 +76,10 @@ pub fn ForksPanel(
                 }
             },
         };
+        let typed = note.get_untracked();
+        let note = (!typed.trim().is_empty()).then_some(typed);
         error.set(None);
-        send.dispatch((parent.get_value(), n, s));
+        send.dispatch((parent.get_value(), n, s, note));
     };
     view! {
         <section class="panel forks" data-testid="forks">
@@ -93,27 +98,7 @@ pub fn ForksPanel(
                         Ok(f) if f.forks.is_empty() => view! {
                             <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
                         }.into_any(),
-                        Ok(f) => view! {
-                            <p data-testid="forks-summary"><strong>{f.summary.clone()}</strong></p>
-                            <table class="forks-table" data-testid="forks-table">
-                                <thead><tr><th>"Fork"</th><th>"After event"</th><th>"Seed"</th><th>"Went another way at"</th><th>"Status"</th><th>"Decision"</th></tr></thead>
-                                <tbody>
-                                    {f.forks.iter().map(|k| {
-                                        let same = k.decision.is_some() && k.decision == f.decision;
-                                        view! {
-                                            <tr class:same=same data-fork=k.id.clone()>
-                                                <td><a href=format!("/debates/{}/audit", k.id)>{k.id.clone()}</a></td>
-                                                <td>{k.after_seq}</td>
-                                                <td>{k.seed}</td>
-                                                <td data-testid="diverged">{k.diverged_at.map_or_else(|| "—".to_owned(), |n| format!("event {n}"))}</td>
-                                                <td><StatusPill status=k.status.as_str()/></td>
-                                                <td>{k.decision.clone().unwrap_or_else(|| "—".into())}{if same { " (same)" } else { "" }}</td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
+                        Ok(f) => view! { <ForksTable forks=f/> }.into_any(),
                         Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
                     }
                 })}
@@ -127,10 +112,42 @@ pub fn ForksPanel(
                     <input type="text" inputmode="numeric" name="seed" placeholder="the same" data-testid="fork-seed"
                         prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev))/>
                 </label>
+                <label class="fork-note">" and a note for every agent "
+                    <input type="text" name="note" placeholder="New evidence: …" data-testid="fork-note"
+                        prop:value=note on:input=move |ev| note.set(event_target_value(&ev))/>
+                </label>
                 <button type="submit" data-testid="fork-submit">"Fork from here"</button>
                 <span class="muted">" The events up to there are copied, not asked again; the fork goes on live."</span>
             </form>
             {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="fork-error">{e}</p> })}
         </section>
+    }
+}
+
+/// FK-3: the forks side by side: where each went on from, its seed, where it went another way
+/// than its parent, and its decision against the parent's.
+#[component]
+fn ForksTable(forks: crate::api::Forks) -> impl IntoView {
+    let f = forks;
+    view! {
+        <p data-testid="forks-summary"><strong>{f.summary.clone()}</strong></p>
+        <table class="forks-table" data-testid="forks-table">
+            <thead><tr><th>"Fork"</th><th>"After event"</th><th>"Seed"</th><th>"Went another way at"</th><th>"Status"</th><th>"Decision"</th></tr></thead>
+            <tbody>
+                {f.forks.iter().map(|k| {
+                    let same = k.decision.is_some() && k.decision == f.decision;
+                    view! {
+                        <tr class:same=same data-fork=k.id.clone()>
+                            <td><a href=format!("/debates/{}/audit", k.id)>{k.id.clone()}</a></td>
+                            <td>{k.after_seq}</td>
+                            <td>{k.seed}</td>
+                            <td data-testid="diverged">{k.diverged_at.map_or_else(|| "—".to_owned(), |n| format!("event {n}"))}</td>
+                            <td><StatusPill status=k.status.as_str()/></td>
+                            <td>{k.decision.clone().unwrap_or_else(|| "—".into())}{if same { " (same)" } else { "" }}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }

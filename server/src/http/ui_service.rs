@@ -84,6 +84,7 @@ impl DebateService for UiService {
         id: String,
         after_seq: u64,
         seed: Option<u64>,
+        note: Option<String>,
         head: Parts,
     ) -> BoxFuture<'_, Result<String, String>> {
         async move {
@@ -102,6 +103,7 @@ impl DebateService for UiService {
             }
             let changes = app::protocol::run::ForkChanges {
                 seed,
+                note,
                 ..Default::default()
             };
             self.engine
