@@ -105,7 +105,7 @@ pub fn ForksPanel(
             </Suspense>
             <form class="fork-form" data-testid="fork-form" on:submit=on_submit>
                 <label>"Fork from event "
-                    <input type="number" min="1" max=last name="after_seq" data-testid="fork-after"
+                    <input type="number" min="1" name="after_seq" data-testid="fork-after"
                         prop:value=after on:input=move |ev| after.set(event_target_value(&ev))/>
                 </label>
                 <label>" with seed "
