@@ -27,7 +27,12 @@ test('fork from the audit page: the fork runs, names its parent, and is listed',
   await expect(page).toHaveURL(/\/debates\/[0-9a-f]{16}$/);
   const child = page.url().split('/').pop()!;
   expect(child).not.toBe(id);
-  await expect(page.getByTestId('decision')).toBeVisible({ timeout: 30_000 });
+  // The fork's own live page, following it to its decision.
+  await expect(page.locator('h1.debate-query')).toHaveText('Should we open a second office in Porto?');
+  await expect
+    .poll(async () => (await (await request.get(`/api/debates/${child}`)).json()).status, { timeout: 30_000 })
+    .toBe('finished');
+  await expect(page.getByTestId('decision')).toBeVisible();
 
   await page.goto(`/debates/${child}/audit`);
   await hydrated(page);
