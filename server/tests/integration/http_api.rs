@@ -333,6 +333,9 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
     let events = read_sse(&next, &id, None, "", usize::MAX).await;
     assert_eq!(events.last().expect("events").data["type"], "decision");
     assert!(events.iter().any(|f| f.data["type"] == "resumed"));
+    // With PostgreSQL its sweep would take the next debate over: only servers without resuming
+    // run from here.
+    drop(next);
 
     // RS-4: with resuming off, the next start ends a cut-short debate as before.
     let mut server = Server::start(&db, 2000);
@@ -352,7 +355,15 @@ async fn sigterm_ends_live_streams_and_exits_promptly() {
         .expect("the server exited after SIGTERM");
     drop(server);
     let next = Server::start_with(&db, 0, &[("CONSILIUM_NO_RESUME", "true")]);
-    let detail: serde_json::Value = get_json(&next, &format!("/api/debates/{id}")).await;
+    // SQLite ends it at the start; PostgreSQL once the sweep sees the old process's lock free.
+    let mut detail = serde_json::Value::Null;
+    for _ in 0..100 {
+        detail = get_json(&next, &format!("/api/debates/{id}")).await;
+        if detail["status"] != "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert_eq!(detail["status"], "interrupted");
     let events = detail["events"].as_array().expect("events");
     let reason = events.last().expect("last")["reason"]
