@@ -4,7 +4,7 @@ use app::protocol::run::{fork_prefix, rebuild_sealed, ForkChanges};
 
 use super::{new_id, registry, Engine, StartError};
 use crate::db::NewDebate;
-use crate::drive::{journal::Journal, Place, Sequencer, StoredJournal};
+use crate::drive::{journal::Journal, Place, Sequencer};
 
 impl Engine {
     /// FK-1: forks debate `parent` after its event `after_seq` with `changes` (`unpaced`: FK-4's
@@ -72,14 +72,7 @@ impl Engine {
         // does: signed when it ends the log.
         let mut rest: Vec<_> = rebuilt.pending.into_iter().map(|b| seq.stamp(b)).collect();
         if !rest.is_empty() {
-            let mut journal = StoredJournal {
-                id: id.clone(),
-                store: self.store.clone(),
-                hub: self.hub.clone(),
-                signer: self.signer.clone(),
-                log: Some(first),
-                daily_limit: 0,
-            };
+            let mut journal = self.journal(&id, Some(first), 0);
             journal.append(&mut rest).await?;
             // The journal keeps the log it appended to: the live channel opens with all of it.
             first = journal.log.take().unwrap_or_default();

@@ -7,7 +7,7 @@ use app::protocol::{run, EventBody};
 
 use super::Engine;
 use crate::db::{Orphan, StoreError};
-use crate::drive::{journal::Journal, Sequencer, StoredJournal};
+use crate::drive::{journal::Journal, Sequencer};
 
 /// What one recovery did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -153,14 +153,7 @@ impl Engine {
             reason: "the server running it stopped".into(),
         })];
         first.extend(rebuilt.pending.into_iter().map(|body| seq.stamp(body)));
-        let mut journal = StoredJournal {
-            id: id.to_owned(),
-            store: self.store.clone(),
-            hub: self.hub.clone(),
-            signer: self.signer.clone(),
-            log: None,
-            daily_limit: 0,
-        };
+        let mut journal = self.journal(id, None, 0);
         match journal.append(&mut first).await {
             Ok(()) => {}
             Err(e) if e.is_conflict() => {

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::Engine;
 use crate::db::StoreError;
-use crate::drive::{Act, Journal, Ruling, Sequencer, StoredJournal};
+use crate::drive::{Act, Journal, Ruling, Sequencer};
 
 /// Why a ruling was not applied.
 #[derive(Debug)]
@@ -253,14 +253,7 @@ impl Engine {
         };
         let mut seq = Sequencer::after(last);
         let mut batch: Vec<_> = written.into_iter().map(|body| seq.stamp(body)).collect();
-        let mut journal = StoredJournal {
-            id: id.to_owned(),
-            store: self.store.clone(),
-            hub: self.hub.clone(),
-            signer: self.signer.clone(),
-            log: None,
-            daily_limit: 0,
-        };
+        let mut journal = self.journal(id, None, 0);
         match journal.append(&mut batch).await {
             Ok(()) => Ok(seq),
             Err(e) if e.is_conflict() => Err(RuleError::Refused(RulingError::Conflict(format!(
