@@ -16,13 +16,32 @@ impl Engine {
         &self,
         parent: &str,
         after_seq: u64,
-        changes: ForkChanges,
+        mut changes: ForkChanges,
         hold: H,
         unpaced: bool,
     ) -> Result<String, StartError> {
         let log = self.store.events_after(parent, 0).await?;
         if log.is_empty() {
             return Err(StartError::NoDebate(parent.to_owned()));
+        }
+        if let Some(budget) = changes.token_budget {
+            if budget > self.settings.remote.max_token_budget {
+                return Err(StartError::Fork(format!(
+                    "changes.token_budget: at most {} on this server, got {budget}",
+                    self.settings.remote.max_token_budget
+                )));
+            }
+        }
+        // AG-2: an agent the fork asks of a remote model is held to a budget, logged with the
+        // fork: the server's default when neither the parent nor the fork sets one.
+        let remote = changes.agents.iter().any(|a| {
+            a.model.is_some()
+                || a.backend
+                    .as_deref()
+                    .is_some_and(|b| !b.eq_ignore_ascii_case("builtin"))
+        });
+        if remote && changes.token_budget.is_none() && !has_budget(&log) {
+            changes.token_budget = Some(self.settings.remote.token_budget);
         }
         let bodies = fork_prefix(parent, &log, after_seq, &changes).map_err(StartError::Fork)?;
         let mut seq = Sequencer::new();
@@ -34,16 +53,7 @@ impl Engine {
         if agents.backend() != "builtin" {
             self.check_daily_budget().await?;
         }
-        let mut run = rebuilt.run;
-        if let Some(budget) = changes.token_budget {
-            if budget > self.settings.remote.max_token_budget {
-                return Err(StartError::Fork(format!(
-                    "changes.token_budget: at most {} on this server, got {budget}",
-                    self.settings.remote.max_token_budget
-                )));
-            }
-            run.set_budget(budget);
-        }
+        let run = rebuilt.run;
         let Some(app::protocol::EventBody::DebateStarted {
             protocol,
             query,
@@ -86,4 +96,17 @@ impl Engine {
         self.spawn_run_paced(id.clone(), run, agents, seq, Some(first), hold, pace);
         Ok(id)
     }
+}
+
+/// Whether the debate `log` forks from already has a token budget: its own remote agents', or a
+/// fork's it descends from.
+fn has_budget(log: &[app::protocol::Event]) -> bool {
+    use app::protocol::EventBody;
+    log.iter()
+        .take_while(|e| !matches!(e.body, EventBody::Credibility(_)))
+        .any(|e| match &e.body {
+            EventBody::DebateStarted { backend, .. } => backend.is_some(),
+            EventBody::ForkedFrom { changes, .. } => changes.token_budget.is_some(),
+            _ => false,
+        })
 }

@@ -100,17 +100,14 @@ pub fn agents_for(
 
 /// The agents a logged debate was answered by, rebuilt from its `debate_started` (ES-7: a
 /// pipeline sent back to its agents at the gate asks the same kinds and models again), or what
-/// this server lacks to provide them now. A fork's agents (FK-1) answer with the seed its
-/// `forked_from` gives, when it gives one.
+/// this server lacks to provide them now. A fork's agents (FK-1) answer with the seed, backends
+/// and models its `forked_from` events give, where they give them.
 pub fn agents_of_log(
     settings: &Settings,
     log: &[app::protocol::Event],
 ) -> Result<Box<dyn Agent>, StartError> {
     use app::protocol::EventBody;
-    let forked_seed = match log.first().map(|e| &e.body) {
-        Some(EventBody::ForkedFrom { changes, .. }) => changes.seed,
-        _ => None,
-    };
+    let forked = app::protocol::run::effective_changes(log);
     let started = log
         .iter()
         .find(|e| !matches!(e.body, EventBody::ForkedFrom { .. }))
@@ -127,14 +124,6 @@ pub fn agents_of_log(
             "the log does not start with debate_started".into(),
         ));
     };
-    let kind_of = |name: &str| {
-        Backend::ALL
-            .into_iter()
-            .find(|b| b.as_str() == name)
-            .ok_or_else(|| {
-                StartError::Backend(format!("the log names an unknown backend '{name}'"))
-            })
-    };
     let protocol = app::api::Protocol::ALL
         .into_iter()
         .map(app::api::Protocol::as_str)
@@ -142,19 +131,71 @@ pub fn agents_of_log(
         .ok_or_else(|| {
             StartError::Backend(format!("the log names an unknown protocol '{protocol}'"))
         })?;
-    let seed = &forked_seed.unwrap_or(*seed);
+    let seed = forked.seed.unwrap_or(*seed);
     let debate_kind = backend.as_ref().map_or("builtin", |b| b.kind.as_str());
-    if agents.iter().all(|a| a.backend.is_none()) {
-        let model = backend.as_ref().and_then(|b| b.model.as_deref());
-        return one_kind(settings, protocol, kind_of(debate_kind)?, model, *seed);
+    let debate_model = backend.as_ref().and_then(|b| b.model.as_deref());
+    if agents.iter().all(|a| a.backend.is_none()) && forked.agents.is_empty() {
+        return one_kind(
+            settings,
+            protocol,
+            kind_of(debate_kind)?,
+            debate_model,
+            seed,
+        );
     }
     let mut by_agent = Vec::new();
     for a in agents {
-        let kind = kind_of(a.backend.as_deref().unwrap_or(debate_kind))?;
-        let agent = one_kind(settings, protocol, kind, a.model.as_deref(), *seed)?;
+        let own_kind = a.backend.as_deref().unwrap_or(debate_kind);
+        let own_model = if a.backend.is_some() {
+            a.model.as_deref()
+        } else {
+            debate_model
+        };
+        let (kind, model) = match forked.agents.iter().position(|c| c.role == a.id) {
+            Some(i) => changed(&forked.agents[i], i, kind_of(own_kind)?)?,
+            None => (kind_of(own_kind)?, own_model.map(str::to_owned)),
+        };
+        let agent =
+            one_kind(settings, protocol, kind, model.as_deref(), seed).map_err(|e| {
+                match (e, forked.agents.iter().position(|c| c.role == a.id)) {
+                    (StartError::Backend(why), Some(i)) => {
+                        StartError::Fork(format!("changes.agents[{i}]: {why}"))
+                    }
+                    (e, _) => e,
+                }
+            })?;
         by_agent.push((a.id.clone(), agent));
     }
     Ok(Box::new(MixedAgents { by_agent }))
+}
+
+/// A backend's kind by the name a log gives it.
+fn kind_of(name: &str) -> Result<Backend, StartError> {
+    Backend::ALL
+        .into_iter()
+        .find(|b| b.as_str() == name)
+        .ok_or_else(|| StartError::Backend(format!("the log names an unknown backend '{name}'")))
+}
+
+/// FK-1: the backend and model a fork's change `c` (its `changes.agents[i]`) gives an agent
+/// answered by `own` until then, checked as a new debate's per-agent choice is (QL-3).
+fn changed(
+    c: &app::protocol::run::ForkAgent,
+    i: usize,
+    own: Backend,
+) -> Result<(Backend, Option<String>), StartError> {
+    let choice = app::api::AgentChoice {
+        role: c.role.clone(),
+        backend: c.backend.clone(),
+        model: c.model.clone(),
+    };
+    let valid = app::api::agents::validate(std::slice::from_ref(&choice), own).map_err(|e| {
+        let why = e.to_string();
+        let why = why.strip_prefix("agents[0].").unwrap_or(&why).to_owned();
+        StartError::Fork(format!("changes.agents[{i}].{why}"))
+    })?;
+    let v = &valid[0];
+    Ok((v.backend, v.model.clone()))
 }
 
 /// QL-3: every chosen agent must be one of the debate's.

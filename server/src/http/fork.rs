@@ -82,15 +82,77 @@ pub const MAX_BATCH: usize = 20;
 pub struct BatchRequest {
     /// The parent's event every fork goes on after.
     pub after_seq: u64,
-    /// One fork per seed (1 to 20 of them, each different).
+    /// One fork per seed (1 to 20 of them, each different), each with `changes`.
+    #[serde(default)]
     pub seeds: Vec<u64>,
+    /// What every fork of the batch changes (with `seeds`, each fork's seed is its own).
+    #[serde(default)]
+    pub changes: ForkChanges,
+    /// Instead of `seeds`: one fork per change set (1 to 20).
+    #[serde(default)]
+    pub change_sets: Vec<ForkChanges>,
+}
+
+impl BatchRequest {
+    /// The change set of every fork the batch runs, or what is wrong with the request.
+    fn forks(self) -> Result<Vec<ForkChanges>, AppError> {
+        let bad = |why: String| Err(AppError::BadRequest(why));
+        match (self.seeds.is_empty(), self.change_sets.is_empty()) {
+            (true, true) => bad(format!(
+                "seeds or change_sets: 1 to {MAX_BATCH} forks, got none"
+            )),
+            (false, false) => bad("seeds and change_sets: give one of them, not both".into()),
+            (false, true) => {
+                if self.seeds.len() > MAX_BATCH {
+                    return bad(format!(
+                        "seeds: 1 to {MAX_BATCH} of them, got {}",
+                        self.seeds.len()
+                    ));
+                }
+                if let Some((i, s)) = self
+                    .seeds
+                    .iter()
+                    .enumerate()
+                    .find(|(i, s)| self.seeds[..*i].contains(s))
+                {
+                    return bad(format!("seeds[{i}]: seed {s} is already in the batch"));
+                }
+                Ok(self
+                    .seeds
+                    .iter()
+                    .map(|s| ForkChanges {
+                        seed: Some(*s),
+                        ..self.changes.clone()
+                    })
+                    .collect())
+            }
+            (true, false) => {
+                if !self.changes.is_empty() {
+                    return bad(
+                        "changes: with change_sets, each set says all its fork changes".into(),
+                    );
+                }
+                if self.change_sets.len() > MAX_BATCH {
+                    return bad(format!(
+                        "change_sets: 1 to {MAX_BATCH} of them, got {}",
+                        self.change_sets.len()
+                    ));
+                }
+                Ok(self.change_sets)
+            }
+        }
+    }
 }
 
 /// One fork of a batch, as it ended.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct BatchFork {
     pub id: String,
-    pub seed: u64,
+    /// Its seed, when it changed the seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// What it changed.
+    pub changes: ForkChanges,
     /// `finished`, `budget_exhausted`, `interrupted`, or `running` when it had not ended in time.
     pub status: String,
     /// Its decision's label, once it decided.
@@ -159,9 +221,10 @@ const DIVERGENCE_EVENTS: usize = 5_000;
 /// How long a batch waits for its forks to decide.
 const BATCH_WAIT: Duration = Duration::from_secs(120);
 
-/// Forks a decided debate once per seed and says how often the decision held.
+/// Forks a decided debate once per seed (or per change set) and says how often the decision held.
 ///
-/// FK-4: every fork goes on after the same event with its own seed, unpaced; the reply comes
+/// FK-4: every fork goes on after the same event with its own seed (and the batch's `changes`,
+/// e.g. another model for one agent) or its own change set, unpaced; the reply comes
 /// when all have ended (or after 120 s, with those still running named so), with the share that
 /// reached the parent's decision and its 95 % Wilson interval. Each fork takes a running place
 /// in turn, as a start does.
@@ -174,7 +237,7 @@ const BATCH_WAIT: Duration = Duration::from_secs(120);
     security((), ("bearer" = []), ("session" = [])),
     responses(
         (status = 200, description = "The forks, how they ended, and how often the decision held", body = BatchReply),
-        (status = 400, description = "No seeds, more than 20, a seed twice, a parent that has not decided, or an event it cannot fork after, named", body = ErrorBody),
+        (status = 400, description = "No forks, more than 20, a seed twice, a change a fork cannot take, a parent that has not decided, or an event it cannot fork after, named", body = ErrorBody),
         (status = 401, description = "This server needs the start token or a judge", body = ErrorBody),
         (status = 403, description = "A viewer, or a signed-in request without this site's Origin", body = ErrorBody),
         (status = 404, description = "No debate with this id", body = ErrorBody),
@@ -193,22 +256,8 @@ pub async fn forks(
 ) -> Result<Json<BatchReply>, AppError> {
     access.may_start(&who)?;
     let req: BatchRequest = json_object(body?.0)?;
-    if req.seeds.is_empty() || req.seeds.len() > MAX_BATCH {
-        return Err(AppError::BadRequest(format!(
-            "seeds: 1 to {MAX_BATCH} of them, got {}",
-            req.seeds.len()
-        )));
-    }
-    if let Some((i, s)) = req
-        .seeds
-        .iter()
-        .enumerate()
-        .find(|(i, s)| req.seeds[..*i].contains(s))
-    {
-        return Err(AppError::BadRequest(format!(
-            "seeds[{i}]: seed {s} is already in the batch"
-        )));
-    }
+    let after_seq = req.after_seq;
+    let sets = req.forks()?;
     let parent = engine.store.events_after(&id, 0).await?;
     let Some(decision) = parent.iter().rev().find_map(|e| match &e.body {
         EventBody::Decision(o) => Some(o.label().to_owned()),
@@ -222,20 +271,17 @@ pub async fn forks(
             ))
         });
     };
-    let mut forks = Vec::with_capacity(req.seeds.len());
+    let mut forks = Vec::with_capacity(sets.len());
     let until = tokio::time::Instant::now() + BATCH_WAIT;
-    for seed in req.seeds {
+    for changes in sets {
         // One running place at a time: the batch never takes more than a start would.
         let place = access.limits.debate(client)?;
         if matches!(who, Principal::Anonymous) {
             access.limits.start_today(client, unix_now_s())?;
         }
-        let changes = ForkChanges {
-            seed: Some(seed),
-            ..ForkChanges::default()
-        };
+        let seed = changes.seed;
         let child = engine
-            .fork(&id, req.after_seq, changes, place, true)
+            .fork(&id, after_seq, changes.clone(), place, true)
             .await?;
         let status = ended(&engine, &child, until).await?;
         let decision = match status.as_str() {
@@ -252,6 +298,7 @@ pub async fn forks(
         forks.push(BatchFork {
             id: child,
             seed,
+            changes,
             status,
             decision,
         });

@@ -19,6 +19,7 @@ mod escalation;
 mod eval;
 mod export;
 mod fork;
+mod fork_changes;
 mod gate;
 mod http_api;
 mod judges;

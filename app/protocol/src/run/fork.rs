@@ -14,7 +14,10 @@ use crate::event::{Event, EventBody};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ForkChanges {
-    // An agent's model, removing an agent and the like are not changes a fork takes yet.
+    /// Agents answered by another backend or model from the fork on (the server checks each
+    /// against what it offers, as for a new debate's per-agent choices, QL-3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<ForkAgent>,
     /// The seed the agents answer with from the fork on (the builtin agents' replies follow it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -28,6 +31,24 @@ pub struct ForkChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
+
+/// FK-1: one agent answered by another backend or model from the fork on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ForkAgent {
+    /// The agent: its id in the debate (`safety`, `valuation`, …).
+    pub role: String,
+    /// `builtin`, `openai` or `http`; the agent's own until now when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// `openai` only: the model to ask (one the server offers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// The most agents one fork may change.
+pub const MAX_AGENT_CHANGES: usize = 12;
 
 /// The longest note a fork may give its agents, in characters.
 pub const MAX_NOTE_CHARS: usize = 4_000;
@@ -77,6 +98,7 @@ pub fn fork_prefix(
         .iter()
         .position(|e| matches!(e.body, EventBody::DebateStarted { .. }))
         .ok_or_else(|| format!("debate {debate}'s log has no debate_started"))?;
+    check_agents(&changes.agents, &parent[started].body)?;
     // The agents' credibility, logged with the start, comes from the server's record, not from
     // anything in the log: a fork keeps the parent's, so it goes on after it.
     let opened = match parent.get(started + 1).map(|e| &e.body) {
@@ -125,6 +147,76 @@ pub fn fork_prefix(
     });
     bodies.extend(copied.iter().map(|e| e.body.clone()));
     Ok(bodies)
+}
+
+/// FK-1: every changed agent must be one of the debate's, named once, with something to change.
+fn check_agents(changes: &[ForkAgent], started: &EventBody) -> Result<(), String> {
+    let EventBody::DebateStarted {
+        protocol, agents, ..
+    } = started
+    else {
+        return Ok(());
+    };
+    if changes.len() > MAX_AGENT_CHANGES {
+        return Err(format!(
+            "changes.agents: at most {MAX_AGENT_CHANGES}, got {}",
+            changes.len()
+        ));
+    }
+    for (i, c) in changes.iter().enumerate() {
+        if !agents.iter().any(|a| a.id == c.role) {
+            let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+            return Err(format!(
+                "changes.agents[{i}].role: the {protocol} debate has no agent '{}' (its agents: \
+                 {})",
+                c.role,
+                ids.join(", ")
+            ));
+        }
+        if changes[..i].iter().any(|o| o.role == c.role) {
+            return Err(format!(
+                "changes.agents[{i}].role: '{}' is changed twice",
+                c.role
+            ));
+        }
+        if c.backend.is_none() && c.model.is_none() {
+            return Err(format!(
+                "changes.agents[{i}]: give '{}' a backend or a model to change",
+                c.role
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// FK-1: what the forks a log opens with change, together: the nearest fork's seed (else the
+/// nearest ancestor's that set one) and every agent's latest backend and model.
+pub fn effective_changes(log: &[Event]) -> ForkChanges {
+    let mut out = ForkChanges::default();
+    let forks: Vec<&ForkChanges> = log
+        .iter()
+        .map_while(|e| match &e.body {
+            EventBody::ForkedFrom { changes, .. } => Some(changes),
+            _ => None,
+        })
+        .collect();
+    // The first `forked_from` is the nearest fork's; ancestors' follow.
+    for c in forks.iter().rev() {
+        out.seed = c.seed.or(out.seed);
+        out.token_budget = c.token_budget.or(out.token_budget);
+        for a in &c.agents {
+            let mut a = a.clone();
+            if let Some(i) = out.agents.iter().position(|o| o.role == a.role) {
+                let old = out.agents.remove(i);
+                // Another model alone keeps the backend it is asked of.
+                if a.backend.is_none() {
+                    a.backend = old.backend;
+                }
+            }
+            out.agents.push(a);
+        }
+    }
+    out
 }
 
 /// FK-2: what a fork's log says of its parent, checked against the parent's log when there is
@@ -200,7 +292,107 @@ pub fn wilson(held: u32, n: u32) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::wilson;
+    use super::{check_agents, effective_changes, wilson, ForkAgent, ForkChanges};
+    use crate::event::{Event, EventBody};
+    use crate::types::AgentSpec;
+
+    fn agent(role: &str, backend: Option<&str>, model: Option<&str>) -> ForkAgent {
+        ForkAgent {
+            role: role.into(),
+            backend: backend.map(Into::into),
+            model: model.map(Into::into),
+        }
+    }
+
+    /// FK-1: the agents a fork changes must be the debate's, each once, each with a change.
+    #[test]
+    fn agent_changes_are_checked_by_name_fk_1() {
+        let started = EventBody::DebateStarted {
+            protocol: "s4".into(),
+            query: "q".into(),
+            seed: 1,
+            agents: AgentSpec::default_s4(),
+            rounds: Vec::new(),
+            config: None,
+            backend: None,
+            context: None,
+        };
+        let table: [(Vec<ForkAgent>, Result<(), &str>); 5] = [
+            (vec![agent("safety", Some("openai"), Some("m"))], Ok(())),
+            (
+                vec![
+                    agent("utility", None, Some("m")),
+                    agent("safety", Some("http"), None),
+                ],
+                Ok(()),
+            ),
+            (
+                vec![agent("judge", Some("openai"), None)],
+                Err("changes.agents[0].role: the s4 debate has no agent 'judge'"),
+            ),
+            (
+                vec![agent("safety", None, None)],
+                Err("changes.agents[0]: give 'safety' a backend or a model"),
+            ),
+            (
+                vec![
+                    agent("safety", Some("http"), None),
+                    agent("safety", None, Some("m")),
+                ],
+                Err("changes.agents[1].role: 'safety' is changed twice"),
+            ),
+        ];
+        for (changes, want) in table {
+            let got = check_agents(&changes, &started);
+            match want {
+                Ok(()) => assert_eq!(got, Ok(()), "{changes:?}"),
+                Err(w) => assert!(
+                    got.as_ref().is_err_and(|e| e.starts_with(w)),
+                    "{changes:?}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// FK-1: a fork of a fork: the nearest fork's seed and agents win; what it leaves alone
+    /// comes from its ancestors.
+    #[test]
+    fn a_fork_of_a_fork_keeps_its_ancestors_changes_fk_1() {
+        let fork = |changes: ForkChanges| {
+            let mut e: Event = serde_json::from_value(serde_json::json!({
+                "seq": 1, "ts": "2026-01-01T00:00:00Z", "prev_hash": "0", "hash": "0",
+                "type": "forked_from", "debate": "p", "after_seq": 3, "head_hash": "h"
+            }))
+            .expect("event");
+            if let EventBody::ForkedFrom { changes: c, .. } = &mut e.body {
+                *c = changes;
+            }
+            e
+        };
+        let nearest = ForkChanges {
+            agents: vec![agent("safety", None, Some("b"))],
+            ..ForkChanges::default()
+        };
+        let ancestor = ForkChanges {
+            seed: Some(9),
+            token_budget: Some(100),
+            agents: vec![
+                agent("safety", Some("openai"), Some("a")),
+                agent("utility", Some("http"), None),
+            ],
+            ..ForkChanges::default()
+        };
+        let got = effective_changes(&[fork(nearest), fork(ancestor)]);
+        assert_eq!(got.seed, Some(9));
+        assert_eq!(got.token_budget, Some(100));
+        assert_eq!(
+            got.agents,
+            vec![
+                agent("utility", Some("http"), None),
+                agent("safety", Some("openai"), Some("b"))
+            ]
+        );
+    }
 
     /// FK-4: the interval, against values computed by hand.
     #[test]

@@ -22,7 +22,7 @@ mod fork;
 mod resume;
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
-pub use fork::{check_lineage, fork_prefix, wilson, ForkChanges};
+pub use fork::{check_lineage, effective_changes, fork_prefix, wilson, ForkAgent, ForkChanges};
 pub use resume::{rebuild, rebuild_sealed, Rebuilt};
 
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
@@ -455,6 +455,18 @@ impl DebateRun {
                 excerpt: f.excerpt,
             });
         }
+    }
+
+    /// FK-1: agent `agent` is answered by backend `kind` from now on (its `agent_call` events
+    /// say so).
+    pub fn set_kind(&mut self, agent: &str, kind: &str) {
+        self.kinds.retain(|(a, _)| a != agent);
+        self.kinds.push((agent.to_owned(), kind.to_owned()));
+    }
+
+    /// The token budget, when the debate has one.
+    pub fn budget(&self) -> Option<u64> {
+        self.budget
     }
 
     /// FK-1: a fork's own token budget.

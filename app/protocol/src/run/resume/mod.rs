@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DebateRun, Start};
+use super::{DebateRun, ForkChanges, Start};
 use crate::collapse::{CardSource, WcDebate};
 use crate::debate::Debate;
 use crate::escalation::EsDebate;
@@ -65,13 +65,13 @@ pub fn rebuild_sealed(log: &[Event]) -> Result<Rebuilt, String> {
         .iter()
         .take_while(|e| matches!(e.body, EventBody::ForkedFrom { .. }))
         .count();
-    let notes = fork_notes(&log[..opened]);
+    let forks = fork_points(&log[..opened]);
     let log = &log[opened..];
     let debate = machine_of(log)?;
     let mut run = DebateRun::start(debate, start_of(log));
     let mut replay = Replay {
         log,
-        notes,
+        forks,
         at: 0,
         written: VecDeque::new(),
         asked: Vec::new(),
@@ -201,12 +201,12 @@ fn start_of(log: &[Event]) -> Start {
     start
 }
 
-/// FK-1: the notes a fork's `forked_from` events give the agents, each with how many of the
-/// debate's events (those after the `forked_from` events) come before it: the nearest parent's
-/// copy ends last.
-fn fork_notes(forks: &[Event]) -> VecDeque<(usize, String)> {
+/// FK-1: what each of a log's `forked_from` events changes, with how many of the debate's
+/// events (those after the `forked_from` events) come before it: the nearest parent's copy ends
+/// last.
+fn fork_points(forks: &[Event]) -> VecDeque<(usize, ForkChanges)> {
     let m = forks.len();
-    let mut notes: Vec<(usize, String)> = forks
+    let mut points: Vec<(usize, ForkChanges)> = forks
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match &e.body {
@@ -215,11 +215,11 @@ fn fork_notes(forks: &[Event]) -> VecDeque<(usize, String)> {
             } => {
                 // Fork i's parent log opens with the m - 1 - i `forked_from` events after it.
                 let at = (*after_seq as usize).checked_sub(m - 1 - i)?;
-                Some((at, changes.note.clone()?))
+                Some((at, changes.clone()))
             }
             _ => None,
         })
         .collect();
-    notes.sort_by_key(|(at, _)| *at);
-    notes.into()
+    points.sort_by_key(|(at, _)| *at);
+    points.into()
 }

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::super::{Answered, DebateRun, Usage};
+use super::super::{Answered, DebateRun, ForkChanges, Usage};
 use super::replies::{about, admission, lands, pipeline_time, reply_of};
 use crate::event::{Event, EventBody};
 use crate::request::AgentRequest;
@@ -12,8 +12,8 @@ use crate::request::AgentRequest;
 /// The walk through the log.
 pub(super) struct Replay<'a> {
     pub(super) log: &'a [Event],
-    /// FK-1: notes to give the agents once this many events are accounted for.
-    pub(super) notes: VecDeque<(usize, String)>,
+    /// FK-1: what each fork changes, to take once this many events are accounted for.
+    pub(super) forks: VecDeque<(usize, ForkChanges)>,
     /// The next logged event to account for.
     pub(super) at: usize,
     /// What the rebuilt run wrote and the log has not matched yet.
@@ -31,20 +31,40 @@ impl Replay<'_> {
                 self.written.push_back(body);
             }
             self.match_written()?;
-            if self.written.is_empty() && self.notes.front().is_some_and(|(at, _)| *at == self.at) {
-                if let Some((_, note)) = self.notes.pop_front() {
-                    run.add_note(&note);
-                    // Asked before the note and not answered: asked again with it.
-                    for req in &mut self.asked {
-                        req.task.add_note(&note);
-                    }
+            if self.written.is_empty() && self.forks.front().is_some_and(|(at, _)| *at <= self.at) {
+                if let Some((_, changes)) = self.forks.pop_front() {
+                    self.take(run, &changes);
                 }
                 continue;
             }
             let Some(e) = self.log.get(self.at) else {
+                // A fork made where the machine had more of its step to write: the fork's
+                // changes hold from its first event on, after that rest.
+                while let Some((_, changes)) = self.forks.pop_front() {
+                    self.take(run, &changes);
+                }
                 return Ok(());
             };
             self.give(run, e)?;
+        }
+    }
+
+    /// FK-1: what a fork changes, taken where it forked: the note (asked before it and not
+    /// answered: asked again with it), the budget, the agents' backends.
+    fn take(&mut self, run: &mut DebateRun, changes: &ForkChanges) {
+        if let Some(note) = &changes.note {
+            run.add_note(note);
+            for req in &mut self.asked {
+                req.task.add_note(note);
+            }
+        }
+        if let Some(budget) = changes.token_budget {
+            run.set_budget(budget);
+        }
+        for a in &changes.agents {
+            if let Some(kind) = &a.backend {
+                run.set_kind(&a.role, kind);
+            }
         }
     }
 

@@ -1,0 +1,224 @@
+//! FK-1/FK-4 over the real binary and real HTTP: a fork that gives one agent another model asks
+//! that model (a fake OpenAI-compatible endpoint) for that agent alone, from the fork on; bad
+//! agent changes are refused by name; a batch runs seeds with one change for all of them.
+
+use serde_json::{json, Value};
+
+use crate::common::fakes::{server_for, start_fakes, Fake};
+use crate::common::*;
+
+async fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
+    let resp = client()
+        .post(server.url(path))
+        .json(body)
+        .send()
+        .await
+        .expect("POST");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.expect("json"))
+}
+
+/// FK-1: from round 2 of a builtin S4 debate, the Safety agent is asked of `other-model` over
+/// HTTP; the other agents stay builtin; the fork's log says so, checks against its parent, and
+/// is held to the server's token budget.
+#[tokio::test]
+async fn a_fork_asks_another_model_for_one_agent_fk_1() {
+    let (dir, db) = temp_db();
+    let fake = Fake {
+        all_good: true,
+        tokens_per_call: 40,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    let server = server_for(&db, &fakes, "90000");
+    let (parent, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 5}),
+    )
+    .await;
+    let round_two = events
+        .iter()
+        .position(|e| e["type"] == "round_started" && e["round"] == 2)
+        .expect("round 2");
+    let change = json!({"role": "safety", "backend": "openai", "model": "other-model"});
+    let path = format!("/api/debates/{parent}/fork");
+    let (status, body) = post(
+        &server,
+        &path,
+        &json!({"after_seq": round_two, "changes": {"agents": [change]}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let child = body["id"].as_str().expect("id").to_owned();
+    let frames = read_sse(&server, &child, None, "", usize::MAX).await;
+    let got: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(got[0]["changes"]["agents"][0], change, "{}", got[0]);
+    assert_eq!(got[0]["changes"]["token_budget"], 90000, "{}", got[0]);
+    assert_eq!(got.last().expect("last")["type"], "decision");
+    // Only Safety went to the model, and only after the fork: the copied rounds asked nothing.
+    let calls = fake.calls.lock().expect("lock").clone();
+    assert_eq!(
+        calls.keys().collect::<Vec<_>>(),
+        vec!["safety"],
+        "{calls:?}"
+    );
+    let models = fake.models.lock().expect("lock").clone();
+    assert!(
+        !models.is_empty() && models.iter().all(|m| m == "other-model"),
+        "{models:?}"
+    );
+    let own = &got[round_two + 1..];
+    let remote: Vec<&Value> = own.iter().filter(|e| e["type"] == "agent_call").collect();
+    assert_eq!(remote.len() as u32, calls["safety"], "{remote:?}");
+    assert!(
+        remote
+            .iter()
+            .all(|c| c["agent"] == "safety" && c["backend"] == "openai"),
+        "{remote:?}"
+    );
+    assert!(of_type(&got[1..=round_two], "agent_call").is_empty());
+    // The fork's log checks against its parent's.
+    let save = |id: &str, text: String| {
+        let p = dir.path().join(format!("{id}.json"));
+        std::fs::write(&p, text).expect("write");
+        p.display().to_string()
+    };
+    let mut files = Vec::new();
+    for id in [&parent, &child] {
+        let text = client()
+            .get(server.url(&format!("/api/debates/{id}/export.json")))
+            .send()
+            .await
+            .expect("export")
+            .text()
+            .await
+            .expect("text");
+        files.push(save(id, text));
+    }
+    let (ok, out) = verify_with(&[&files[1], "--parent", &files[0]]);
+    assert!(
+        ok && out.contains("copied events are the parent's"),
+        "{out}"
+    );
+}
+
+/// FK-1: agent changes a fork cannot take are a 400 naming the change, and nothing is created.
+#[tokio::test]
+async fn bad_agent_changes_are_named_fk_1() {
+    let (_dir, db) = temp_db();
+    let fakes = start_fakes(Fake::default()).await;
+    let server = server_for(&db, &fakes, "90000");
+    let (parent, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 5}),
+    )
+    .await;
+    let after = events.len() / 2;
+    let before: Value = get_json(&server, "/api/debates").await;
+    let table = [
+        (
+            json!([{"role": "nobody", "model": "other-model"}]),
+            "changes.agents[0].role: the s4 debate has no agent 'nobody'",
+        ),
+        (
+            json!([{"role": "safety"}]),
+            "changes.agents[0]: give 'safety' a backend or a model",
+        ),
+        (
+            json!([{"role": "safety", "backend": "openai"}, {"role": "safety", "backend": "http"}]),
+            "changes.agents[1].role: 'safety' is changed twice",
+        ),
+        (
+            json!([{"role": "safety", "backend": "openai", "model": "gpt-9"}]),
+            "changes.agents[0]: model 'gpt-9' is not offered by this server",
+        ),
+        (
+            json!([{"role": "safety", "backend": "builtin", "model": "other-model"}]),
+            "changes.agents[0].model: only the openai backend takes a model",
+        ),
+        (
+            json!([{"role": "safety", "backend": "carrier-pigeon"}]),
+            "changes.agents[0].backend: unknown backend 'carrier-pigeon'",
+        ),
+        (json!([{"role": "safety", "colour": "red"}]), "colour"),
+    ];
+    for (agents, want) in table {
+        let (status, body) = post(
+            &server,
+            &format!("/api/debates/{parent}/fork"),
+            &json!({"after_seq": after, "changes": {"agents": agents}}),
+        )
+        .await;
+        assert_eq!(status, 400, "{agents}: {body}");
+        let error = body["error"].as_str().unwrap_or("");
+        assert!(error.contains(want), "{agents}: {error}");
+    }
+    let after_all: Value = get_json(&server, "/api/debates").await;
+    assert_eq!(before, after_all, "a refused fork created nothing");
+}
+
+/// FK-4: a batch of seeds with one change for every fork; and a batch of change sets.
+#[tokio::test]
+async fn a_batch_gives_every_fork_its_change_fk_4() {
+    let (_dir, db) = temp_db();
+    let fake = Fake {
+        all_good: true,
+        tokens_per_call: 40,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    let server = server_for(&db, &fakes, "90000");
+    let (parent, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 5}),
+    )
+    .await;
+    let round_two = events
+        .iter()
+        .position(|e| e["type"] == "round_started" && e["round"] == 2)
+        .expect("round 2");
+    let path = format!("/api/debates/{parent}/forks");
+    let change =
+        json!({"agents": [{"role": "safety", "model": "other-model", "backend": "openai"}]});
+    let (status, v) = post(
+        &server,
+        &path,
+        &json!({"after_seq": round_two, "seeds": [1, 2, 3], "changes": change}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    let forks = v["forks"].as_array().expect("forks");
+    assert_eq!(forks.len(), 3);
+    for (f, seed) in forks.iter().zip([1, 2, 3]) {
+        assert_eq!(f["seed"], seed, "{f}");
+        assert_eq!(f["changes"]["agents"], change["agents"], "{f}");
+    }
+    assert_eq!(v["decided"], 3, "{v}");
+    // Only Safety was asked of the model, three forks' worth.
+    assert_eq!(fake.calls.lock().expect("lock").len(), 1);
+    let sets = json!([{"seed": 9}, {"note": "New evidence: the rollback was rehearsed."}]);
+    let (status, v) = post(
+        &server,
+        &path,
+        &json!({"after_seq": round_two, "change_sets": sets}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["forks"][1]["changes"]["note"], sets[1]["note"], "{v}");
+    assert!(v["forks"][1]["seed"].is_null(), "{v}");
+    for (body, want) in [
+        (json!({"after_seq": round_two}), "seeds or change_sets"),
+        (
+            json!({"after_seq": round_two, "seeds": [1], "change_sets": [{}]}),
+            "not both",
+        ),
+        (
+            json!({"after_seq": round_two, "change_sets": [{}], "changes": {"seed": 1}}),
+            "each set says",
+        ),
+    ] {
+        let (status, v) = post(&server, &path, &body).await;
+        assert_eq!(status, 400, "{body}: {v}");
+        assert!(v["error"].as_str().unwrap_or("").contains(want), "{v}");
+    }
+}
