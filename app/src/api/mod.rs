@@ -435,6 +435,7 @@ impl CreateDebate {
 
 pub mod agents;
 mod answers;
+pub mod compare;
 mod service;
 #[cfg(test)]
 mod tests;
@@ -444,4 +445,5 @@ pub use answers::{
     divergence, BaselineCounts, Created, DebateDetail, DebateSummary, ErrorBody, ForkSummary,
     Forks, SavedEval,
 };
+pub use compare::{compare, CompareCell, CompareColumn, CompareRow, Comparison, MAX_COMPARED};
 pub use service::*;

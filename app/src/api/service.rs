@@ -35,6 +35,11 @@ pub trait DebateService: Send + Sync + 'static {
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
     /// FK-3: debate `id`'s forks and how many reached its decision.
     fn forks(&self, id: String) -> futures::future::BoxFuture<'_, Result<Forks, String>>;
+    /// FK-3: debate `id` beside its newest forks, a column each.
+    fn compare(
+        &self,
+        id: String,
+    ) -> futures::future::BoxFuture<'_, Result<super::Comparison, String>>;
     /// SV-7: a signed-in judge stops a running debate; the error names why not.
     fn stop(
         &self,

@@ -197,6 +197,12 @@ pub async fn debate_forks(id: String) -> Result<crate::api::Forks, ServerFnError
     service()?.forks(id).await.map_err(ServerFnError::new)
 }
 
+/// FK-3: debate `id` beside its newest forks.
+#[server(endpoint = "debate_compare")]
+pub async fn debate_compare(id: String) -> Result<crate::api::Comparison, ServerFnError> {
+    service()?.compare(id).await.map_err(ServerFnError::new)
+}
+
 /// CR-2: every agent with a track record and its credibility now.
 #[server(endpoint = "list_agents")]
 pub async fn list_agents() -> Result<Vec<AgentRow>, ServerFnError> {

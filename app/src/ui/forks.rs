@@ -38,6 +38,7 @@ pub fn ForksPanel(
     /// [`last_forkable`].
     last: u64,
 ) -> impl IntoView {
+    let compare_id = StoredValue::new(id.clone());
     let forks = Resource::new(move || (), {
         let id = id.clone();
         move |()| super::data::debate_forks(id.clone())
@@ -98,7 +99,10 @@ pub fn ForksPanel(
                         Ok(f) if f.forks.is_empty() => view! {
                             <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
                         }.into_any(),
-                        Ok(f) => view! { <ForksTable forks=f/> }.into_any(),
+                        Ok(f) => view! {
+                            <ForksTable forks=f/>
+                            <super::compare::CompareView id=compare_id.get_value()/>
+                        }.into_any(),
                         Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
                     }
                 })}

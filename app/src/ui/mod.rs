@@ -5,6 +5,7 @@ mod audit;
 #[cfg(feature = "ssr")]
 mod chunks;
 mod collapse;
+mod compare;
 mod costs;
 mod credibility;
 mod data;

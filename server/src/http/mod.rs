@@ -3,6 +3,7 @@
 //! the connections.
 
 pub mod agents;
+pub mod compare;
 pub mod conn;
 pub mod debates;
 pub mod error;

@@ -20,7 +20,7 @@ use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{agents, debates, fork, judge};
+use super::{agents, compare, debates, fork, judge};
 use crate::live::sse;
 use crate::state::AppState;
 
@@ -219,6 +219,7 @@ fn debate_routes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
         .routes(routes!(debates::get_debate))
         .routes(routes!(fork::fork))
         .routes(routes!(fork::forks, fork::list_forks))
+        .routes(routes!(compare::compare))
         .routes(routes!(agents::of_debate))
         .routes(routes!(sse::handler))
         .routes(routes!(debates::export_json))

@@ -123,6 +123,15 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn compare(&self, id: String) -> BoxFuture<'_, Result<app::api::Comparison, String>> {
+        async move {
+            crate::http::compare::comparison(&self.engine, &id, None)
+                .await
+                .map_err(public)
+        }
+        .boxed()
+    }
+
     fn stop(&self, id: String, head: Parts) -> BoxFuture<'_, Result<(), String>> {
         async move {
             let who = self.access.caller(&head).await.map_err(public)?;

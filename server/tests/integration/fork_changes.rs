@@ -222,3 +222,127 @@ async fn a_batch_gives_every_fork_its_change_fk_4() {
         assert!(v["error"].as_str().unwrap_or("").contains(want), "{v}");
     }
 }
+
+/// FK-3: a debate beside its forks: a column each, a row per agent per round, the first row
+/// where a fork's position differs marked, decisions and vote baselines; bad choices named.
+#[tokio::test]
+async fn a_debate_and_its_forks_side_by_side_fk_3() {
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_MAX_DEBATES_PER_CLIENT", "64")]);
+    let (parent, events) = run_to_end(
+        &server,
+        json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 6}),
+    )
+    .await;
+    let round_two = events
+        .iter()
+        .position(|e| e["type"] == "round_started" && e["round"] == 2)
+        .expect("round 2");
+    let seeds: Vec<u64> = (1..=6).collect();
+    let (status, batch) = post(
+        &server,
+        &format!("/api/debates/{parent}/forks"),
+        &json!({"after_seq": round_two, "seeds": seeds}),
+    )
+    .await;
+    assert_eq!(status, 200, "{batch}");
+    let c: Value = get_json(&server, &format!("/api/debates/{parent}/compare")).await;
+    let columns = c["columns"].as_array().expect("columns");
+    assert_eq!(columns.len(), 7, "{c}");
+    assert_eq!(columns[0]["id"], parent.as_str());
+    assert_eq!(
+        columns[0]["decision"],
+        events.last().expect("end")["decision"]
+    );
+    assert!(columns[0]["baseline"].is_string(), "{}", columns[0]);
+    let rows = c["rows"].as_array().expect("rows");
+    // Three S4 agents, in the three rounds where they hold positions (round 2 challenges).
+    assert_eq!(rows.len(), 9, "{c}");
+    for row in rows {
+        assert_eq!(row["cells"].as_array().map(Vec::len), Some(7));
+        assert_eq!(row["cells"][0]["differs"], false, "{row}");
+        // Round 1 is copied: every fork holds the parent's positions there.
+        if row["round"] == 1 {
+            assert!(
+                row["cells"]
+                    .as_array()
+                    .expect("cells")
+                    .iter()
+                    .all(|x| x["differs"] == false),
+                "{row}"
+            );
+        }
+    }
+    let mut differing = 0;
+    for (i, col) in columns.iter().enumerate().skip(1) {
+        assert!(
+            col["title"].as_str().expect("title").contains("seed"),
+            "{col}"
+        );
+        let cells: Vec<&Value> = rows.iter().map(|r| &r["cells"][i]).collect();
+        match col["first_row"].as_u64() {
+            Some(first) => {
+                differing += 1;
+                let first = first as usize;
+                assert_eq!(cells[first]["differs"], true, "{col}");
+                assert!(cells[..first].iter().all(|x| x["differs"] != true), "{col}");
+                assert!(
+                    col["diverged_at"].is_u64(),
+                    "a different position is a different log: {col}"
+                );
+            }
+            None => assert!(cells.iter().all(|x| x["differs"] != true), "{col}"),
+        }
+        let listed = batch["forks"]
+            .as_array()
+            .expect("forks")
+            .iter()
+            .find(|f| f["id"] == col["id"])
+            .expect("a fork of the batch");
+        assert_eq!(col["decision"], listed["decision"], "{col}");
+        assert_eq!(
+            col["same"],
+            listed["decision"] == c["columns"][0]["decision"]
+        );
+    }
+    println!(
+        "{} of 6 forks held another position somewhere; {}",
+        differing, c["summary"]
+    );
+    assert_eq!(
+        c["summary"],
+        format!(
+            "{} of 6 forks reached the same decision ({}).",
+            batch["held"],
+            batch["decision"].as_str().expect("decision")
+        )
+    );
+    let one = columns[1]["id"].as_str().expect("id");
+    let chosen: Value = get_json(
+        &server,
+        &format!("/api/debates/{parent}/compare?forks={one}"),
+    )
+    .await;
+    assert_eq!(
+        chosen["columns"].as_array().map(Vec::len),
+        Some(2),
+        "{chosen}"
+    );
+    for (query, want) in [
+        (format!("forks={parent}"), "is not a fork of debate"),
+        (format!("forks={}", vec![one; 9].join(",")), "at most 8"),
+        ("fork=1".to_owned(), "invalid query string"),
+    ] {
+        let resp = client()
+            .get(server.url(&format!("/api/debates/{parent}/compare?{query}")))
+            .send()
+            .await
+            .expect("GET");
+        assert_eq!(resp.status().as_u16(), 400, "{query}");
+        let v: Value = resp.json().await.expect("json");
+        assert!(
+            v["error"].as_str().unwrap_or("").contains(want),
+            "{query}: {v}"
+        );
+    }
+}

@@ -1213,6 +1213,18 @@ async fn the_openapi_document_describes_every_route_as_it_answers_dx_3() {
         Some(3)
     );
     expect(&api.get("/api/debates/ffff0000ffff0000/forks").await, 404);
+    // FK-3: the debate beside its forks.
+    let compared = api.get(&format!("/api/debates/{s4}/compare")).await;
+    assert_eq!(
+        expect(&compared, 200)["columns"].as_array().map(Vec::len),
+        Some(4)
+    );
+    expect(
+        &api.get(&format!("/api/debates/{s4}/compare?forks=ffff0000ffff0000"))
+            .await,
+        400,
+    );
+    expect(&api.get("/api/debates/ffff0000ffff0000/compare").await, 404);
     expect(
         &api.post(&forks, None, json!({"after_seq": 3, "seeds": []}))
             .await,
