@@ -23,14 +23,13 @@ pub trait DebateService: Send + Sync + 'static {
         request: CreateDebate,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
-    /// FK-1: forks debate `id` after its event `after_seq` (with another seed, or a note for
-    /// the agents, when given); returns the fork's id. Who may fork is who may start.
+    /// FK-1: forks debate `id` after its event `after_seq` with `changes`; returns the fork's
+    /// id. Who may fork is who may start.
     fn fork(
         &self,
         id: String,
         after_seq: u64,
-        seed: Option<u64>,
-        note: Option<String>,
+        changes: crate::protocol::run::ForkChanges,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
     /// FK-3: debate `id`'s forks and how many reached its decision.

@@ -46,7 +46,9 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
         })
         .unwrap_or_else(|| detail.query.clone());
     let from = super::forks::lineage(&detail.events);
-    let last = super::forks::last_forkable(&detail.events);
+    let agents = super::forks::agent_ids(&detail.events);
+    let after = RwSignal::new(super::forks::last_forkable(&detail.events).to_string());
+    provide_context(super::forks::ForkPoint(after));
     view! {
         <Title text=super::page_title("audit", &query)/>
         <section class="panel debate-head">
@@ -65,7 +67,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
             </nav>
         </section>
         <AuditBody export=Export { id: Some(detail.id.clone()), events: detail.events, signature: detail.signature }/>
-        <super::forks::ForksPanel id=detail.id from last/>
+        <super::forks::ForksPanel id=detail.id from agents after/>
         <super::outcomes::DebatePredictions id/>
     }
 }
@@ -271,6 +273,8 @@ const PAGE: usize = 200;
 fn Timeline(audit: Audit, tampered_at: Signal<Option<u64>>) -> impl IntoView {
     let total = audit.timeline.len();
     let entries = StoredValue::new(audit.timeline);
+    // FK-1: "fork from here" on a page that can fork (not the offline viewer).
+    let fork_at = use_context::<super::forks::ForkPoint>();
     let page = RwSignal::new(0usize);
     // A broken chain opens the page of the event where it broke.
     Effect::new(move |_| {
@@ -292,6 +296,10 @@ fn Timeline(audit: Audit, tampered_at: Signal<Option<u64>>) -> impl IntoView {
                     <td><span class="kind">{e.kind.replace('_', " ")}</span></td>
                     <td class="what">{e.summary}</td>
                     <td class="hash" title=e.hash.clone()><code>{short}</code></td>
+                    {fork_at.map(|point| view! {
+                        <td class="fork-here"><a href="#fork-form" data-testid="fork-here" title="Fork this debate after this event"
+                            on:click=move |_| point.0.set(seq.to_string())>"fork from here"</a></td>
+                    })}
                 </tr>
             }
         }).collect_view())
@@ -299,7 +307,8 @@ fn Timeline(audit: Audit, tampered_at: Signal<Option<u64>>) -> impl IntoView {
     view! {
         {(total > PAGE).then(|| view! { <Pager total page/> })}
         <table class="timeline" data-testid="timeline">
-            <thead><tr><th>"#"</th><th>"Time (UTC)"</th><th>"Event"</th><th>"What happened"</th><th>"Hash"</th></tr></thead>
+            <thead><tr><th>"#"</th><th>"Time (UTC)"</th><th>"Event"</th><th>"What happened"</th><th>"Hash"</th>
+                {fork_at.map(|_| view! { <th><span class="sr-only">"Fork"</span></th> })}</tr></thead>
             <tbody>{rows}</tbody>
         </table>
         {(total > PAGE).then(|| view! { <Pager total page/> })}

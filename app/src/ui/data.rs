@@ -176,17 +176,16 @@ mod start {
     }
 }
 
-/// FK-1: forks debate `id` after its event `after_seq`, with another seed or a note for the
-/// agents when given; the fork's id.
+/// FK-1: forks debate `id` after its event `after_seq` with `changes` (another seed, another
+/// model for one agent, a note for every agent); the fork's id.
 #[server(endpoint = "fork_debate")]
 pub async fn fork_debate(
     id: String,
     after_seq: u64,
-    seed: Option<u64>,
-    note: Option<String>,
+    changes: crate::protocol::run::ForkChanges,
 ) -> Result<String, ServerFnError> {
     service()?
-        .fork(id, after_seq, seed, note, head()?)
+        .fork(id, after_seq, changes, head()?)
         .await
         .map_err(ServerFnError::new)
 }

@@ -6,18 +6,61 @@ use leptos_router::hooks::use_navigate;
 
 use super::clean_error;
 use super::widgets::StatusPill;
+use crate::protocol::run::{ForkAgent, ForkChanges};
 use crate::protocol::{Event, EventBody};
 
-/// The parent a fork came from, the event it goes on after, and its seed change.
-pub fn lineage(events: &[Event]) -> Option<(String, u64, Option<u64>)> {
-    match events.first().map(|e| &e.body) {
-        Some(EventBody::ForkedFrom {
-            debate,
-            after_seq,
-            changes,
-            ..
-        }) => Some((debate.clone(), *after_seq, changes.seed)),
-        _ => None,
+/// One ancestor of a fork: the debate, the event the fork went on after, what it changed.
+pub type Ancestor = (String, u64, ForkChanges);
+
+/// FK-2: where a fork came from, nearest parent first (a fork of a fork names both).
+pub fn lineage(events: &[Event]) -> Vec<Ancestor> {
+    events
+        .iter()
+        .map_while(|e| match &e.body {
+            EventBody::ForkedFrom {
+                debate,
+                after_seq,
+                changes,
+                ..
+            } => Some((debate.clone(), *after_seq, changes.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The agents a debate's log names, for the fork form's choice of agent.
+pub fn agent_ids(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::DebateStarted { agents, .. } => {
+                Some(agents.iter().map(|a| a.id.clone()).collect())
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// What a fork changed, in a few words ("seed 3 · safety: openai/llama").
+fn changed(changes: &ForkChanges) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = changes.seed {
+        parts.push(format!("seed {s}"));
+    }
+    for a in &changes.agents {
+        let to: Vec<&str> = [a.backend.as_deref(), a.model.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        parts.push(format!("{}: {}", a.role, to.join("/")));
+    }
+    if changes.note.is_some() {
+        parts.push("a note".into());
+    }
+    if parts.is_empty() {
+        "no change".into()
+    } else {
+        parts.join(" · ")
     }
 }
 
@@ -30,28 +73,93 @@ pub fn last_forkable(events: &[Event]) -> u64 {
         .map_or(1, |e| e.seq)
 }
 
+/// FK-3: the event the fork form goes on after, which the timeline's "fork from here" sets
+/// (given as context on the audit page only: the offline viewer cannot fork).
+#[derive(Clone, Copy)]
+pub struct ForkPoint(pub RwSignal<String>);
+
 #[component]
 pub fn ForksPanel(
     id: String,
-    /// Where this debate was forked from, when it is a fork ([`lineage`]).
-    from: Option<(String, u64, Option<u64>)>,
-    /// [`last_forkable`].
-    last: u64,
+    /// Where this debate was forked from, nearest first ([`lineage`]).
+    from: Vec<Ancestor>,
+    /// The debate's agents ([`agent_ids`]).
+    agents: Vec<String>,
+    /// The event the form offers.
+    after: RwSignal<String>,
 ) -> impl IntoView {
     let compare_id = StoredValue::new(id.clone());
     let forks = Resource::new(move || (), {
         let id = id.clone();
         move |()| super::data::debate_forks(id.clone())
     });
-    let after = RwSignal::new(last.to_string());
+    view! {
+        <section class="panel forks" data-testid="forks">
+            <h2>"Forks"</h2>
+            {(!from.is_empty()).then(|| view! { <Lineage from=from.clone()/> })}
+            <Suspense fallback=|| view! { <p class="muted">"Loading the forks…"</p> }>
+                {move || Suspend::new(async move {
+                    match forks.await {
+                        Ok(f) if f.forks.is_empty() => view! {
+                            <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
+                        }.into_any(),
+                        Ok(f) => view! {
+                            <ForksTable forks=f/>
+                            <super::compare::CompareView id=compare_id.get_value()/>
+                        }.into_any(),
+                        Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+            <ForkForm id=compare_id.get_value() agents after/>
+        </section>
+    }
+}
+
+/// FK-1: what the fork form asks for, read from its fields, or what is wrong with them.
+fn form_changes(
+    seed: &str,
+    note: String,
+    agent: String,
+    model: &str,
+) -> Result<ForkChanges, String> {
+    let seed = match seed.trim() {
+        "" => None,
+        t => Some(
+            t.parse::<u64>()
+                .map_err(|_| "seed: a whole number, or empty to keep it".to_owned())?,
+        ),
+    };
+    let note = (!note.trim().is_empty()).then_some(note);
+    let model = model.trim();
+    let agents = match (agent.is_empty(), model.is_empty()) {
+        (_, true) => Vec::new(),
+        (true, false) => return Err("agent: choose whose model changes".into()),
+        (false, false) => vec![ForkAgent {
+            role: agent,
+            backend: Some("openai".into()),
+            model: Some(model.to_owned()),
+        }],
+    };
+    Ok(ForkChanges {
+        agents,
+        seed,
+        note,
+        ..ForkChanges::default()
+    })
+}
+
+/// FK-1: "fork from here": the event, another seed, another model for one agent, a note.
+#[component]
+fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl IntoView {
     let seed = RwSignal::new(String::new());
     let note = RwSignal::new(String::new());
+    let agent = RwSignal::new(String::new());
+    let model = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
-    let send = Action::new(
-        |(id, after, seed, note): &(String, u64, Option<u64>, Option<String>)| {
-            super::data::fork_debate(id.clone(), *after, *seed, note.clone())
-        },
-    );
+    let send = Action::new(|(id, after, changes): &(String, u64, ForkChanges)| {
+        super::data::fork_debate(id.clone(), *after, changes.clone())
+    });
     Effect::new(move |_| {
         if let Some(result) = send.value().get() {
             match result {
@@ -67,64 +175,48 @@ pub fn ForksPanel(
             error.set(Some("event: a number from the timeline".into()));
             return;
         };
-        let s = match seed.get_untracked().trim() {
-            "" => None,
-            t => match t.parse::<u64>() {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    error.set(Some("seed: a whole number, or empty to keep it".into()));
-                    return;
-                }
-            },
-        };
-        let typed = note.get_untracked();
-        let note = (!typed.trim().is_empty()).then_some(typed);
-        error.set(None);
-        send.dispatch((parent.get_value(), n, s, note));
+        let changes = form_changes(
+            &seed.get_untracked(),
+            note.get_untracked(),
+            agent.get_untracked(),
+            &model.get_untracked(),
+        );
+        match changes {
+            Ok(changes) => {
+                error.set(None);
+                send.dispatch((parent.get_value(), n, changes));
+            }
+            Err(e) => error.set(Some(e)),
+        }
     };
     view! {
-        <section class="panel forks" data-testid="forks">
-            <h2>"Forks"</h2>
-            {from.map(|(debate, after_seq, seed)| view! {
-                <p data-testid="lineage">
-                    "This debate is a fork of "
-                    <a href=format!("/debates/{debate}/audit")>{debate.clone()}</a>
-                    {format!(" after its event {after_seq}{}: the events up to there are its parent's, copied.",
-                        seed.map(|s| format!(", its agents answering with seed {s}")).unwrap_or_default())}
-                </p>
-            })}
-            <Suspense fallback=|| view! { <p class="muted">"Loading the forks…"</p> }>
-                {move || Suspend::new(async move {
-                    match forks.await {
-                        Ok(f) if f.forks.is_empty() => view! {
-                            <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
-                        }.into_any(),
-                        Ok(f) => view! {
-                            <ForksTable forks=f/>
-                            <super::compare::CompareView id=compare_id.get_value()/>
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
-                    }
-                })}
-            </Suspense>
-            <form class="fork-form" data-testid="fork-form" on:submit=on_submit>
-                <label>"Fork from event "
-                    <input type="number" min="1" name="after_seq" data-testid="fork-after"
-                        prop:value=after on:input=move |ev| after.set(event_target_value(&ev))/>
-                </label>
-                <label>" with seed "
-                    <input type="text" inputmode="numeric" name="seed" placeholder="the same" data-testid="fork-seed"
-                        prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev))/>
-                </label>
-                <label class="fork-note">" and a note for every agent "
-                    <input type="text" name="note" placeholder="New evidence: …" data-testid="fork-note"
-                        prop:value=note on:input=move |ev| note.set(event_target_value(&ev))/>
-                </label>
-                <button type="submit" data-testid="fork-submit">"Fork from here"</button>
-                <span class="muted">" The events up to there are copied, not asked again; the fork goes on live."</span>
-            </form>
-            {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="fork-error">{e}</p> })}
-        </section>
+        <form class="fork-form" id="fork-form" data-testid="fork-form" on:submit=on_submit>
+            <label>"Fork from event "
+                <input type="number" min="1" name="after_seq" data-testid="fork-after"
+                    prop:value=after on:input=move |ev| after.set(event_target_value(&ev))/>
+            </label>
+            <label>" with seed "
+                <input type="text" inputmode="numeric" name="seed" placeholder="the same" data-testid="fork-seed"
+                    prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev))/>
+            </label>
+            <label>" another model for "
+                <select name="agent" data-testid="fork-agent" on:change=move |ev| agent.set(event_target_value(&ev))>
+                    <option value="" selected=true>"no agent"</option>
+                    {agents.iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>" model "
+                <input type="text" name="model" placeholder="the same" data-testid="fork-model"
+                    prop:value=model on:input=move |ev| model.set(event_target_value(&ev))/>
+            </label>
+            <label class="fork-note">" and a note for every agent "
+                <input type="text" name="note" placeholder="New evidence: …" data-testid="fork-note"
+                    prop:value=note on:input=move |ev| note.set(event_target_value(&ev))/>
+            </label>
+            <button type="submit" data-testid="fork-submit">"Fork from here"</button>
+            <span class="muted">" The events up to there are copied, not asked again; the fork goes on live."</span>
+        </form>
+        {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="fork-error">{e}</p> })}
     }
 }
 
@@ -153,5 +245,46 @@ fn ForksTable(forks: crate::api::Forks) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+    }
+}
+
+/// FK-2: where this debate sits among its ancestors, as a small tree: the first debate, each
+/// fork after the event it went on from with what it changed, down to this one.
+#[component]
+fn Lineage(from: Vec<Ancestor>) -> impl IntoView {
+    // Nearest parent first in the log; the tree reads from the first debate down.
+    let chain: Vec<Ancestor> = from.into_iter().rev().collect();
+    let root = chain[0].0.clone();
+    let steps: Vec<(String, u64, ForkChanges)> = chain
+        .iter()
+        .enumerate()
+        .map(|(i, (_, after, changes))| {
+            let child = chain.get(i + 1).map_or_else(String::new, |c| c.0.clone());
+            (child, *after, changes.clone())
+        })
+        .collect();
+    let depth = steps.len();
+    view! {
+        <div data-testid="lineage">
+            <p>"This debate is a fork: the events up to where each fork went on are its parent's, copied."</p>
+            <ul class="lineage-tree" data-testid="lineage-tree">
+                <li><a href=format!("/debates/{root}/audit")>{root.clone()}</a></li>
+                {steps.into_iter().enumerate().map(|(i, (child, after, changes))| {
+                    let last = i + 1 == depth;
+                    let pad = format!("padding-left: {}em", 1.2 * (i + 1) as f32);
+                    view! {
+                        <li style=pad>
+                            "└ "
+                            {if last {
+                                view! { <strong>"this debate"</strong> }.into_any()
+                            } else {
+                                view! { <a href=format!("/debates/{child}/audit")>{child.clone()}</a> }.into_any()
+                            }}
+                            <span class="muted">{format!(" — after event {after}, {}", changed(&changes))}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </div>
     }
 }

@@ -83,8 +83,7 @@ impl DebateService for UiService {
         &self,
         id: String,
         after_seq: u64,
-        seed: Option<u64>,
-        note: Option<String>,
+        changes: app::protocol::run::ForkChanges,
         head: Parts,
     ) -> BoxFuture<'_, Result<String, String>> {
         async move {
@@ -101,11 +100,6 @@ impl DebateService for UiService {
                     .start_today(ip, crate::access::limits::unix_now_s())
                     .map_err(|r| r.message)?;
             }
-            let changes = app::protocol::run::ForkChanges {
-                seed,
-                note,
-                ..Default::default()
-            };
             self.engine
                 .fork(&id, after_seq, changes, place, false)
                 .await

@@ -330,7 +330,7 @@ async fn a_debate_and_its_forks_side_by_side_fk_3() {
     );
     for (query, want) in [
         (format!("forks={parent}"), "is not a fork of debate"),
-        (format!("forks={}", vec![one; 9].join(",")), "at most 8"),
+        (format!("forks={}", [one; 9].join(",")), "at most 8"),
         ("fork=1".to_owned(), "invalid query string"),
     ] {
         let resp = client()
