@@ -3,8 +3,9 @@ import { finishedDebate } from './exports';
 import { hydrated } from './pages';
 
 // FK-1/FK-3: from the audit page of a decided debate, a visitor who may start debates forks it
-// from an event of its timeline with another seed; the fork runs live, its audit page names its
-// parent, and the parent's audit page lists it with how many forks reached its decision.
+// from an event of its timeline ("fork from here") with another seed; the fork runs live, its
+// audit page shows its lineage, and the parent's audit page lists it with how many forks reached
+// its decision, and compares parent and forks side by side with the first difference marked.
 
 test('fork from the audit page: the fork runs, names its parent, and is listed', async ({ page, request }) => {
   const errors: string[] = [];
@@ -21,7 +22,9 @@ test('fork from the audit page: the fork runs, names its parent, and is listed',
   await page.getByTestId('fork-submit').click();
   await expect(page.getByTestId('fork-error')).toContainText('ends the debate');
 
-  await page.getByTestId('fork-after').fill(String(round2));
+  // "fork from here" on the timeline's row of round 2's start fills in the event.
+  await page.locator(`tr[data-seq="${round2}"] [data-testid="fork-here"]`).click();
+  await expect(page.getByTestId('fork-after')).toHaveValue(String(round2));
   await page.getByTestId('fork-seed').fill('11');
   await page.getByTestId('fork-submit').click();
   await expect(page).toHaveURL(/\/debates\/[0-9a-f]{16}$/);
@@ -37,8 +40,13 @@ test('fork from the audit page: the fork runs, names its parent, and is listed',
   await page.goto(`/debates/${child}/audit`);
   await hydrated(page);
   await expect(page.getByTestId('verification')).toHaveAttribute('data-verdict', 'verified');
-  await expect(page.getByTestId('lineage')).toContainText(`fork of ${id} after its event ${round2}`);
-  await expect(page.getByTestId('lineage')).toContainText('seed 11');
+  const tree = page.getByTestId('lineage-tree');
+  await expect(tree.locator('li')).toHaveCount(2);
+  await expect(tree.locator('li').first()).toHaveText(id);
+  await expect(tree.locator('li').nth(1)).toContainText(`this debate — after event ${round2}, seed 11`);
+  // FK-2: the copied events, checked in this browser against the parent's log.
+  await expect(page.getByTestId('lineage-check')).toHaveAttribute('data-verdict', 'verified');
+  await expect(page.getByTestId('lineage-check')).toContainText(`the ${round2} copied events are the parent's`);
   const timeline = page.locator('[data-testid="timeline"] tbody tr');
   await expect(timeline.first()).toContainText('forked from');
 
@@ -47,5 +55,36 @@ test('fork from the audit page: the fork runs, names its parent, and is listed',
   await expect(page.locator('[data-testid="forks-table"] tbody tr')).toHaveCount(1);
   await expect(page.locator(`[data-fork="${child}"]`)).toContainText(String(round2));
   await expect(page.getByTestId('forks-summary')).toContainText(/^[01] of 1 forks reached the same decision/);
+  // Side by side: a column for the debate and one for its fork; the copied round holds the
+  // parent's positions.
+  await expect(page.getByTestId('compare-col')).toHaveCount(2);
+  await expect(page.getByTestId('compare-col').nth(1)).toContainText(`after event ${round2} · seed 11`);
+  await expect(page.getByTestId('compare-decision')).toHaveCount(2);
+  expect(errors).toEqual([]);
+});
+
+test('forks side by side: a column each, the first different position marked', async ({ page, request }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const { id, log } = await finishedDebate(request, 'Is it safe to rewire my own electrical panel?', 6);
+  const round2 = log.events.find((e: any) => e.type === 'round_started' && e.round === 2).seq;
+  const batch = await request.post(`/api/debates/${id}/forks`, { data: { after_seq: round2, seeds: [1, 2, 3, 4, 5] } });
+  expect(batch.status()).toBe(200);
+  const compared = await (await request.get(`/api/debates/${id}/compare`)).json();
+  const marked = compared.columns.filter((c: any) => c.first_row !== undefined).length;
+
+  await page.goto(`/debates/${id}/audit`);
+  await hydrated(page);
+  await expect(page.getByTestId('compare-col')).toHaveCount(6);
+  await expect(page.getByTestId('compare-summary')).toHaveText(compared.summary);
+  // Every fork that held another position somewhere has its first one marked, once.
+  await expect(page.getByTestId('divergence')).toHaveCount(marked);
+  expect(marked).toBeGreaterThan(0);
+  await expect(page.getByTestId('divergence').first()).toHaveClass(/differs/);
+  await expect(page.getByTestId('divergence').first()).toContainText('first difference');
+  // The copied first round is the parent's in every column.
+  const firstRow = page.locator('[data-testid="compare"] tbody tr').first();
+  await expect(firstRow.locator('td.differs')).toHaveCount(0);
+  await expect(page.getByTestId('compare-baseline')).toHaveCount(6);
   expect(errors).toEqual([]);
 });

@@ -109,22 +109,7 @@ fn fold(events: &[Event]) -> Folded {
 /// What a fork changed, in a few words.
 fn title(after_seq: u64, changes: &ForkChanges) -> String {
     let mut parts = vec![format!("after event {after_seq}")];
-    if let Some(s) = changes.seed {
-        parts.push(format!("seed {s}"));
-    }
-    for a in &changes.agents {
-        let to: Vec<&str> = [a.backend.as_deref(), a.model.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        parts.push(format!("{}: {}", a.role, to.join("/")));
-    }
-    if changes.note.is_some() {
-        parts.push("a note".into());
-    }
-    if let Some(b) = changes.token_budget {
-        parts.push(format!("budget {b}"));
-    }
+    parts.extend(changes.describe());
     parts.join(" · ")
 }
 

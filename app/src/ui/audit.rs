@@ -47,6 +47,12 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
         .unwrap_or_else(|| detail.query.clone());
     let from = super::forks::lineage(&detail.events);
     let agents = super::forks::agent_ids(&detail.events);
+    // FK-2: only a fork's lineage is checked against its parent's log.
+    let events = StoredValue::new(if from.is_empty() {
+        Vec::new()
+    } else {
+        detail.events.clone()
+    });
     let after = RwSignal::new(super::forks::last_forkable(&detail.events).to_string());
     provide_context(super::forks::ForkPoint(after));
     view! {
@@ -67,7 +73,7 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
             </nav>
         </section>
         <AuditBody export=Export { id: Some(detail.id.clone()), events: detail.events, signature: detail.signature }/>
-        <super::forks::ForksPanel id=detail.id from agents after/>
+        <super::forks::ForksPanel id=detail.id from agents after events/>
         <super::outcomes::DebatePredictions id/>
     }
 }

@@ -5,12 +5,10 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use super::clean_error;
+use super::lineage::{Ancestor, Lineage};
 use super::widgets::StatusPill;
 use crate::protocol::run::{ForkAgent, ForkChanges};
 use crate::protocol::{Event, EventBody};
-
-/// One ancestor of a fork: the debate, the event the fork went on after, what it changed.
-pub type Ancestor = (String, u64, ForkChanges);
 
 /// FK-2: where a fork came from, nearest parent first (a fork of a fork names both).
 pub fn lineage(events: &[Event]) -> Vec<Ancestor> {
@@ -41,29 +39,6 @@ pub fn agent_ids(events: &[Event]) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// What a fork changed, in a few words ("seed 3 · safety: openai/llama").
-fn changed(changes: &ForkChanges) -> String {
-    let mut parts = Vec::new();
-    if let Some(s) = changes.seed {
-        parts.push(format!("seed {s}"));
-    }
-    for a in &changes.agents {
-        let to: Vec<&str> = [a.backend.as_deref(), a.model.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        parts.push(format!("{}: {}", a.role, to.join("/")));
-    }
-    if changes.note.is_some() {
-        parts.push("a note".into());
-    }
-    if parts.is_empty() {
-        "no change".into()
-    } else {
-        parts.join(" · ")
-    }
-}
-
 /// The last event a fork may go on after: the one before the decision (or the last).
 pub fn last_forkable(events: &[Event]) -> u64 {
     events
@@ -87,6 +62,8 @@ pub fn ForksPanel(
     agents: Vec<String>,
     /// The event the form offers.
     after: RwSignal<String>,
+    /// The debate's log (a fork's lineage is checked against its parent's).
+    events: StoredValue<Vec<Event>>,
 ) -> impl IntoView {
     let compare_id = StoredValue::new(id.clone());
     let forks = Resource::new(move || (), {
@@ -96,7 +73,7 @@ pub fn ForksPanel(
     view! {
         <section class="panel forks" data-testid="forks">
             <h2>"Forks"</h2>
-            {(!from.is_empty()).then(|| view! { <Lineage from=from.clone()/> })}
+            {(!from.is_empty()).then(|| view! { <Lineage from=from.clone() events/> })}
             <Suspense fallback=|| view! { <p class="muted">"Loading the forks…"</p> }>
                 {move || Suspend::new(async move {
                     match forks.await {
@@ -245,46 +222,5 @@ fn ForksTable(forks: crate::api::Forks) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
-}
-
-/// FK-2: where this debate sits among its ancestors, as a small tree: the first debate, each
-/// fork after the event it went on from with what it changed, down to this one.
-#[component]
-fn Lineage(from: Vec<Ancestor>) -> impl IntoView {
-    // Nearest parent first in the log; the tree reads from the first debate down.
-    let chain: Vec<Ancestor> = from.into_iter().rev().collect();
-    let root = chain[0].0.clone();
-    let steps: Vec<(String, u64, ForkChanges)> = chain
-        .iter()
-        .enumerate()
-        .map(|(i, (_, after, changes))| {
-            let child = chain.get(i + 1).map_or_else(String::new, |c| c.0.clone());
-            (child, *after, changes.clone())
-        })
-        .collect();
-    let depth = steps.len();
-    view! {
-        <div data-testid="lineage">
-            <p>"This debate is a fork: the events up to where each fork went on are its parent's, copied."</p>
-            <ul class="lineage-tree" data-testid="lineage-tree">
-                <li><a href=format!("/debates/{root}/audit")>{root.clone()}</a></li>
-                {steps.into_iter().enumerate().map(|(i, (child, after, changes))| {
-                    let last = i + 1 == depth;
-                    let pad = format!("padding-left: {}em", 1.2 * (i + 1) as f32);
-                    view! {
-                        <li style=pad>
-                            "└ "
-                            {if last {
-                                view! { <strong>"this debate"</strong> }.into_any()
-                            } else {
-                                view! { <a href=format!("/debates/{child}/audit")>{child.clone()}</a> }.into_any()
-                            }}
-                            <span class="muted">{format!(" — after event {after}, {}", changed(&changes))}</span>
-                        </li>
-                    }
-                }).collect_view()}
-            </ul>
-        </div>
     }
 }

@@ -17,6 +17,7 @@ mod forks;
 mod home;
 mod human;
 mod judge;
+mod lineage;
 mod live;
 mod outcomes;
 mod panels;

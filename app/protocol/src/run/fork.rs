@@ -60,6 +60,32 @@ impl ForkChanges {
     pub fn is_empty(&self) -> bool {
         *self == ForkChanges::default()
     }
+
+    /// What the fork changes, in a few words each: "seed 3", "safety: openai/llama3", "a note",
+    /// "budget 20000", "pace 500 ms".
+    pub fn describe(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(s) = self.seed {
+            parts.push(format!("seed {s}"));
+        }
+        for a in &self.agents {
+            let to: Vec<&str> = [a.backend.as_deref(), a.model.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect();
+            parts.push(format!("{}: {}", a.role, to.join("/")));
+        }
+        if self.note.is_some() {
+            parts.push("a note".into());
+        }
+        if let Some(b) = self.token_budget {
+            parts.push(format!("budget {b}"));
+        }
+        if let Some(p) = self.pace_ms {
+            parts.push(format!("pace {p} ms"));
+        }
+        parts
+    }
 }
 
 /// FK-1: the first events of a fork of `parent` (debate `debate`) after its event `after_seq`:
