@@ -70,6 +70,27 @@ impl Debate {
         }
     }
 
+    /// FK-1: a fork removes agent `id` from now on, where the protocol can go on without it
+    /// (S4, until the votes are locked, while two agents remain); the others say why not.
+    pub fn remove_agent(&mut self, id: &str) -> Result<(), String> {
+        match self {
+            Debate::S4(m) => m.remove_agent(id),
+            Debate::RoundRobin(_) => Err(format!(
+                "a round-robin debate takes its agents' turns in a fixed cycle to its decision: \
+                 '{id}' cannot be removed"
+            )),
+            Debate::Collapse(_) => Err(format!(
+                "a collapse debate weighs every author's card to the end: '{id}' cannot be removed"
+            )),
+            Debate::Escalation(_) => Err(format!(
+                "an escalation pipeline's agents are each a stage of it: '{id}' cannot be removed"
+            )),
+            Debate::Reconcile(_) => Err(format!(
+                "a reconciliation has one reconciler: '{id}' cannot be removed"
+            )),
+        }
+    }
+
     /// See [`Machine::exhaust`].
     pub fn exhaust(&mut self, used: u64, budget: u64) {
         self.machine_mut().exhaust(used, budget);

@@ -99,6 +99,13 @@ impl<P> RequestQueue<P> {
         self.waiting.is_empty() && self.outstanding.is_empty()
     }
 
+    /// FK-1: the requests (waiting or handed out) whose remembered `P` matches are dropped: a
+    /// fork removed their agent.
+    pub fn drop_where(&mut self, matches: impl Fn(&P) -> bool) {
+        self.waiting.retain(|(_, p)| !matches(p));
+        self.outstanding.retain(|(_, p)| !matches(p));
+    }
+
     /// The budget ran out or the debate ended: nothing more is asked or awaited.
     pub fn clear(&mut self) {
         self.waiting.clear();

@@ -25,6 +25,14 @@ pub struct AgentRequest {
     pub task: Task,
 }
 
+impl AgentRequest {
+    /// FK-1: whether the request is asked of agent `agent`, or is an S4 challenge aimed at it.
+    pub fn concerns(&self, agent: &str) -> bool {
+        self.agent == agent
+            || matches!(&self.task, Task::Challenge { target, .. } if target == agent)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Task {

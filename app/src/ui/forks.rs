@@ -97,8 +97,8 @@ pub fn ForksPanel(
 fn form_changes(
     seed: &str,
     note: String,
-    agent: String,
-    model: &str,
+    (agent, model): (String, &str),
+    without: String,
 ) -> Result<ForkChanges, String> {
     let seed = match seed.trim() {
         "" => None,
@@ -120,6 +120,10 @@ fn form_changes(
     };
     Ok(ForkChanges {
         agents,
+        remove: (!without.is_empty())
+            .then_some(without)
+            .into_iter()
+            .collect(),
         seed,
         note,
         ..ForkChanges::default()
@@ -133,6 +137,7 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
     let note = RwSignal::new(String::new());
     let agent = RwSignal::new(String::new());
     let model = RwSignal::new(String::new());
+    let without = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let send = Action::new(|(id, after, changes): &(String, u64, ForkChanges)| {
         super::data::fork_debate(id.clone(), *after, changes.clone())
@@ -155,8 +160,8 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
         let changes = form_changes(
             &seed.get_untracked(),
             note.get_untracked(),
-            agent.get_untracked(),
-            &model.get_untracked(),
+            (agent.get_untracked(), &model.get_untracked()),
+            without.get_untracked(),
         );
         match changes {
             Ok(changes) => {
@@ -185,6 +190,12 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
             <label>" model "
                 <input type="text" name="model" placeholder="the same" data-testid="fork-model"
                     prop:value=model on:input=move |ev| model.set(event_target_value(&ev))/>
+            </label>
+            <label>" without "
+                <select name="remove" data-testid="fork-remove" on:change=move |ev| without.set(event_target_value(&ev))>
+                    <option value="" selected=true>"no one"</option>
+                    {agents.iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
+                </select>
             </label>
             <label class="fork-note">" and a note for every agent "
                 <input type="text" name="note" placeholder="New evidence: …" data-testid="fork-note"

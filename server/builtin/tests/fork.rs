@@ -240,3 +240,109 @@ fn a_forks_budget_and_agents_survive_a_resume_fk_1() {
         assert_eq!(decision(&log), &decided, "cut {cut}");
     }
 }
+
+/// FK-1: an S4 fork without one agent, from any stored batch before the votes: the agent is
+/// asked nothing after the fork, has no vote, and the fork resumed after any of its batches
+/// decides as it did. The other protocols, and an S4 debate left with one agent, refuse by name.
+#[test]
+fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
+    use protocol::run::{fork_prefix, ForkChanges};
+    let agents = BuiltinAgents::new(5);
+    let without = |names: &[&str]| ForkChanges {
+        remove: names.iter().map(|n| (*n).to_owned()).collect(),
+        ..ForkChanges::default()
+    };
+    for protocol in ["s4", "round_robin", "collapse", "escalation", "reconcile"] {
+        let mut parent = Log {
+            events: Vec::new(),
+            batches: Vec::new(),
+        };
+        let mut run = DebateRun::start(machine(protocol, 5), Start::default());
+        drive(&mut run, &agents, &mut parent);
+        let first_agent = match &parent.events[0].body {
+            EventBody::DebateStarted { agents, .. } => agents[0].id.clone(),
+            other => panic!("{other:?}"),
+        };
+        let cuts: Vec<usize> = parent.batches[1..parent.batches.len() - 1].to_vec();
+        for after in cuts {
+            let changes = without(&[first_agent.as_str()]);
+            let mut child = Log {
+                events: Vec::new(),
+                batches: Vec::new(),
+            };
+            for b in fork_prefix("p1", &parent.events, after as u64, &changes).expect("fork") {
+                child.push(b);
+            }
+            let copied = child.events.len();
+            let rebuilt = rebuild(&child.events);
+            if protocol != "s4" {
+                let e = rebuilt.expect_err("refused");
+                assert!(
+                    e.contains("changes.remove") && e.contains("cannot be removed"),
+                    "{protocol}: {e}"
+                );
+                continue;
+            }
+            // Refused once the votes are locked: every agent has revised.
+            let revised = parent.events[..after]
+                .iter()
+                .filter(|e| matches!(e.body, EventBody::Revision { .. }))
+                .count();
+            if revised == 3 {
+                let e = rebuilt.expect_err("voted");
+                assert!(e.contains("the votes are locked"), "{e}");
+                continue;
+            }
+            let rebuilt = rebuilt.unwrap_or_else(|e| panic!("after {after}: {e}"));
+            for b in rebuilt.pending {
+                child.push(b);
+            }
+            let mut run = rebuilt.run;
+            drive(&mut run, &agents, &mut child);
+            let spoke = child.events[copied..].iter().any(|e| match &e.body {
+                EventBody::Position { agent, .. }
+                | EventBody::Revision { agent, .. }
+                | EventBody::Thinking { agent, .. } => *agent == first_agent,
+                EventBody::Challenge { from, to, .. } => *from == first_agent || *to == first_agent,
+                EventBody::Vote { vote, .. } => vote.agent == first_agent,
+                _ => false,
+            });
+            assert!(!spoke, "after {after}: {:?}", &child.events[copied..]);
+            let votes = child
+                .events
+                .iter()
+                .filter(|e| matches!(e.body, EventBody::Vote { .. }))
+                .count();
+            assert_eq!(votes, 2, "after {after}");
+            let decided = decision(&child).clone();
+            for cut in child.batches.clone() {
+                if cut <= copied || cut >= child.events.len() {
+                    continue;
+                }
+                let mut log = Log {
+                    events: child.events[..cut].to_vec(),
+                    batches: Vec::new(),
+                };
+                let rebuilt = rebuild(&log.events).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
+                for b in rebuilt.pending {
+                    log.push(b);
+                }
+                let mut run = rebuilt.run;
+                drive(&mut run, &agents, &mut log);
+                assert_eq!(decision(&log), &decided, "after {after}, cut {cut}");
+            }
+            // Two of three agents removed would leave one.
+            let two = without(&["utility", "safety"]);
+            let bodies = fork_prefix("p1", &parent.events, after as u64, &two).expect("fork");
+            let mut log = Log {
+                events: Vec::new(),
+                batches: Vec::new(),
+            };
+            for b in bodies {
+                log.push(b);
+            }
+            let e = rebuild(&log.events).expect_err("one agent left");
+            assert!(e.contains("at least two"), "{e}");
+        }
+    }
+}

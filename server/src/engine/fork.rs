@@ -47,7 +47,12 @@ impl Engine {
         let mut seq = Sequencer::new();
         let mut first: Vec<_> = bodies.into_iter().map(|b| seq.stamp(b)).collect();
         let rebuilt = rebuild_sealed(&first).map_err(|e| {
-            StartError::Fork(format!("debate {parent}'s log cannot be forked there: {e}"))
+            StartError::Fork(if e.starts_with("changes.") {
+                // A change the debate cannot take at that event, named.
+                format!("{e} (at event {after_seq})")
+            } else {
+                format!("debate {parent}'s log cannot be forked there: {e}")
+            })
         })?;
         let agents = registry::agents_of_log(&self.settings, &first)?;
         if agents.backend() != "builtin" {

@@ -346,3 +346,86 @@ async fn a_debate_and_its_forks_side_by_side_fk_3() {
         );
     }
 }
+
+/// FK-1: an S4 fork without the Safety agent decides from the two votes left; a removal a
+/// debate cannot take is a 400 naming it.
+#[tokio::test]
+async fn a_fork_without_an_agent_fk_1() {
+    let (_dir, db) = temp_db();
+    let server = Server::start(&db, 0);
+    let (parent, events) = run_to_end(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 5}),
+    )
+    .await;
+    let round_two = events
+        .iter()
+        .position(|e| e["type"] == "round_started" && e["round"] == 2)
+        .expect("round 2");
+    let path = format!("/api/debates/{parent}/fork");
+    let (status, body) = post(
+        &server,
+        &path,
+        &json!({"after_seq": round_two, "changes": {"remove": ["safety"]}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let child = body["id"].as_str().expect("id").to_owned();
+    let frames = read_sse(&server, &child, None, "", usize::MAX).await;
+    let got: Vec<Value> = frames.iter().map(|f| f.data.clone()).collect();
+    assert_eq!(got[0]["changes"]["remove"], json!(["safety"]));
+    let votes = of_type(&got, "vote");
+    assert_eq!(votes.len(), 2, "{votes:?}");
+    assert!(
+        votes.iter().all(|v| v["vote"]["agent"] != "safety"),
+        "{votes:?}"
+    );
+    assert!(of_type(&got[round_two + 1..], "challenge")
+        .iter()
+        .all(|c| c["from"] != "safety" && c["to"] != "safety"));
+    assert_eq!(got.last().expect("end")["type"], "decision");
+    let (rr_parent, rr) = run_to_end(
+        &server,
+        json!({"query": "Should I buy Tesla stock after the recent rally?", "protocol": "round_robin", "seed": 2}),
+    )
+    .await;
+    let rr_agent = rr[0]["agents"][0]["id"].as_str().expect("agent").to_owned();
+    for (debate, after, changes, want) in [
+        (
+            rr_parent.clone(),
+            5,
+            json!({"remove": [rr_agent]}),
+            "cannot be removed",
+        ),
+        (
+            parent.clone(),
+            round_two,
+            json!({"remove": ["nobody"]}),
+            "changes.remove[0]: the debate has no agent 'nobody'",
+        ),
+        (
+            parent.clone(),
+            round_two,
+            json!({"remove": ["safety"], "agents": [{"role": "safety", "backend": "builtin"}]}),
+            "choose one",
+        ),
+        (
+            parent.clone(),
+            round_two,
+            json!({"remove": ["safety", "utility"]}),
+            "at least two",
+        ),
+    ] {
+        let (status, body) = post(
+            &server,
+            &format!("/api/debates/{debate}/fork"),
+            &json!({"after_seq": after, "changes": changes}),
+        )
+        .await;
+        assert_eq!(status, 400, "{changes}: {body}");
+        assert!(
+            body["error"].as_str().unwrap_or("").contains(want),
+            "{changes}: {body}"
+        );
+    }
+}

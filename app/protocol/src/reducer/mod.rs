@@ -23,6 +23,9 @@ pub struct DebateView {
     pub query: String,
     pub seed: u64,
     pub agents: Vec<AgentSpec>,
+    /// FK-1: agents a fork removed from the debate.
+    #[serde(default)]
+    pub removed: Vec<String>,
     pub rounds: Vec<RoundView>,
     pub current_round: u16,
     /// Agents asked and not yet answered.
@@ -231,8 +234,14 @@ impl DebateView {
                     }),
                 }
             }
+            // FK-1: an agent a fork removed is asked nothing more.
+            EventBody::ForkedFrom { changes, .. } => {
+                self.removed.extend(changes.remove.iter().cloned());
+                let removed = &self.removed;
+                self.thinking.retain(|a| !removed.contains(a));
+            }
             EventBody::Thinking { agent, .. } => {
-                if !self.is_thinking(agent) {
+                if !self.is_thinking(agent) && !self.removed.contains(agent) {
                     self.thinking.push(agent.clone());
                 }
             }

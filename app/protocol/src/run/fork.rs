@@ -18,6 +18,11 @@ pub struct ForkChanges {
     /// against what it offers, as for a new debate's per-agent choices, QL-3).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<ForkAgent>,
+    /// Agents removed from the debate from the fork on, where the protocol can go on without
+    /// them (S4, before the votes are locked, while two agents remain): asked nothing more, no
+    /// vote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<String>,
     /// The seed the agents answer with from the fork on (the builtin agents' replies follow it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -75,6 +80,9 @@ impl ForkChanges {
                 .collect();
             parts.push(format!("{}: {}", a.role, to.join("/")));
         }
+        for r in &self.remove {
+            parts.push(format!("without {r}"));
+        }
         if self.note.is_some() {
             parts.push("a note".into());
         }
@@ -125,6 +133,7 @@ pub fn fork_prefix(
         .position(|e| matches!(e.body, EventBody::DebateStarted { .. }))
         .ok_or_else(|| format!("debate {debate}'s log has no debate_started"))?;
     check_agents(&changes.agents, &parent[started].body)?;
+    check_removals(changes, &parent[started].body)?;
     // The agents' credibility, logged with the start, comes from the server's record, not from
     // anything in the log: a fork keeps the parent's, so it goes on after it.
     let opened = match parent.get(started + 1).map(|e| &e.body) {
@@ -209,6 +218,31 @@ fn check_agents(changes: &[ForkAgent], started: &EventBody) -> Result<(), String
             return Err(format!(
                 "changes.agents[{i}]: give '{}' a backend or a model to change",
                 c.role
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// FK-1: every agent removed must be one of the debate's, named once, and not also changed.
+fn check_removals(changes: &ForkChanges, started: &EventBody) -> Result<(), String> {
+    let EventBody::DebateStarted { agents, .. } = started else {
+        return Ok(());
+    };
+    for (i, r) in changes.remove.iter().enumerate() {
+        if !agents.iter().any(|a| a.id == *r) {
+            let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+            return Err(format!(
+                "changes.remove[{i}]: the debate has no agent '{r}' (its agents: {})",
+                ids.join(", ")
+            ));
+        }
+        if changes.remove[..i].contains(r) {
+            return Err(format!("changes.remove[{i}]: '{r}' is removed twice"));
+        }
+        if changes.agents.iter().any(|a| a.role == *r) {
+            return Err(format!(
+                "changes.remove[{i}]: '{r}' is removed and given another model; choose one"
             ));
         }
     }
@@ -318,7 +352,7 @@ pub fn wilson(held: u32, n: u32) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_agents, effective_changes, wilson, ForkAgent, ForkChanges};
+    use super::{check_agents, check_removals, effective_changes, wilson, ForkAgent, ForkChanges};
     use crate::event::{Event, EventBody};
     use crate::types::AgentSpec;
 
@@ -375,6 +409,54 @@ mod tests {
                 Err(w) => assert!(
                     got.as_ref().is_err_and(|e| e.starts_with(w)),
                     "{changes:?}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// FK-1: the agents a fork removes must be the debate's, each once, and not also changed.
+    #[test]
+    fn removals_are_checked_by_name_fk_1() {
+        let started = EventBody::DebateStarted {
+            protocol: "s4".into(),
+            query: "q".into(),
+            seed: 1,
+            agents: AgentSpec::default_s4(),
+            rounds: Vec::new(),
+            config: None,
+            backend: None,
+            context: None,
+        };
+        let changes = |remove: &[&str], changed: &[&str]| ForkChanges {
+            remove: remove.iter().map(|r| (*r).to_owned()).collect(),
+            agents: changed
+                .iter()
+                .map(|r| agent(r, Some("http"), None))
+                .collect(),
+            ..ForkChanges::default()
+        };
+        let table: [(ForkChanges, Result<(), &str>); 4] = [
+            (changes(&["safety"], &["utility"]), Ok(())),
+            (
+                changes(&["judge"], &[]),
+                Err("changes.remove[0]: the debate has no agent 'judge'"),
+            ),
+            (
+                changes(&["safety", "safety"], &[]),
+                Err("changes.remove[1]: 'safety' is removed twice"),
+            ),
+            (
+                changes(&["safety"], &["safety"]),
+                Err("changes.remove[0]: 'safety' is removed and given another model"),
+            ),
+        ];
+        for (c, want) in table {
+            let got = check_removals(&c, &started);
+            match want {
+                Ok(()) => assert_eq!(got, Ok(()), "{c:?}"),
+                Err(w) => assert!(
+                    got.as_ref().is_err_and(|e| e.starts_with(w)),
+                    "{c:?}: {got:?}"
                 ),
             }
         }

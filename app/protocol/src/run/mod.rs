@@ -457,6 +457,16 @@ impl DebateRun {
         }
     }
 
+    /// FK-1: a fork removes agent `agent` from the debate from now on (where the protocol can go
+    /// on without it); what it was asked and had not answered is not asked again.
+    pub fn remove_agent(&mut self, agent: &str) -> Result<(), String> {
+        self.debate
+            .remove_agent(agent)
+            .map_err(|e| format!("changes.remove: {e}"))?;
+        self.reask.retain(|req| !req.concerns(agent));
+        Ok(())
+    }
+
     /// FK-1: agent `agent` is answered by backend `kind` from now on (its `agent_call` events
     /// say so).
     pub fn set_kind(&mut self, agent: &str, kind: &str) {

@@ -40,8 +40,11 @@ pub struct S4Debate {
     initial: Vec<Option<Position>>,
     challenges: Vec<ChallengeRecord>,
     revised: Vec<Option<Position>>,
-    /// Each request remembers its agent's index.
-    requests: RequestQueue<usize>,
+    /// Each request remembers its agent's index and the agent it is about (its challenge's
+    /// target; the agent itself otherwise).
+    requests: RequestQueue<(usize, usize)>,
+    /// FK-1: agents a fork removed: asked nothing more, no vote.
+    removed: Vec<bool>,
     events: VecDeque<EventBody>,
     outcome: Option<S4Outcome>,
     /// S4-8: on a complex query no agent may claim more than 95 % confidence.
@@ -65,6 +68,7 @@ impl S4Debate {
             initial: vec![None; n],
             challenges: Vec::with_capacity(n * (n - 1)),
             revised: vec![None; n],
+            removed: vec![false; n],
             requests: RequestQueue::with_capacity(n * (n - 1)),
             events: VecDeque::with_capacity(8),
             outcome: None,
@@ -92,9 +96,50 @@ impl S4Debate {
             let task = Task::Analyse {
                 query: debate.query.clone(),
             };
-            debate.enqueue(i, 1, task);
+            debate.enqueue(i, i, 1, task);
         }
         Ok(debate)
+    }
+
+    /// FK-1: a fork removes agent `id` from the debate from now on: it is asked nothing more (its
+    /// requests still open are dropped, and so are the challenges aimed at it) and has no vote;
+    /// what it said before stays in the log. Refused once the votes are locked, or when fewer
+    /// than two agents would remain (S4-1).
+    pub fn remove_agent(&mut self, id: &str) -> Result<(), String> {
+        let i = self
+            .agents
+            .iter()
+            .position(|a| a.id == id)
+            .filter(|i| !self.removed[*i])
+            .ok_or_else(|| format!("the debate has no agent '{id}' left to remove"))?;
+        if self.active() <= 2 {
+            return Err(format!(
+                "removing '{id}' would leave one agent; an S4 debate needs at least two (S4-1)"
+            ));
+        }
+        if self.phase == Phase::Done {
+            return Err(format!(
+                "the votes are locked (every agent has revised): '{id}' cannot be removed; \
+                 fork from an earlier event"
+            ));
+        }
+        self.removed[i] = true;
+        self.requests
+            .drop_where(|&(agent, about)| agent == i || about == i);
+        self.advance_if_round_complete();
+        Ok(())
+    }
+
+    /// Agents still in the debate.
+    fn active(&self) -> usize {
+        self.removed.iter().filter(|r| !**r).count()
+    }
+
+    /// Agents still in the debate, by index.
+    fn present(&self) -> Vec<usize> {
+        (0..self.agents.len())
+            .filter(|i| !self.removed[*i])
+            .collect()
     }
 
     pub fn outcome(&self) -> Option<&S4Outcome> {
@@ -119,28 +164,22 @@ impl S4Debate {
         }
     }
 
-    /// Challenge requests are queued challenger-major, so the target follows from the id.
+    /// The agent a challenge request is aimed at.
     fn challenge_target(&self, id: u32) -> Result<usize, ProtocolError> {
-        let n = self.agents.len() as u32;
-        let first = n; // ids 0..n were round 1
-        let k = id
-            .checked_sub(first)
-            .ok_or(ProtocolError::UnknownRequest(id))?;
-        let from = (k / (n - 1)) as usize;
-        let nth = (k % (n - 1)) as usize;
-        Ok(if nth < from { nth } else { nth + 1 })
+        self.requests.pending(id).map(|&(_, about)| about)
     }
 
-    fn enqueue(&mut self, agent: usize, round: u16, task: Task) {
+    fn enqueue(&mut self, agent: usize, about: usize, round: u16, task: Task) {
         let spec = &self.agents[agent];
-        self.requests.push(&spec.id, spec.role, round, task, agent);
+        self.requests
+            .push(&spec.id, spec.role, round, task, (agent, about));
     }
 
     fn start_round(&mut self, round: u16) {
         self.events.push_back(EventBody::RoundStarted {
             round,
             name: ROUND_NAMES[usize::from(round - 1)].into(),
-            expected: expected_messages(self.agents.len(), round),
+            expected: expected_messages(self.active(), round),
         });
     }
 
@@ -199,9 +238,9 @@ impl S4Debate {
     fn start_challenges(&mut self) {
         self.phase = Phase::Challenge;
         self.start_round(2);
-        let n = self.agents.len();
-        for from in 0..n {
-            for to in (0..n).filter(|&to| to != from) {
+        let present = self.present();
+        for &from in &present {
+            for &to in present.iter().filter(|&&to| to != from) {
                 let task = Task::Challenge {
                     query: self.query.clone(),
                     own: self.initial_of(from),
@@ -209,7 +248,7 @@ impl S4Debate {
                     target_role: self.agents[to].role,
                     target_reasoning: self.initial_of(to).reasoning,
                 };
-                self.enqueue(from, 2, task);
+                self.enqueue(from, to, 2, task);
             }
         }
     }
@@ -220,7 +259,7 @@ impl S4Debate {
         self.phase = Phase::Revision;
         self.start_round(3);
         self.challenges.sort_by_key(|c| (c.from, c.to));
-        for agent in 0..self.agents.len() {
+        for agent in self.present() {
             let challenges = self
                 .challenges
                 .iter()
@@ -237,7 +276,7 @@ impl S4Debate {
                 own: self.initial_of(agent),
                 challenges,
             };
-            self.enqueue(agent, 3, task);
+            self.enqueue(agent, agent, 3, task);
         }
     }
 
@@ -253,6 +292,9 @@ impl S4Debate {
         let mut votes = Vec::with_capacity(self.agents.len());
         let mut changed = Vec::new();
         for (i, spec) in self.agents.iter().enumerate() {
+            if self.removed[i] {
+                continue;
+            }
             let locked = self.revised[i]
                 .clone()
                 .unwrap_or_else(|| self.initial_of(i));
@@ -317,7 +359,7 @@ impl Machine for S4Debate {
     /// Feeds an agent's reply to request `id`. A reply of the wrong shape is an error and
     /// changes nothing; the driver should then call [`S4Debate::handle_failure`].
     fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        let agent = *self.requests.pending(id)?;
+        let (agent, _) = *self.requests.pending(id)?;
         match (self.phase, reply) {
             (Phase::Analysis | Phase::Revision, AgentReply::Position(p)) => {
                 self.requests.take(id)?;
@@ -352,7 +394,7 @@ impl Machine for S4Debate {
     /// S4-8: an agent that errs, times out or answers garbage never stalls the debate. In rounds 1
     /// and 3 it counts as `REFUSE` with the reason; in round 2 its challenge records the failure.
     fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        let agent = *self.requests.pending(id)?;
+        let (agent, _) = *self.requests.pending(id)?;
         let round = self.round();
         let agent_id = self.agents[agent].id.clone();
         let substitute = match self.phase {

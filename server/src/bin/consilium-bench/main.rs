@@ -4,6 +4,7 @@
 //! beside `consilium` but never inside it: the production binary carries no benchmark.
 
 mod credibility;
+mod forks;
 mod load;
 mod reconcile;
 mod safety;
@@ -37,6 +38,9 @@ enum Suite {
     Reconcile(reconcile::RcBenchArgs),
     /// RC-1: same-topic precision and recall on the labelled topics set.
     Topics(topics::TopicsArgs),
+    /// FK-1/FK-4 on a running server: a fork of a 5,000-event debate stored and streamed, and 20
+    /// forks of an S4 debate by seed.
+    Forks(forks::ForksArgs),
     /// Start debates on a running server, watch them with many live viewers at once, and print
     /// what they saw: exact logs, connect times, live latency percentiles, server memory.
     Load(load::LoadArgs),
@@ -71,6 +75,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Suite::Reconcile(args)) => reconcile::run(&args).await,
         Some(Suite::Topics(args)) => topics::run(&args).await,
         Some(Suite::Load(args)) => load::run(args).await,
+        Some(Suite::Forks(args)) => forks::run(&args).await,
     }
 }
 

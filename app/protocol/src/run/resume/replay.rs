@@ -33,7 +33,7 @@ impl Replay<'_> {
             self.match_written()?;
             if self.written.is_empty() && self.forks.front().is_some_and(|(at, _)| *at <= self.at) {
                 if let Some((_, changes)) = self.forks.pop_front() {
-                    self.take(run, &changes);
+                    self.take(run, &changes)?;
                 }
                 continue;
             }
@@ -41,7 +41,7 @@ impl Replay<'_> {
                 // A fork made where the machine had more of its step to write: the fork's
                 // changes hold from its first event on, after that rest.
                 while let Some((_, changes)) = self.forks.pop_front() {
-                    self.take(run, &changes);
+                    self.take(run, &changes)?;
                 }
                 return Ok(());
             };
@@ -50,8 +50,13 @@ impl Replay<'_> {
     }
 
     /// FK-1: what a fork changes, taken where it forked: the note (asked before it and not
-    /// answered: asked again with it), the budget, the agents' backends.
-    fn take(&mut self, run: &mut DebateRun, changes: &ForkChanges) {
+    /// answered: asked again with it), the budget, the agents' backends, the agents removed (what
+    /// they were asked and had not answered is not asked again), or why the debate cannot take it.
+    fn take(&mut self, run: &mut DebateRun, changes: &ForkChanges) -> Result<(), String> {
+        for r in &changes.remove {
+            run.remove_agent(r)?;
+            self.asked.retain(|req| !req.concerns(r));
+        }
         if let Some(note) = &changes.note {
             run.add_note(note);
             for req in &mut self.asked {
@@ -66,6 +71,7 @@ impl Replay<'_> {
                 run.set_kind(&a.role, kind);
             }
         }
+        Ok(())
     }
 
     /// Every event the run wrote must be the next logged one.
