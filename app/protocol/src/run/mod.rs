@@ -19,10 +19,12 @@ use super::supervision::Supervision;
 mod budget;
 mod ended;
 mod fork;
+mod lineage;
 mod resume;
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
-pub use fork::{check_lineage, effective_changes, fork_prefix, wilson, ForkAgent, ForkChanges};
+pub use fork::{effective_changes, fork_prefix, ForkAgent, ForkChanges};
+pub use lineage::{check_lineage, wilson};
 pub use resume::{rebuild, rebuild_sealed, Rebuilt};
 
 /// AG-2: what one agent call cost. Remote kinds report it; the builtin agents cost nothing.
@@ -438,50 +440,6 @@ impl DebateRun {
                 "this protocol takes no judge's rulings".into(),
             )),
         }
-    }
-
-    /// FK-1: a note every agent is given with the query from now on; what the S4-8 scan finds
-    /// in it is logged, as for the query.
-    pub fn add_note(&mut self, note: &str) {
-        self.debate.add_note(note);
-        for req in &mut self.reask {
-            req.task.add_note(note);
-        }
-        for f in defence::scan(note) {
-            self.queue.push_back(EventBody::InjectionDetected {
-                source: "note".into(),
-                round: 0,
-                pattern: f.pattern,
-                excerpt: f.excerpt,
-            });
-        }
-    }
-
-    /// FK-1: a fork removes agent `agent` from the debate from now on (where the protocol can go
-    /// on without it); what it was asked and had not answered is not asked again.
-    pub fn remove_agent(&mut self, agent: &str) -> Result<(), String> {
-        self.debate
-            .remove_agent(agent)
-            .map_err(|e| format!("changes.remove: {e}"))?;
-        self.reask.retain(|req| !req.concerns(agent));
-        Ok(())
-    }
-
-    /// FK-1: agent `agent` is answered by backend `kind` from now on (its `agent_call` events
-    /// say so).
-    pub fn set_kind(&mut self, agent: &str, kind: &str) {
-        self.kinds.retain(|(a, _)| a != agent);
-        self.kinds.push((agent.to_owned(), kind.to_owned()));
-    }
-
-    /// The token budget, when the debate has one.
-    pub fn budget(&self) -> Option<u64> {
-        self.budget
-    }
-
-    /// FK-1: a fork's own token budget.
-    pub fn set_budget(&mut self, budget: u64) {
-        self.budget = Some(budget);
     }
 
     /// Tokens the agents have used so far.
