@@ -178,7 +178,8 @@ mod start {
 
 /// FK-1: forks debate `id` after its event `after_seq` with `changes` (another seed, another
 /// model for one agent, a note for every agent); the fork's id.
-#[server(endpoint = "fork_debate")]
+// JSON, not a URL-encoded form: the changes nest (lists of agents), and a form cannot say "none".
+#[server(endpoint = "fork_debate", input = leptos::server_fn::codec::Json)]
 pub async fn fork_debate(
     id: String,
     after_seq: u64,
