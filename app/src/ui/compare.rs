@@ -4,28 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::clean_error;
 use crate::api::{CompareCell, Comparison};
-
-/// Loads and shows the comparison of debate `id` with its forks.
-#[component]
-pub fn CompareView(id: String) -> impl IntoView {
-    let compared = Resource::new(
-        move || (),
-        move |()| super::data::debate_compare(id.clone()),
-    );
-    view! {
-        <Suspense fallback=|| view! { <p class="muted">"Comparing the forks…"</p> }>
-            {move || Suspend::new(async move {
-                match compared.await {
-                    Ok(c) if c.columns.len() > 1 => view! { <CompareTable c=c/> }.into_any(),
-                    Ok(_) => ().into_any(),
-                    Err(e) => view! { <p class="form-error">{format!("Could not compare the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
-                }
-            })}
-        </Suspense>
-    }
-}
 
 fn cell_text(cell: &CompareCell) -> String {
     match cell.confidence {
@@ -34,8 +13,10 @@ fn cell_text(cell: &CompareCell) -> String {
     }
 }
 
+/// The comparison of a debate with its forks (loaded with the forks' list, so that both are in
+/// the server-rendered page the browser hydrates).
 #[component]
-fn CompareTable(c: Comparison) -> impl IntoView {
+pub fn CompareTable(c: Comparison) -> impl IntoView {
     let columns = c.columns.clone();
     let firsts: Vec<Option<usize>> = columns.iter().map(|k| k.first_row).collect();
     view! {
@@ -47,9 +28,8 @@ fn CompareTable(c: Comparison) -> impl IntoView {
                 <th>"Round · agent"</th>
                 {columns.iter().enumerate().map(|(i, k)| view! {
                     <th data-testid="compare-col" data-id=k.id.clone()>
-                        {if i == 0 { view! { <span>{k.title.clone()}</span> }.into_any() } else {
-                            view! { <a href=format!("/debates/{}/audit", k.id)>{k.id.clone()}</a><br/><span class="muted">{k.title.clone()}</span> }.into_any()
-                        }}
+                        {(i > 0).then(|| view! { <a href=format!("/debates/{}/audit", k.id)>{k.id.clone()}</a> })}
+                        <span class="col-title">{k.title.clone()}</span>
                     </th>
                 }).collect_view()}
             </tr></thead>

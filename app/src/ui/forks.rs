@@ -65,11 +65,24 @@ pub fn ForksPanel(
     /// The debate's log (a fork's lineage is checked against its parent's).
     events: StoredValue<Vec<Event>>,
 ) -> impl IntoView {
-    let compare_id = StoredValue::new(id.clone());
-    let forks = Resource::new(move || (), {
-        let id = id.clone();
-        move |()| super::data::debate_forks(id.clone())
-    });
+    let form_id = StoredValue::new(id.clone());
+    // The forks and their comparison, loaded together before the page is rendered (one
+    // resource: a second created inside the first's view would not hydrate).
+    let forks = Resource::new(
+        move || (),
+        move |()| {
+            let id = id.clone();
+            async move {
+                let listed = super::data::debate_forks(id.clone()).await?;
+                let compared = if listed.forks.is_empty() {
+                    None
+                } else {
+                    Some(super::data::debate_compare(id).await?)
+                };
+                Ok::<_, ServerFnError>((listed, compared))
+            }
+        },
+    );
     view! {
         <section class="panel forks" data-testid="forks">
             <h2>"Forks"</h2>
@@ -77,18 +90,18 @@ pub fn ForksPanel(
             <Suspense fallback=|| view! { <p class="muted">"Loading the forks…"</p> }>
                 {move || Suspend::new(async move {
                     match forks.await {
-                        Ok(f) if f.forks.is_empty() => view! {
+                        Ok((f, _)) if f.forks.is_empty() => view! {
                             <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
                         }.into_any(),
-                        Ok(f) => view! {
+                        Ok((f, compared)) => view! {
                             <ForksTable forks=f/>
-                            <super::compare::CompareView id=compare_id.get_value()/>
+                            {compared.filter(|c| c.columns.len() > 1).map(|c| view! { <super::compare::CompareTable c/> })}
                         }.into_any(),
                         Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
                     }
                 })}
             </Suspense>
-            <ForkForm id=compare_id.get_value() agents after/>
+            <ForkForm id=form_id.get_value() agents after/>
         </section>
     }
 }
