@@ -13,10 +13,22 @@ fn cell_text(cell: &CompareCell) -> String {
     }
 }
 
-/// The comparison of a debate with its forks (loaded with the forks' list, so that both are in
-/// the server-rendered page the browser hydrates).
+/// The comparison of a debate with its forks, drawn once the page runs in the browser: a wide
+/// table of data-dependent cells is left out of the server-rendered page the browser hydrates.
 #[component]
 pub fn CompareTable(c: Comparison) -> impl IntoView {
+    let mounted = RwSignal::new(false);
+    Effect::new(move |_| mounted.set(true));
+    let c = StoredValue::new(c);
+    move || {
+        mounted
+            .get()
+            .then(|| view! { <CompareGrid c=c.get_value()/> })
+    }
+}
+
+#[component]
+fn CompareGrid(c: Comparison) -> impl IntoView {
     let columns = c.columns.clone();
     let firsts: Vec<Option<usize>> = columns.iter().map(|k| k.first_row).collect();
     view! {
@@ -56,7 +68,7 @@ pub fn CompareTable(c: Comparison) -> impl IntoView {
                 <tr><th class="row-head">"Went another way at"</th>
                     {columns.iter().enumerate().map(|(i, k)| view! {
                         <td>{match (i, k.diverged_at) {
-                            (0, _) => String::new(),
+                            (0, _) => "—".to_owned(),
                             (_, Some(n)) => format!("event {n}"),
                             (_, None) => "nowhere yet".to_owned(),
                         }}</td>

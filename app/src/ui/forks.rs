@@ -66,41 +66,41 @@ pub fn ForksPanel(
     events: StoredValue<Vec<Event>>,
 ) -> impl IntoView {
     let form_id = StoredValue::new(id.clone());
-    // The forks and their comparison, loaded together before the page is rendered (one
-    // resource: a second created inside the first's view would not hydrate).
-    let forks = Resource::new(
-        move || (),
-        move |()| {
-            let id = id.clone();
-            async move {
-                let listed = super::data::debate_forks(id.clone()).await?;
-                let compared = if listed.forks.is_empty() {
-                    None
-                } else {
-                    Some(super::data::debate_compare(id).await?)
-                };
-                Ok::<_, ServerFnError>((listed, compared))
-            }
-        },
-    );
+    // The forks and their comparison, loaded together by the browser once the page runs: a
+    // table whose rows depend on data still arriving is left out of the page it hydrates.
+    let forks = LocalResource::new(move || {
+        let id = id.clone();
+        async move {
+            let listed = super::data::debate_forks(id.clone())
+                .await
+                .map_err(|e| clean_error(&e.to_string()))?;
+            let compared = if listed.forks.is_empty() {
+                None
+            } else {
+                Some(
+                    super::data::debate_compare(id)
+                        .await
+                        .map_err(|e| clean_error(&e.to_string()))?,
+                )
+            };
+            Ok::<_, String>((listed, compared))
+        }
+    });
     view! {
         <section class="panel forks" data-testid="forks">
             <h2>"Forks"</h2>
             {(!from.is_empty()).then(|| view! { <Lineage from=from.clone() events/> })}
-            <Suspense fallback=|| view! { <p class="muted">"Loading the forks…"</p> }>
-                {move || Suspend::new(async move {
-                    match forks.await {
-                        Ok((f, _)) if f.forks.is_empty() => view! {
-                            <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
-                        }.into_any(),
-                        Ok((f, compared)) => view! {
-                            <ForksTable forks=f/>
-                            {compared.filter(|c| c.columns.len() > 1).map(|c| view! { <super::compare::CompareTable c/> })}
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error">{format!("Could not load the forks: {}", clean_error(&e.to_string()))}</p> }.into_any(),
-                    }
-                })}
-            </Suspense>
+            {move || match forks.get() {
+                None => view! { <p class="muted">"Loading the forks…"</p> }.into_any(),
+                Some(Ok((f, _))) if f.forks.is_empty() => view! {
+                    <p class="muted" data-testid="forks-summary">"No forks yet: would it have gone the same way from another event, with another seed?"</p>
+                }.into_any(),
+                Some(Ok((f, compared))) => view! {
+                    <ForksTable forks=f/>
+                    {compared.filter(|c| c.columns.len() > 1).map(|c| view! { <super::compare::CompareTable c/> })}
+                }.into_any(),
+                Some(Err(e)) => view! { <p class="form-error">{format!("Could not load the forks: {e}")}</p> }.into_any(),
+            }}
             <ForkForm id=form_id.get_value() agents after/>
         </section>
     }
@@ -240,7 +240,7 @@ fn ForksTable(forks: crate::api::Forks) -> impl IntoView {
                             <td>{k.seed}</td>
                             <td data-testid="diverged">{k.diverged_at.map_or_else(|| "—".to_owned(), |n| format!("event {n}"))}</td>
                             <td><StatusPill status=k.status.as_str()/></td>
-                            <td>{k.decision.clone().unwrap_or_else(|| "—".into())}{if same { " (same)" } else { "" }}</td>
+                            <td>{format!("{}{}", k.decision.as_deref().unwrap_or("—"), if same { " (same)" } else { "" })}</td>
                         </tr>
                     }
                 }).collect_view()}
