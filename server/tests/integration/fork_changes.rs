@@ -429,3 +429,46 @@ async fn a_fork_without_an_agent_fk_1() {
         );
     }
 }
+
+/// FK-1: forking a running debate forks what is logged so far; an event not logged yet is a
+/// 400 naming the log's range.
+#[tokio::test]
+async fn a_running_debate_forks_what_is_logged_so_far_fk_1() {
+    let (_dir, db) = temp_db();
+    let server = Server::start_with(&db, 0, &[("CONSILIUM_PACE_MS", "300")]);
+    let id = create(
+        &server,
+        json!({"query": "Should we ship the release tonight?", "seed": 5}),
+    )
+    .await;
+    let logged = loop {
+        let d: Value = get_json(&server, &format!("/api/debates/{id}")).await;
+        let n = d["events"].as_array().map_or(0, Vec::len);
+        if n >= 6 {
+            assert_eq!(d["status"], "running", "paced, it is still running: {d}");
+            break n;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let path = format!("/api/debates/{id}/fork");
+    let (status, body) = post(&server, &path, &json!({"after_seq": logged + 500})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("has events 1 to"),
+        "{body}"
+    );
+    let (status, body) = post(
+        &server,
+        &path,
+        &json!({"after_seq": logged, "changes": {"pace_ms": 0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let child = body["id"].as_str().expect("id").to_owned();
+    let frames = read_sse(&server, &child, None, "", usize::MAX).await;
+    assert_eq!(frames[0].data["after_seq"], logged as u64);
+    assert_eq!(frames.last().expect("end").data["type"], "decision");
+}
