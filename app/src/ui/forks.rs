@@ -66,25 +66,16 @@ pub fn ForksPanel(
     events: StoredValue<Vec<Event>>,
 ) -> impl IntoView {
     let form_id = StoredValue::new(id.clone());
-    // The forks and their comparison, loaded together by the browser once the page runs: a
-    // table whose rows depend on data still arriving is left out of the page it hydrates.
-    let forks = LocalResource::new(move || {
+    // The forks and their comparison, loaded together by the browser once the page runs (an
+    // effect: the server renders "Loading" and the page it hydrates holds no rows that depend
+    // on them).
+    let forks =
+        RwSignal::new(None::<Result<(crate::api::Forks, Option<crate::api::Comparison>), String>>);
+    Effect::new(move |_| {
         let id = id.clone();
-        async move {
-            let listed = super::data::debate_forks(id.clone())
-                .await
-                .map_err(|e| clean_error(&e.to_string()))?;
-            let compared = if listed.forks.is_empty() {
-                None
-            } else {
-                Some(
-                    super::data::debate_compare(id)
-                        .await
-                        .map_err(|e| clean_error(&e.to_string()))?,
-                )
-            };
-            Ok::<_, String>((listed, compared))
-        }
+        leptos::task::spawn_local(async move {
+            forks.set(Some(load_forks(id).await));
+        });
     });
     view! {
         <section class="panel forks" data-testid="forks">
@@ -104,6 +95,22 @@ pub fn ForksPanel(
             <ForkForm id=form_id.get_value() agents after/>
         </section>
     }
+}
+
+/// FK-3: debate `id`'s forks, and their comparison when it has any.
+async fn load_forks(
+    id: String,
+) -> Result<(crate::api::Forks, Option<crate::api::Comparison>), String> {
+    let listed = super::data::debate_forks(id.clone())
+        .await
+        .map_err(|e| clean_error(&e.to_string()))?;
+    if listed.forks.is_empty() {
+        return Ok((listed, None));
+    }
+    let compared = super::data::debate_compare(id)
+        .await
+        .map_err(|e| clean_error(&e.to_string()))?;
+    Ok((listed, Some(compared)))
 }
 
 /// FK-1: what the fork form asks for, read from its fields, or what is wrong with them.

@@ -71,23 +71,13 @@ pub fn Lineage(
 /// (whose own chain is checked first); what the check found, or that it could not be made.
 #[component]
 fn LineageCheck(parent: String, events: StoredValue<Vec<Event>>) -> impl IntoView {
-    let checked = LocalResource::new(move || {
+    // In the browser only (an effect): the server renders "Checking".
+    let checked = RwSignal::new(None::<Result<String, String>>);
+    Effect::new(move |_| {
         let parent = parent.clone();
-        async move {
-            let found = super::data::get_debate(parent.clone())
-                .await
-                .map_err(|e| clean_error(&e.to_string()))?;
-            let Some(d) = found else {
-                return Err(format!(
-                    "debate {parent} is not on this server: the copied events are unchecked"
-                ));
-            };
-            crate::protocol::chain::verify_chain(&d.events)
-                .map_err(|e| format!("the parent's chain does not verify: {e}"))?;
-            events
-                .with_value(|child| check_lineage(child, Some(&d.events)))
-                .map(|lines| lines.join(" "))
-        }
+        leptos::task::spawn_local(async move {
+            checked.set(Some(check(parent, events).await));
+        });
     });
     move || {
         match checked.get() {
@@ -96,4 +86,21 @@ fn LineageCheck(parent: String, events: StoredValue<Vec<Event>>) -> impl IntoVie
         Some(Err(e)) => view! { <p class="small form-error" data-testid="lineage-check" data-verdict="failed">{format!("✗ {e}")}</p> }.into_any(),
     }
     }
+}
+
+/// FK-2: the parent's log fetched, its chain checked, and the fork's copied events against it.
+async fn check(parent: String, events: StoredValue<Vec<Event>>) -> Result<String, String> {
+    let found = super::data::get_debate(parent.clone())
+        .await
+        .map_err(|e| clean_error(&e.to_string()))?;
+    let Some(d) = found else {
+        return Err(format!(
+            "debate {parent} is not on this server: the copied events are unchecked"
+        ));
+    };
+    crate::protocol::chain::verify_chain(&d.events)
+        .map_err(|e| format!("the parent's chain does not verify: {e}"))?;
+    events
+        .with_value(|child| check_lineage(child, Some(&d.events)))
+        .map(|lines| lines.join(" "))
 }
