@@ -162,23 +162,7 @@ fn a_forks_note_reaches_the_agents_and_survives_a_resume_fk_1() {
         })
         .expect("rebuilt");
     drive(&mut run, &agents, &mut child);
-    let decided = decision(&child).clone();
-    for cut in child.batches.clone() {
-        if cut <= copied || cut >= child.events.len() {
-            continue;
-        }
-        let mut log = Log {
-            events: child.events[..cut].to_vec(),
-            batches: Vec::new(),
-        };
-        let rebuilt = rebuild(&log.events).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
-        for b in rebuilt.pending {
-            log.push(b);
-        }
-        let mut run = rebuilt.run;
-        drive(&mut run, &agents, &mut log);
-        assert_eq!(decision(&log), &decided, "cut {cut}");
-    }
+    resumes_alike(&child, copied, &agents, |_, _| {});
 }
 
 /// FK-1: what a fork changes holds in the fork and in the fork resumed after any of its stored
@@ -221,24 +205,9 @@ fn a_forks_budget_and_agents_survive_a_resume_fk_1() {
     let mut run = rebuilt.run;
     assert_eq!(run.budget(), Some(5_000));
     drive(&mut run, &agents, &mut child);
-    let decided = decision(&child).clone();
-    for cut in child.batches.clone() {
-        if cut <= copied || cut >= child.events.len() {
-            continue;
-        }
-        let mut log = Log {
-            events: child.events[..cut].to_vec(),
-            batches: Vec::new(),
-        };
-        let rebuilt = rebuild(&log.events).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
-        assert_eq!(rebuilt.run.budget(), Some(5_000), "cut {cut}");
-        for b in rebuilt.pending {
-            log.push(b);
-        }
-        let mut run = rebuilt.run;
-        drive(&mut run, &agents, &mut log);
-        assert_eq!(decision(&log), &decided, "cut {cut}");
-    }
+    resumes_alike(&child, copied, &agents, |cut, run| {
+        assert_eq!(run.budget(), Some(5_000), "cut {cut}");
+    });
 }
 
 /// FK-1: an S4 fork without one agent, from any stored batch before the votes: the agent is
@@ -314,23 +283,7 @@ fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
                 .filter(|e| matches!(e.body, EventBody::Vote { .. }))
                 .count();
             assert_eq!(votes, 2, "after {after}");
-            let decided = decision(&child).clone();
-            for cut in child.batches.clone() {
-                if cut <= copied || cut >= child.events.len() {
-                    continue;
-                }
-                let mut log = Log {
-                    events: child.events[..cut].to_vec(),
-                    batches: Vec::new(),
-                };
-                let rebuilt = rebuild(&log.events).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
-                for b in rebuilt.pending {
-                    log.push(b);
-                }
-                let mut run = rebuilt.run;
-                drive(&mut run, &agents, &mut log);
-                assert_eq!(decision(&log), &decided, "after {after}, cut {cut}");
-            }
+            resumes_alike(&child, copied, &agents, |_, _| {});
             // Two of three agents removed would leave one.
             let two = without(&["utility", "safety"]);
             let bodies = fork_prefix("p1", &parent.events, after as u64, &two).expect("fork");
@@ -344,5 +297,33 @@ fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
             let e = rebuild(&log.events).expect_err("one agent left");
             assert!(e.contains("at least two"), "{e}");
         }
+    }
+}
+
+/// The fork `child` (its first `copied` events copied), resumed after any of its own stored
+/// batches, decides as it did; `check` sees each rebuilt run first.
+fn resumes_alike(
+    child: &Log,
+    copied: usize,
+    agents: &BuiltinAgents,
+    check: impl Fn(usize, &DebateRun),
+) {
+    let decided = decision(child).clone();
+    for &cut in &child.batches {
+        if cut <= copied || cut >= child.events.len() {
+            continue;
+        }
+        let mut log = Log {
+            events: child.events[..cut].to_vec(),
+            batches: Vec::new(),
+        };
+        let rebuilt = rebuild(&log.events).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
+        check(cut, &rebuilt.run);
+        for b in rebuilt.pending {
+            log.push(b);
+        }
+        let mut run = rebuilt.run;
+        drive(&mut run, agents, &mut log);
+        assert_eq!(decision(&log), &decided, "cut {cut}");
     }
 }

@@ -255,10 +255,7 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
         json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 6}),
     )
     .await;
-    let round_two = events
-        .iter()
-        .position(|e| e["type"] == "round_started" && e["round"] == 2)
-        .expect("round 2");
+    let round_two = round_start(&events, 2);
     let seeds: Vec<u64> = (1..=20).collect();
     let batch = |seeds: Vec<u64>| {
         let url = server.url(&format!("/api/debates/{parent}/forks"));

@@ -7,6 +7,17 @@ use serde_json::{json, Value};
 use crate::common::fakes::{server_for, start_fakes, Fake};
 use crate::common::*;
 
+/// A server whose `openai` backend is a fake endpoint that answers every agent well.
+async fn with_fake_model(db: &TestDb) -> (Fake, Server) {
+    let fake = Fake {
+        all_good: true,
+        tokens_per_call: 40,
+        ..Fake::default()
+    };
+    let fakes = start_fakes(fake.clone()).await;
+    (fake, server_for(db, &fakes, "90000"))
+}
+
 async fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
     let resp = client()
         .post(server.url(path))
@@ -24,22 +35,13 @@ async fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
 #[tokio::test]
 async fn a_fork_asks_another_model_for_one_agent_fk_1() {
     let (dir, db) = temp_db();
-    let fake = Fake {
-        all_good: true,
-        tokens_per_call: 40,
-        ..Fake::default()
-    };
-    let fakes = start_fakes(fake.clone()).await;
-    let server = server_for(&db, &fakes, "90000");
+    let (fake, server) = with_fake_model(&db).await;
     let (parent, events) = run_to_end(
         &server,
         json!({"query": "Should we ship the release tonight?", "seed": 5}),
     )
     .await;
-    let round_two = events
-        .iter()
-        .position(|e| e["type"] == "round_started" && e["round"] == 2)
-        .expect("round 2");
+    let round_two = round_start(&events, 2);
     let change = json!({"role": "safety", "backend": "openai", "model": "other-model"});
     let path = format!("/api/debates/{parent}/fork");
     let (status, body) = post(
@@ -161,22 +163,13 @@ async fn bad_agent_changes_are_named_fk_1() {
 #[tokio::test]
 async fn a_batch_gives_every_fork_its_change_fk_4() {
     let (_dir, db) = temp_db();
-    let fake = Fake {
-        all_good: true,
-        tokens_per_call: 40,
-        ..Fake::default()
-    };
-    let fakes = start_fakes(fake.clone()).await;
-    let server = server_for(&db, &fakes, "90000");
+    let (fake, server) = with_fake_model(&db).await;
     let (parent, events) = run_to_end(
         &server,
         json!({"query": "Should we ship the release tonight?", "seed": 5}),
     )
     .await;
-    let round_two = events
-        .iter()
-        .position(|e| e["type"] == "round_started" && e["round"] == 2)
-        .expect("round 2");
+    let round_two = round_start(&events, 2);
     let path = format!("/api/debates/{parent}/forks");
     let change =
         json!({"agents": [{"role": "safety", "model": "other-model", "backend": "openai"}]});
@@ -234,10 +227,7 @@ async fn a_debate_and_its_forks_side_by_side_fk_3() {
         json!({"query": "Is it safe to rewire my own electrical panel?", "seed": 6}),
     )
     .await;
-    let round_two = events
-        .iter()
-        .position(|e| e["type"] == "round_started" && e["round"] == 2)
-        .expect("round 2");
+    let round_two = round_start(&events, 2);
     let seeds: Vec<u64> = (1..=6).collect();
     let (status, batch) = post(
         &server,
@@ -358,10 +348,7 @@ async fn a_fork_without_an_agent_fk_1() {
         json!({"query": "Should we ship the release tonight?", "seed": 5}),
     )
     .await;
-    let round_two = events
-        .iter()
-        .position(|e| e["type"] == "round_started" && e["round"] == 2)
-        .expect("round 2");
+    let round_two = round_start(&events, 2);
     let path = format!("/api/debates/{parent}/fork");
     let (status, body) = post(
         &server,

@@ -340,10 +340,9 @@ mod tests {
         }
     }
 
-    /// FK-1: the agents a fork changes must be the debate's, each once, each with a change.
-    #[test]
-    fn agent_changes_are_checked_by_name_fk_1() {
-        let started = EventBody::DebateStarted {
+    /// An S4 debate's start, with its default agents.
+    fn s4_started() -> EventBody {
+        EventBody::DebateStarted {
             protocol: "s4".into(),
             query: "q".into(),
             seed: 1,
@@ -352,7 +351,24 @@ mod tests {
             config: None,
             backend: None,
             context: None,
-        };
+        }
+    }
+
+    /// `got` is `Ok`, or an error starting with what `want` names.
+    fn expect(got: &Result<(), String>, want: Result<(), &str>, case: &impl std::fmt::Debug) {
+        match want {
+            Ok(()) => assert_eq!(got, &Ok(()), "{case:?}"),
+            Err(w) => assert!(
+                got.as_ref().is_err_and(|e| e.starts_with(w)),
+                "{case:?}: {got:?}"
+            ),
+        }
+    }
+
+    /// FK-1: the agents a fork changes must be the debate's, each once, each with a change.
+    #[test]
+    fn agent_changes_are_checked_by_name_fk_1() {
+        let started = s4_started();
         let table: [(Vec<ForkAgent>, Result<(), &str>); 5] = [
             (vec![agent("safety", Some("openai"), Some("m"))], Ok(())),
             (
@@ -380,29 +396,14 @@ mod tests {
         ];
         for (changes, want) in table {
             let got = check_agents(&changes, &started);
-            match want {
-                Ok(()) => assert_eq!(got, Ok(()), "{changes:?}"),
-                Err(w) => assert!(
-                    got.as_ref().is_err_and(|e| e.starts_with(w)),
-                    "{changes:?}: {got:?}"
-                ),
-            }
+            expect(&got, want, &changes);
         }
     }
 
     /// FK-1: the agents a fork removes must be the debate's, each once, and not also changed.
     #[test]
     fn removals_are_checked_by_name_fk_1() {
-        let started = EventBody::DebateStarted {
-            protocol: "s4".into(),
-            query: "q".into(),
-            seed: 1,
-            agents: AgentSpec::default_s4(),
-            rounds: Vec::new(),
-            config: None,
-            backend: None,
-            context: None,
-        };
+        let started = s4_started();
         let changes = |remove: &[&str], changed: &[&str]| ForkChanges {
             remove: remove.iter().map(|r| (*r).to_owned()).collect(),
             agents: changed
@@ -428,13 +429,7 @@ mod tests {
         ];
         for (c, want) in table {
             let got = check_removals(&c, &started);
-            match want {
-                Ok(()) => assert_eq!(got, Ok(()), "{c:?}"),
-                Err(w) => assert!(
-                    got.as_ref().is_err_and(|e| e.starts_with(w)),
-                    "{c:?}: {got:?}"
-                ),
-            }
+            expect(&got, want, &c);
         }
     }
 

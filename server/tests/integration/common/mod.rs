@@ -445,3 +445,11 @@ pub async fn serve_http(app: axum::Router) -> String {
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://{addr}")
 }
+
+/// The index (and sequence number) of the event that starts round `round`.
+pub fn round_start(events: &[Value], round: u64) -> usize {
+    events
+        .iter()
+        .position(|e| e["type"] == "round_started" && e["round"] == round)
+        .unwrap_or_else(|| panic!("no round {round}"))
+}
