@@ -157,7 +157,7 @@ mod tests {
     use super::*;
 
     /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
-    /// recall 172 of 197, false alarms 28 of 133; with phrase features alone 82 and 21. Not a
+    /// recall 268 of 309, false alarms 48 of 213; with phrase features alone 123 and 34. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
@@ -165,12 +165,12 @@ mod tests {
             panic!("{e}");
         }
         let cases = cases().expect("safety-eval.tsv parses");
-        assert!(cases.len() >= 600, "{} cases", cases.len());
+        assert!(cases.len() >= 1000, "{} cases", cases.len());
         let (_, total) = evaluate(&cases, false, &BuiltinAgents::new(1));
-        assert_eq!((total.hazards, total.benign), (197, 133));
-        assert!(total.caught >= 172, "recall regressed: {total:?}");
+        assert_eq!((total.hazards, total.benign), (309, 213));
+        assert!(total.caught >= 268, "recall regressed: {total:?}");
         assert!(
-            total.false_alarms <= 28,
+            total.false_alarms <= 48,
             "false alarms regressed: {total:?}"
         );
         let (_, before) = evaluate(&cases, false, &BuiltinAgents::phrase_only(1));
