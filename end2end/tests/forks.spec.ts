@@ -5,7 +5,8 @@ import { hydrated } from './pages';
 // FK-1/FK-3: from the audit page of a decided debate, a visitor who may start debates forks it
 // from an event of its timeline ("fork from here") with another seed; the fork runs live, its
 // audit page shows its lineage, and the parent's audit page lists it with how many forks reached
-// its decision, and compares parent and forks side by side with the first difference marked.
+// its decision, and compares parent and forks side by side with the first difference marked. A
+// range of seeds in the form runs a batch (FK-4) and says how often the decision held.
 
 test('fork from the audit page: the fork runs, names its parent, and is listed', async ({ page, request }) => {
   const errors: string[] = [];
@@ -68,13 +69,22 @@ test('forks side by side: a column each, the first different position marked', a
   page.on('pageerror', (e) => errors.push(e.message));
   const { id, log } = await finishedDebate(request, 'Is it safe to rewire my own electrical panel?', 6);
   const round2 = log.events.find((e: any) => e.type === 'round_started' && e.round === 2).seq;
-  const batch = await request.post(`/api/debates/${id}/forks`, { data: { after_seq: round2, seeds: [1, 2, 3, 4, 5] } });
-  expect(batch.status()).toBe(200);
-  const compared = await (await request.get(`/api/debates/${id}/compare`)).json();
-  const marked = compared.columns.filter((c: any) => c.first_row !== undefined).length;
 
+  // FK-4 from the form: a range of seeds runs one fork each and says how often the decision held.
   await page.goto(`/debates/${id}/audit`);
   await hydrated(page);
+  await page.locator(`tr[data-seq="${round2}"] [data-testid="fork-here"]`).click();
+  await page.getByTestId('fork-seed').fill('5-1');
+  await page.getByTestId('fork-submit').click();
+  await expect(page.getByTestId('fork-error')).toContainText('runs backwards');
+  await page.getByTestId('fork-seed').fill('1-5');
+  await page.getByTestId('fork-submit').click();
+  await expect(page.getByTestId('fork-batch')).toContainText(/^[0-5] of 5 forks reached the same decision \((ACT|WARN|REFUSE)\); 95 % interval/, { timeout: 60_000 });
+  await expect(page.getByTestId('fork-error')).toHaveCount(0);
+  const compared = await (await request.get(`/api/debates/${id}/compare`)).json();
+  const marked = compared.columns.filter((c: any) => c.first_row !== undefined).length;
+  // The panel loads the forks again: five rows, the debate and its forks side by side.
+  await expect(page.locator('[data-testid="forks-table"] tbody tr')).toHaveCount(5);
   await expect(page.getByTestId('compare-col')).toHaveCount(6);
   await expect(page.getByTestId('compare-summary')).toHaveText(compared.summary);
   // Every fork that held another position somewhere has its first one marked, once.

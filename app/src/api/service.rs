@@ -32,6 +32,16 @@ pub trait DebateService: Send + Sync + 'static {
         changes: crate::protocol::run::ForkChanges,
         head: http::request::Parts,
     ) -> futures::future::BoxFuture<'_, Result<String, String>>;
+    /// FK-4: forks decided debate `id` after `after_seq` once per seed, each with `changes`;
+    /// returns how often its decision held ("4 of 5 forks reached the same decision (ACT); …").
+    fn fork_batch(
+        &self,
+        id: String,
+        after_seq: u64,
+        seeds: Vec<u64>,
+        changes: crate::protocol::run::ForkChanges,
+        head: http::request::Parts,
+    ) -> futures::future::BoxFuture<'_, Result<String, String>>;
     /// FK-3: debate `id`'s forks and how many reached its decision.
     fn forks(&self, id: String) -> futures::future::BoxFuture<'_, Result<Forks, String>>;
     /// FK-3: debate `id` beside its newest forks, a column each.

@@ -191,6 +191,21 @@ pub async fn fork_debate(
         .map_err(ServerFnError::new)
 }
 
+/// FK-4: forks decided debate `id` after `after_seq` once per seed, each with `changes`; how
+/// often its decision held.
+#[server(endpoint = "fork_batch", input = leptos::server_fn::codec::Json)]
+pub async fn fork_batch(
+    id: String,
+    after_seq: u64,
+    seeds: Vec<u64>,
+    changes: crate::protocol::run::ForkChanges,
+) -> Result<String, ServerFnError> {
+    service()?
+        .fork_batch(id, after_seq, seeds, changes, head()?)
+        .await
+        .map_err(ServerFnError::new)
+}
+
 /// FK-3: debate `id`'s forks.
 #[server(endpoint = "debate_forks")]
 pub async fn debate_forks(id: String) -> Result<crate::api::Forks, ServerFnError> {

@@ -71,7 +71,10 @@ pub fn ForksPanel(
     // on them).
     let forks =
         RwSignal::new(None::<Result<(crate::api::Forks, Option<crate::api::Comparison>), String>>);
+    // Bumped by a batch of forks that has ended: the list and the comparison load again.
+    let reload = RwSignal::new(0u32);
     Effect::new(move |_| {
+        reload.track();
         let id = id.clone();
         leptos::task::spawn_local(async move {
             forks.set(Some(load_forks(id).await));
@@ -92,7 +95,7 @@ pub fn ForksPanel(
                 }.into_any(),
                 Some(Err(e)) => view! { <p class="form-error">{format!("Could not load the forks: {e}")}</p> }.into_any(),
             }}
-            <ForkForm id=form_id.get_value() agents after/>
+            <ForkForm id=form_id.get_value() agents after reload/>
         </section>
     }
 }
@@ -113,20 +116,48 @@ async fn load_forks(
     Ok((listed, Some(compared)))
 }
 
+/// The most forks one batch of the form runs (as the API's `POST …/forks`).
+pub const MAX_SEEDS: usize = 20;
+
+/// FK-1/FK-4: the fork form's seeds: none (keep the seed), one (`7`), a list (`1, 2, 3`) or a
+/// range (`1-5`), at most [`MAX_SEEDS`], each once; or what is wrong with them.
+pub fn seeds_of(text: &str) -> Result<Vec<u64>, String> {
+    const FORM: &str = "a whole number, a list (1, 2, 3) or a range (1-5)";
+    let mut seeds: Vec<u64> = Vec::new();
+    for part in text.split([',', ' ', ';']).filter(|p| !p.trim().is_empty()) {
+        let part = part.trim();
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("seed: \"{part}\" is not {FORM}"))
+        };
+        let (from, to) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if to < from {
+            return Err(format!("seed: the range {part} runs backwards"));
+        }
+        if to - from >= MAX_SEEDS as u64 || seeds.len() + (to - from) as usize >= MAX_SEEDS {
+            return Err(format!("seed: at most {MAX_SEEDS} forks at once"));
+        }
+        for s in from..=to {
+            if seeds.contains(&s) {
+                return Err(format!("seed: {s} is given twice"));
+            }
+            seeds.push(s);
+        }
+    }
+    Ok(seeds)
+}
+
 /// FK-1: what the fork form asks for, read from its fields, or what is wrong with them.
 fn form_changes(
-    seed: &str,
+    seed: Option<u64>,
     note: String,
     (agent, model): (String, &str),
     without: String,
 ) -> Result<ForkChanges, String> {
-    let seed = match seed.trim() {
-        "" => None,
-        t => Some(
-            t.parse::<u64>()
-                .map_err(|_| "seed: a whole number, or empty to keep it".to_owned())?,
-        ),
-    };
     let note = (!note.trim().is_empty()).then_some(note);
     let model = model.trim();
     let agents = match (agent.is_empty(), model.is_empty()) {
@@ -152,13 +183,38 @@ fn form_changes(
 
 /// FK-1: "fork from here": the event, another seed, another model for one agent, a note.
 #[component]
-fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl IntoView {
+fn ForkForm(
+    id: String,
+    agents: Vec<String>,
+    after: RwSignal<String>,
+    /// Bumped when a batch has ended, so the panel shows its forks.
+    reload: RwSignal<u32>,
+) -> impl IntoView {
     let seed = RwSignal::new(String::new());
     let note = RwSignal::new(String::new());
     let agent = RwSignal::new(String::new());
     let model = RwSignal::new(String::new());
     let without = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    // FK-4: several seeds run as one batch, which answers how often the decision held.
+    let batch = Action::new(
+        |(id, after, seeds, changes): &(String, u64, Vec<u64>, ForkChanges)| {
+            super::data::fork_batch(id.clone(), *after, seeds.clone(), changes.clone())
+        },
+    );
+    let held = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        if let Some(result) = batch.value().get() {
+            match result {
+                Ok(summary) => {
+                    error.set(None);
+                    held.set(Some(summary));
+                    reload.update(|n| *n += 1);
+                }
+                Err(e) => error.set(Some(clean_error(&e.to_string()))),
+            }
+        }
+    });
     let send = Action::new(|(id, after, changes): &(String, u64, ForkChanges)| {
         super::data::fork_debate(id.clone(), *after, changes.clone())
     });
@@ -177,13 +233,26 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
             error.set(Some("event: a number from the timeline".into()));
             return;
         };
+        let seeds = match seeds_of(&seed.get_untracked()) {
+            Ok(seeds) => seeds,
+            Err(e) => {
+                error.set(Some(e));
+                return;
+            }
+        };
+        let one = (seeds.len() == 1).then(|| seeds[0]);
         let changes = form_changes(
-            &seed.get_untracked(),
+            one,
             note.get_untracked(),
             (agent.get_untracked(), &model.get_untracked()),
             without.get_untracked(),
         );
         match changes {
+            Ok(changes) if seeds.len() > 1 => {
+                error.set(None);
+                held.set(None);
+                batch.dispatch((parent.get_value(), n, seeds, changes));
+            }
             Ok(changes) => {
                 error.set(None);
                 send.dispatch((parent.get_value(), n, changes));
@@ -197,8 +266,8 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
                 <input type="number" min="1" name="after_seq" data-testid="fork-after"
                     prop:value=after on:input=move |ev| after.set(event_target_value(&ev))/>
             </label>
-            <label>" with seed "
-                <input type="text" inputmode="numeric" name="seed" placeholder="the same" data-testid="fork-seed"
+            <label title="One seed forks once; a list (1, 2, 3) or a range (1-5) runs a fork per seed and says how often the decision held">" with seed "
+                <input type="text" name="seed" placeholder="the same, or 1-5" data-testid="fork-seed"
                     prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev))/>
             </label>
             <label>" another model for "
@@ -225,6 +294,8 @@ fn ForkForm(id: String, agents: Vec<String>, after: RwSignal<String>) -> impl In
             <span class="muted">" The events up to there are copied, not asked again; the fork goes on live."</span>
         </form>
         {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="fork-error">{e}</p> })}
+        {move || batch.pending().get().then(|| view! { <p class="muted" role="status">"Running the forks, one per seed…"</p> })}
+        {move || held.get().map(|h| view! { <p role="status" data-testid="fork-batch"><strong>{h}</strong></p> })}
     }
 }
 
@@ -253,5 +324,40 @@ fn ForksTable(forks: crate::api::Forks) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FK-4: the form's seeds, as the batch API takes them.
+    #[test]
+    fn seeds_are_one_a_list_or_a_range_fk_4() {
+        let ok: [(&str, Vec<u64>); 6] = [
+            ("", vec![]),
+            ("  ", vec![]),
+            ("7", vec![7]),
+            ("1-5", vec![1, 2, 3, 4, 5]),
+            ("1, 2,3 9", vec![1, 2, 3, 9]),
+            ("4-6; 10", vec![4, 5, 6, 10]),
+        ];
+        for (text, seeds) in ok {
+            assert_eq!(seeds_of(text), Ok(seeds), "{text:?}");
+        }
+        let bad = [
+            ("seven", "is not a whole number"),
+            ("5-1", "runs backwards"),
+            ("1-21", "at most 20"),
+            ("1-15, 16-21", "at most 20"),
+            ("1, 2, 1", "1 is given twice"),
+            ("1--3", "is not a whole number"),
+            ("-3", "is not a whole number"),
+        ];
+        for (text, says) in bad {
+            let e = seeds_of(text).expect_err(text);
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
+        assert_eq!(seeds_of("1-20").map(|s| s.len()), Ok(MAX_SEEDS));
     }
 }

@@ -1,6 +1,7 @@
 //! FK-1/FK-4: forks of a debate over the JSON API: one fork from an event, with changes, or a
 //! batch of forks by seed that says how often the decision held.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use app::api::{Created, ErrorBody};
@@ -256,15 +257,30 @@ pub async fn forks(
 ) -> Result<Json<BatchReply>, AppError> {
     access.may_start(&who)?;
     let req: BatchRequest = json_object(body?.0)?;
+    batch(&engine, &access, &who, client, &id, req)
+        .await
+        .map(Json)
+}
+
+/// FK-4: runs a batch of forks of decided debate `id` for `who` (already allowed to start) at
+/// `client`, one running place at a time; for the API and the audit page's fork form.
+pub async fn batch(
+    engine: &Engine,
+    access: &SharedAccess,
+    who: &Principal,
+    client: IpAddr,
+    id: &str,
+    req: BatchRequest,
+) -> Result<BatchReply, AppError> {
     let after_seq = req.after_seq;
     let sets = req.forks()?;
-    let parent = engine.store.events_after(&id, 0).await?;
+    let parent = engine.store.events_after(id, 0).await?;
     let Some(decision) = parent.iter().rev().find_map(|e| match &e.body {
         EventBody::Decision(o) => Some(o.label().to_owned()),
         _ => None,
     }) else {
         return Err(if parent.is_empty() {
-            super::extract::not_found(&id)
+            super::extract::not_found(id)
         } else {
             AppError::BadRequest(format!(
                 "debate {id} has not decided: a batch says how often its decision held"
@@ -281,9 +297,9 @@ pub async fn forks(
         }
         let seed = changes.seed;
         let child = engine
-            .fork(&id, after_seq, changes.clone(), place, true)
+            .fork(id, after_seq, changes.clone(), place, true)
             .await?;
-        let status = ended(&engine, &child, until).await?;
+        let status = ended(engine, &child, until).await?;
         let decision = match status.as_str() {
             "running" => None,
             _ => engine
@@ -314,14 +330,14 @@ pub async fn forks(
         lo * 100.0,
         hi * 100.0
     );
-    Ok(Json(BatchReply {
+    Ok(BatchReply {
         decision,
         forks,
         held,
         decided,
         wilson: [lo, hi],
         summary,
-    }))
+    })
 }
 
 /// Waits (until `until`) for debate `id` to end; its status then.

@@ -108,6 +108,35 @@ impl DebateService for UiService {
         .boxed()
     }
 
+    fn fork_batch(
+        &self,
+        id: String,
+        after_seq: u64,
+        seeds: Vec<u64>,
+        changes: app::protocol::run::ForkChanges,
+        head: Parts,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        async move {
+            let who = self.access.caller(&head).await.map_err(public)?;
+            self.access.may_start(&who).map_err(public)?;
+            if !app::api::is_debate_id(&id) {
+                return Err(format!("no debate {id}"));
+            }
+            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
+            let req = crate::http::fork::BatchRequest {
+                after_seq,
+                seeds,
+                changes,
+                change_sets: Vec::new(),
+            };
+            crate::http::fork::batch(&self.engine, &self.access, &who, ip, &id, req)
+                .await
+                .map(|reply| reply.summary)
+                .map_err(public)
+        }
+        .boxed()
+    }
+
     fn forks(&self, id: String) -> BoxFuture<'_, Result<app::api::Forks, String>> {
         async move {
             crate::http::fork::forks_of(&self.engine, &id)
