@@ -63,6 +63,9 @@ pub struct CreateDebate {
 /// The largest token budget a request may set.
 pub const MAX_TOKEN_BUDGET: u64 = 100_000_000;
 
+/// FK-4: the most forks one batch runs (the API's `POST …/forks` and the fork form's seeds).
+pub const MAX_BATCH: usize = 20;
+
 /// AG-1: which kind of agent answers a debate's requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -7,6 +7,7 @@ use leptos_router::hooks::use_navigate;
 use super::clean_error;
 use super::lineage::{Ancestor, Lineage};
 use super::widgets::StatusPill;
+use crate::api::MAX_BATCH;
 use crate::protocol::run::{ForkAgent, ForkChanges};
 use crate::protocol::{Event, EventBody};
 
@@ -116,14 +117,17 @@ async fn load_forks(
     Ok((listed, Some(compared)))
 }
 
-/// The most forks one batch of the form runs (as the API's `POST …/forks`).
-pub const MAX_SEEDS: usize = 20;
-
 /// FK-1/FK-4: the fork form's seeds: none (keep the seed), one (`7`), a list (`1, 2, 3`) or a
-/// range (`1-5`), at most [`MAX_SEEDS`], each once; or what is wrong with them.
+/// range (`1-5`), at most [`MAX_BATCH`], each once; or what is wrong with them.
 pub fn seeds_of(text: &str) -> Result<Vec<u64>, String> {
     const FORM: &str = "a whole number, a list (1, 2, 3) or a range (1-5)";
     let mut seeds: Vec<u64> = Vec::new();
+    // "1 - 5" and "1–5" (an en dash, as typed by autocorrection) are ranges too.
+    let text = text.replace(['–', '—'], "-");
+    let mut text = text.as_str().trim().to_owned();
+    while text.contains(" -") || text.contains("- ") {
+        text = text.replace(" -", "-").replace("- ", "-");
+    }
     for part in text.split([',', ' ', ';']).filter(|p| !p.trim().is_empty()) {
         let part = part.trim();
         let number = |t: &str| {
@@ -138,8 +142,8 @@ pub fn seeds_of(text: &str) -> Result<Vec<u64>, String> {
         if to < from {
             return Err(format!("seed: the range {part} runs backwards"));
         }
-        if to - from >= MAX_SEEDS as u64 || seeds.len() + (to - from) as usize >= MAX_SEEDS {
-            return Err(format!("seed: at most {MAX_SEEDS} forks at once"));
+        if to - from >= MAX_BATCH as u64 || seeds.len() + (to - from) as usize >= MAX_BATCH {
+            return Err(format!("seed: at most {MAX_BATCH} forks at once"));
         }
         for s in from..=to {
             if seeds.contains(&s) {
@@ -211,7 +215,11 @@ fn ForkForm(
                     held.set(Some(summary));
                     reload.update(|n| *n += 1);
                 }
-                Err(e) => error.set(Some(clean_error(&e.to_string()))),
+                // The forks made before a refusal (a limit reached part-way) are listed too.
+                Err(e) => {
+                    error.set(Some(clean_error(&e.to_string())));
+                    reload.update(|n| *n += 1);
+                }
             }
         }
     });
@@ -290,7 +298,7 @@ fn ForkForm(
                 <input type="text" name="note" placeholder="New evidence: …" data-testid="fork-note"
                     prop:value=note on:input=move |ev| note.set(event_target_value(&ev))/>
             </label>
-            <button type="submit" data-testid="fork-submit">"Fork from here"</button>
+            <button type="submit" data-testid="fork-submit" disabled=move || batch.pending().get()>"Fork from here"</button>
             <span class="muted">" The events up to there are copied, not asked again; the fork goes on live."</span>
         </form>
         {move || error.get().map(|e| view! { <p class="form-error" role="alert" data-testid="fork-error">{e}</p> })}
@@ -334,13 +342,15 @@ mod tests {
     /// FK-4: the form's seeds, as the batch API takes them.
     #[test]
     fn seeds_are_one_a_list_or_a_range_fk_4() {
-        let ok: [(&str, Vec<u64>); 6] = [
+        let ok: [(&str, Vec<u64>); 8] = [
             ("", vec![]),
             ("  ", vec![]),
             ("7", vec![7]),
             ("1-5", vec![1, 2, 3, 4, 5]),
             ("1, 2,3 9", vec![1, 2, 3, 9]),
             ("4-6; 10", vec![4, 5, 6, 10]),
+            ("1 - 3", vec![1, 2, 3]),
+            ("2–4", vec![2, 3, 4]),
         ];
         for (text, seeds) in ok {
             assert_eq!(seeds_of(text), Ok(seeds), "{text:?}");
@@ -358,6 +368,6 @@ mod tests {
             let e = seeds_of(text).expect_err(text);
             assert!(e.contains(says), "{text:?}: {e}");
         }
-        assert_eq!(seeds_of("1-20").map(|s| s.len()), Ok(MAX_SEEDS));
+        assert_eq!(seeds_of("1-20").map(|s| s.len()), Ok(MAX_BATCH));
     }
 }

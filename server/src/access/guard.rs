@@ -146,11 +146,21 @@ pub async fn body_limit(State(limit): State<usize>, req: Request, next: Next) ->
     next.run(Request::from_parts(parts, body)).await
 }
 
-/// Non-streaming requests get `limit`; the live streams (`…/events`) run as long as they need.
+/// Non-streaming requests get `limit`; the live streams (`…/events`) run as long as they need,
+/// and a batch of forks (FK-4: the API's `…/forks` and the fork form's server function) as long
+/// as the batch may wait for its forks, plus a margin to answer.
 pub async fn timeout(State(limit): State<Duration>, req: Request, next: Next) -> Response {
-    if req.uri().path().ends_with("/events") {
+    let path = req.uri().path();
+    if path.ends_with("/events") {
         return next.run(req).await;
     }
+    let batch = req.method() == axum::http::Method::POST
+        && (path.ends_with("/forks") || path == "/api/fork_batch");
+    let limit = if batch {
+        limit.max(crate::http::fork::BATCH_WAIT + Duration::from_secs(15))
+    } else {
+        limit
+    };
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(response) => response,
         Err(_) => AppError::Unavailable {

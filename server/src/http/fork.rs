@@ -75,7 +75,7 @@ pub async fn fork(
 }
 
 /// The most forks one batch runs.
-pub const MAX_BATCH: usize = 20;
+pub const MAX_BATCH: usize = app::api::MAX_BATCH;
 
 /// `POST /api/debates/{id}/forks`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -220,7 +220,7 @@ const DIVERGENCE_FORKS: usize = 50;
 const DIVERGENCE_EVENTS: usize = 5_000;
 
 /// How long a batch waits for its forks to decide.
-const BATCH_WAIT: Duration = Duration::from_secs(120);
+pub const BATCH_WAIT: Duration = Duration::from_secs(120);
 
 /// Forks a decided debate once per seed (or per change set) and says how often the decision held.
 ///

@@ -343,6 +343,21 @@ async fn a_batch_of_forks_says_how_often_the_decision_held_fk_4() {
             "{} of 40 forks reached the same decision",
             held * 2
         )));
+    // The audit page's fork form runs a batch through its server function, as the API does.
+    let resp = client()
+        .post(server.url("/api/fork_batch"))
+        .json(&json!({"id": parent, "after_seq": round_two, "seeds": [3, 4], "changes": {}}))
+        .send()
+        .await
+        .expect("POST fork_batch");
+    assert_eq!(resp.status().as_u16(), 200);
+    let summary: String = resp.json().await.expect("the summary");
+    assert!(
+        summary.contains(" of 2 forks reached the same decision"),
+        "{summary}"
+    );
+    let listed: Value = get_json(&server, &format!("/api/debates/{parent}/forks")).await;
+    assert_eq!(listed["forks"].as_array().map(Vec::len), Some(42));
     for (body, needle) in [
         (json!({"after_seq": 3, "seeds": []}), "seeds"),
         (
