@@ -124,10 +124,7 @@ pub fn seeds_of(text: &str) -> Result<Vec<u64>, String> {
     let mut seeds: Vec<u64> = Vec::new();
     // "1 - 5" and "1–5" (an en dash, as typed by autocorrection) are ranges too.
     let text = text.replace(['–', '—'], "-");
-    let mut text = text.as_str().trim().to_owned();
-    while text.contains(" -") || text.contains("- ") {
-        text = text.replace(" -", "-").replace("- ", "-");
-    }
+    let text = text.split('-').map(str::trim).collect::<Vec<_>>().join("-");
     for part in text.split([',', ' ', ';']).filter(|p| !p.trim().is_empty()) {
         let part = part.trim();
         let number = |t: &str| {
@@ -213,14 +210,11 @@ fn ForkForm(
                 Ok(summary) => {
                     error.set(None);
                     held.set(Some(summary));
-                    reload.update(|n| *n += 1);
                 }
-                // The forks made before a refusal (a limit reached part-way) are listed too.
-                Err(e) => {
-                    error.set(Some(clean_error(&e.to_string())));
-                    reload.update(|n| *n += 1);
-                }
+                Err(e) => error.set(Some(clean_error(&e.to_string()))),
             }
+            // The batch's forks are listed, also those made before a refusal part-way.
+            reload.update(|n| *n += 1);
         }
     });
     let send = Action::new(|(id, after, changes): &(String, u64, ForkChanges)| {

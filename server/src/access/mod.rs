@@ -146,6 +146,20 @@ impl Access {
         Ok(who)
     }
 
+    /// A running place for a debate `who` starts (or forks) from `ip`, counted toward an
+    /// anonymous caller's daily starts: the same steps for the JSON API and the form.
+    pub fn start_place(
+        &self,
+        who: &Principal,
+        ip: std::net::IpAddr,
+    ) -> Result<limits::Slot, AppError> {
+        let place = self.limits.debate(ip)?;
+        if matches!(who, Principal::Anonymous) {
+            self.limits.start_today(ip, limits::unix_now_s())?;
+        }
+        Ok(place)
+    }
+
     /// Whether `who` may start debates: anyone without a start token; with one, the operator and
     /// judges.
     pub fn may_start(&self, who: &Principal) -> Result<(), AppError> {

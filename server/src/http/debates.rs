@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::error::AppError;
 use super::extract::{json_object, not_found, DebateId};
 use crate::access::client::ClientAddr;
-use crate::access::limits::unix_now_s;
-use crate::access::{Caller, Principal, SharedAccess};
+use crate::access::{Caller, SharedAccess};
 use crate::db::ListQuery;
 use crate::engine::Engine;
 
@@ -49,10 +48,7 @@ pub async fn create_debate(
     let valid = body
         .validate()
         .map_err(|e| AppError::BadRequest(e.to_string()))?;
-    let place = access.limits.debate(client)?;
-    if matches!(who, Principal::Anonymous) {
-        access.limits.start_today(client, unix_now_s())?;
-    }
+    let place = access.start_place(&who, client)?;
     let id = engine.start(valid, place).await?;
     Ok((StatusCode::CREATED, Json(Created { id })))
 }

@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use super::error::AppError;
 use super::extract::{json_object, DebateId};
 use crate::access::client::ClientAddr;
-use crate::access::limits::unix_now_s;
 use crate::access::{Caller, Principal, SharedAccess};
 use crate::engine::Engine;
 
@@ -64,10 +63,7 @@ pub async fn fork(
 ) -> Result<impl IntoResponse, AppError> {
     access.may_start(&who)?;
     let req: ForkRequest = json_object(body?.0)?;
-    let place = access.limits.debate(client)?;
-    if matches!(who, Principal::Anonymous) {
-        access.limits.start_today(client, unix_now_s())?;
-    }
+    let place = access.start_place(&who, client)?;
     let child = engine
         .fork(&id, req.after_seq, req.changes, place, false)
         .await?;
@@ -291,10 +287,7 @@ pub async fn batch(
     let until = tokio::time::Instant::now() + BATCH_WAIT;
     for changes in sets {
         // One running place at a time: the batch never takes more than a start would.
-        let place = access.limits.debate(client)?;
-        if matches!(who, Principal::Anonymous) {
-            access.limits.start_today(client, unix_now_s())?;
-        }
+        let place = access.start_place(who, client)?;
         let seed = changes.seed;
         let child = engine
             .fork(id, after_seq, changes.clone(), place, true)

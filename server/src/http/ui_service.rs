@@ -18,6 +18,17 @@ pub struct UiService {
     pub access: SharedAccess,
 }
 
+impl UiService {
+    /// Who asks (and the CSRF check), whether they may start debates, and from which address:
+    /// the first steps of a start and of a fork, as in the JSON API.
+    async fn starter(&self, head: &Parts) -> Result<(Principal, std::net::IpAddr), String> {
+        let who = self.access.caller(head).await.map_err(public)?;
+        self.access.may_start(&who).map_err(public)?;
+        let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
+        Ok((who, ip))
+    }
+}
+
 impl DebateService for UiService {
     fn list(
         &self,
@@ -63,17 +74,9 @@ impl DebateService for UiService {
     /// is the request valid, is there a place for it.
     fn start(&self, request: CreateDebate, head: Parts) -> BoxFuture<'_, Result<String, String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(public)?;
-            self.access.may_start(&who).map_err(public)?;
+            let (who, ip) = self.starter(&head).await?;
             let valid = request.validate().map_err(|e| e.to_string())?;
-            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
-            let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
-            if matches!(who, crate::access::Principal::Anonymous) {
-                self.access
-                    .limits
-                    .start_today(ip, crate::access::limits::unix_now_s())
-                    .map_err(|r| r.message)?;
-            }
+            let place = self.access.start_place(&who, ip).map_err(public)?;
             self.engine.start(valid, place).await.map_err(public)
         }
         .boxed()
@@ -87,19 +90,11 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<String, String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(public)?;
-            self.access.may_start(&who).map_err(public)?;
+            let (who, ip) = self.starter(&head).await?;
             if !app::api::is_debate_id(&id) {
                 return Err(format!("no debate {id}"));
             }
-            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
-            let place = self.access.limits.debate(ip).map_err(|r| r.message)?;
-            if matches!(who, crate::access::Principal::Anonymous) {
-                self.access
-                    .limits
-                    .start_today(ip, crate::access::limits::unix_now_s())
-                    .map_err(|r| r.message)?;
-            }
+            let place = self.access.start_place(&who, ip).map_err(public)?;
             self.engine
                 .fork(&id, after_seq, changes, place, false)
                 .await
@@ -117,12 +112,10 @@ impl DebateService for UiService {
         head: Parts,
     ) -> BoxFuture<'_, Result<String, String>> {
         async move {
-            let who = self.access.caller(&head).await.map_err(public)?;
-            self.access.may_start(&who).map_err(public)?;
+            let (who, ip) = self.starter(&head).await?;
             if !app::api::is_debate_id(&id) {
                 return Err(format!("no debate {id}"));
             }
-            let ip = client::address(&head.extensions, &head.headers, &self.access.trust_proxy);
             let req = crate::http::fork::BatchRequest {
                 after_seq,
                 seeds,
