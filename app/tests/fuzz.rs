@@ -6,7 +6,9 @@
 
 use app::audit::{check, parse_export};
 use app::protocol::canonical::to_canonical;
+use app::protocol::collapse::WcTask;
 use app::protocol::parse::{extract_object, parse_reply};
+use app::protocol::s4::{S4Reply, S4Task};
 use app::protocol::Task;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -56,19 +58,21 @@ fn reply_text() -> impl Strategy<Value = String> {
 /// One task of each reply kind the parser reads for S4 and RR, and WC's card.
 fn tasks() -> Vec<Task> {
     let query = "Should we ship tonight?";
-    let analyse = Task::Analyse {
+    let analyse = Task::S4(S4Task::Analyse {
         query: query.into(),
-    };
+    });
     let good = r#"{"decision": "WARN", "confidence": 70, "risk": 20, "reasoning": "Check first."}"#;
     let own = match parse_reply(&analyse, "utility", good) {
-        Ok(app::protocol::AgentReply::Position(p)) => serde_json::to_value(p).expect("position"),
+        Ok(app::protocol::AgentReply::S4(S4Reply::Position(p))) => {
+            serde_json::to_value(p).expect("position")
+        }
         other => panic!("a good position parses: {other:?}"),
     };
     let mut tasks = vec![
         analyse,
-        Task::WriteCard {
+        Task::Collapse(WcTask::WriteCard {
             query: query.into(),
-        },
+        }),
     ];
     for json in [
         serde_json::json!({"kind": "challenge", "query": query, "own": own, "target": "accuracy",

@@ -147,17 +147,21 @@ pub fn seal_all(bodies: Vec<EventBody>) -> Vec<Event> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::s4::{run_scripted, AgentReply, Task};
+    use crate::event::DebateEvent;
+    use crate::run_scripted;
+    use crate::s4::S4Reply;
+    use crate::s4::S4Task;
+    use crate::shared::CommonEvent;
     use crate::{AgentSpec, Decision, Outcome, Position};
 
     fn sealed_log() -> Vec<Event> {
         let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| {
             Ok(match &req.task {
-                Task::Challenge { .. } => AgentReply::Challenge {
+                S4Task::Challenge { .. } => S4Reply::Challenge {
                     text: "Prove it — «ünïcödé» \"quoted\"\n".into(),
                     argues_for: Decision::Warn,
                 },
-                _ => AgentReply::Position(Position {
+                _ => S4Reply::Position(Position {
                     decision: if req.agent == "accuracy" {
                         Decision::Warn
                     } else {
@@ -221,12 +225,14 @@ mod tests {
         log.push(Event::new(
             99,
             "t".into(),
-            EventBody::Interrupted {
+            EventBody::Common(CommonEvent::Interrupted {
                 by: Some("judge \u{7f} ✓".into()),
                 reason: "tab\t nul\u{0} quote\" backslash\\ \u{1f} é 漢 🙂 \u{2028}".into(),
-            },
+            }),
         ));
-        assert!(log.iter().any(|e| matches!(e.body, EventBody::Decision(_))));
+        assert!(log
+            .iter()
+            .any(|e| matches!(e.body, EventBody::Debate(DebateEvent::Decision(_)))));
         for e in &log {
             assert_eq!(canonical_json(e), reference_canonical(e), "event {}", e.seq);
         }
@@ -292,25 +298,27 @@ mod tests {
     #[test]
     fn budget_claims_are_checked_against_the_logged_calls_ag_2() {
         use crate::{AgentCall, BackendInfo};
-        let start = |budget: Option<u64>| EventBody::DebateStarted {
-            protocol: "s4".into(),
-            query: "q".into(),
-            seed: 1,
-            agents: AgentSpec::default_s4(),
-            rounds: vec![],
-            config: None,
-            backend: budget.map(|token_budget| {
-                Box::new(BackendInfo {
-                    kind: "openai".into(),
-                    model: Some("m".into()),
-                    token_budget,
-                    service: None,
-                })
-            }),
-            context: None,
+        let start = |budget: Option<u64>| {
+            EventBody::Debate(DebateEvent::DebateStarted {
+                protocol: "s4".into(),
+                query: "q".into(),
+                seed: 1,
+                agents: AgentSpec::default_s4(),
+                rounds: vec![],
+                config: None,
+                backend: budget.map(|token_budget| {
+                    Box::new(BackendInfo {
+                        kind: "openai".into(),
+                        model: Some("m".into()),
+                        token_budget,
+                        service: None,
+                    })
+                }),
+                context: None,
+            })
         };
         let call = |tokens: u64| {
-            EventBody::AgentCall(AgentCall {
+            EventBody::Common(CommonEvent::AgentCall(AgentCall {
                 agent: "utility".into(),
                 round: 1,
                 backend: "openai".into(),
@@ -324,12 +332,14 @@ mod tests {
                 streamed: false,
                 cancelled: false,
                 reasked: false,
-            })
+            }))
         };
-        let stop = |used: u64, budget: u64| EventBody::BudgetExhausted {
-            round: 1,
-            used,
-            budget,
+        let stop = |used: u64, budget: u64| {
+            EventBody::Common(CommonEvent::BudgetExhausted {
+                round: 1,
+                used,
+                budget,
+            })
         };
         let ok = |used, budget, calls| {
             Ok(Some(BudgetStop {
@@ -406,7 +416,7 @@ mod tests {
         // Someone rewrites the decision and re-seals the chain: the hashes hold, the votes do not.
         let mut log = sealed_log();
         let last = log.len() - 1;
-        if let EventBody::Decision(Outcome::S4(o)) = &mut log[last].body {
+        if let EventBody::Debate(DebateEvent::Decision(Outcome::S4(o))) = &mut log[last].body {
             o.decision = crate::Verdict::Refuse;
         }
         let prev = log[last - 1].hash.clone();

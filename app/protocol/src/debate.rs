@@ -1,15 +1,19 @@
 //! One handle over every protocol's machine, so the drive loop, the bench and the tests drive any
-//! of them the same way ([`Machine`]). A new protocol adds one variant here.
+//! of them the same way. Each machine speaks its protocol's own types ([`Machine`]); this is where
+//! they become the log's events and the runner's requests. A new protocol adds one variant here
+//! and its line in each `match`.
 
-use super::collapse::WcDebate;
+use super::collapse::{WcDebate, WcEmit};
+use super::credibility::CredibilitySnapshot;
 use super::error::ProtocolError;
-use super::escalation::EsDebate;
-use super::event::EventBody;
-use super::machine::Machine;
-use super::reconcile::RcDebate;
-use super::request::{AgentReply, AgentRequest};
-use super::round_robin::RrDebate;
-use super::s4::S4Debate;
+use super::escalation::{EsDebate, EsEmit};
+use super::event::{Config, DebateEvent, EventBody};
+use super::outcome::Outcome;
+use super::reconcile::{RcDebate, RcEmit};
+use super::request::{AgentReply, AgentRequest, Task};
+use super::round_robin::{RrDebate, RrEmit};
+use super::s4::{S4Debate, S4Emit, S4Reply, S4Task};
+use super::shared::{Emit, Machine, Request, Started, Supervision};
 use super::types::AgentSpec;
 
 #[derive(Debug)]
@@ -21,44 +25,147 @@ pub enum Debate {
     Reconcile(Box<RcDebate>),
 }
 
+/// `$e` for whichever protocol's machine `$debate` holds, as `$m`.
+macro_rules! each_machine {
+    ($debate:expr, $m:ident => $e:expr) => {
+        match $debate {
+            Debate::S4($m) => $e,
+            Debate::RoundRobin($m) => $e,
+            Debate::Collapse($m) => $e,
+            Debate::Escalation($m) => $e,
+            Debate::Reconcile($m) => $e,
+        }
+    };
+}
+
+/// A machine's emission as the log's event.
+fn logged<E, C, O>(
+    emit: Emit<E, C, O>,
+    own: impl FnOnce(E) -> EventBody,
+    config: impl FnOnce(C) -> Config,
+    outcome: impl FnOnce(O) -> Outcome,
+) -> EventBody {
+    match emit {
+        Emit::Common(e) => EventBody::Common(e),
+        Emit::Own(e) => own(e),
+        Emit::Decided(o) => EventBody::Debate(DebateEvent::Decision(outcome(o))),
+        Emit::Started(s) => {
+            let Started {
+                protocol,
+                query,
+                seed,
+                agents,
+                rounds,
+                config: params,
+            } = *s;
+            EventBody::Debate(DebateEvent::DebateStarted {
+                protocol,
+                query,
+                seed,
+                agents,
+                rounds,
+                config: params.map(|p| Box::new(config(p))),
+                backend: None,
+                context: None,
+            })
+        }
+    }
+}
+
+impl From<S4Emit> for EventBody {
+    fn from(emit: S4Emit) -> Self {
+        logged(emit, EventBody::S4, |never| match never {}, Outcome::S4)
+    }
+}
+
+impl From<RrEmit> for EventBody {
+    fn from(emit: RrEmit) -> Self {
+        logged(
+            emit,
+            EventBody::RoundRobin,
+            Config::RoundRobin,
+            Outcome::RoundRobin,
+        )
+    }
+}
+
+impl From<WcEmit> for EventBody {
+    fn from(emit: WcEmit) -> Self {
+        logged(
+            emit,
+            EventBody::Collapse,
+            Config::Collapse,
+            Outcome::Collapse,
+        )
+    }
+}
+
+impl From<EsEmit> for EventBody {
+    fn from(emit: EsEmit) -> Self {
+        logged(
+            emit,
+            EventBody::Escalation,
+            Config::Escalation,
+            Outcome::Escalation,
+        )
+    }
+}
+
+impl From<RcEmit> for EventBody {
+    fn from(emit: RcEmit) -> Self {
+        logged(
+            emit,
+            EventBody::Reconcile,
+            Config::Reconcile,
+            Outcome::Reconcile,
+        )
+    }
+}
+
 impl Debate {
-    /// The protocol's machine, behind the one shape every protocol has.
-    pub fn machine(&self) -> &dyn Machine {
-        match self {
-            Debate::S4(m) => m,
-            Debate::RoundRobin(m) => m,
-            Debate::Collapse(m) => m.as_ref(),
-            Debate::Escalation(m) => m.as_ref(),
-            Debate::Reconcile(m) => m.as_ref(),
-        }
-    }
-
-    pub fn machine_mut(&mut self) -> &mut dyn Machine {
-        match self {
-            Debate::S4(m) => m,
-            Debate::RoundRobin(m) => m,
-            Debate::Collapse(m) => m.as_mut(),
-            Debate::Escalation(m) => m.as_mut(),
-            Debate::Reconcile(m) => m.as_mut(),
-        }
-    }
-
     pub fn poll_request(&mut self) -> Option<AgentRequest> {
-        self.machine_mut().poll_request()
+        match self {
+            Debate::S4(m) => m.poll_request().map(|r| r.map(Task::S4)),
+            Debate::RoundRobin(m) => m.poll_request().map(|r| r.map(Task::RoundRobin)),
+            Debate::Collapse(m) => m.poll_request().map(|r| r.map(Task::Collapse)),
+            Debate::Escalation(m) => m.poll_request().map(|r| r.map(Task::Escalation)),
+            Debate::Reconcile(m) => m.poll_request().map(|r| r.map(Task::Reconcile)),
+        }
     }
 
     pub fn poll_event(&mut self) -> Option<EventBody> {
-        self.machine_mut().poll_event()
+        each_machine!(self, m => m.poll_event().map(EventBody::from))
     }
 
     pub fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
-        self.machine_mut().handle_reply(id, reply)
+        match (self, reply) {
+            (Debate::S4(m), AgentReply::S4(r)) => m.handle_reply(id, r),
+            (Debate::RoundRobin(m), AgentReply::RoundRobin(r)) => m.handle_reply(id, r),
+            (Debate::Collapse(m), AgentReply::Collapse(r)) => m.handle_reply(id, r),
+            (Debate::Escalation(m), AgentReply::Escalation(r)) => m.handle_reply(id, r),
+            (Debate::Reconcile(m), AgentReply::Reconcile(r)) => m.handle_reply(id, r),
+            (_, reply) => Err(ProtocolError::OtherProtocol(reply.kind())),
+        }
     }
 
     pub fn handle_failure(&mut self, id: u32, error: &str) -> Result<(), ProtocolError> {
-        self.machine_mut().handle_failure(id, error)
+        each_machine!(self, m => m.handle_failure(id, error))
     }
 
+    /// CR-4: the agents' credibility as the debate starts.
+    pub fn set_credibility(&mut self, snapshot: &CredibilitySnapshot) {
+        each_machine!(self, m => m.set_credibility(snapshot));
+    }
+
+    /// Timers and judges, for the protocol that has them ([`Machine::supervision`]).
+    pub fn supervision(&self) -> Option<&dyn Supervision> {
+        each_machine!(self, m => m.supervision())
+    }
+
+    /// [`Debate::supervision`], to act on.
+    pub fn supervision_mut(&mut self) -> Option<&mut dyn Supervision> {
+        each_machine!(self, m => m.supervision_mut())
+    }
     /// FK-1: every agent asked from now on reads `note` after the query.
     pub fn add_note(&mut self, note: &str) {
         match self {
@@ -93,16 +200,41 @@ impl Debate {
 
     /// See [`Machine::exhaust`].
     pub fn exhaust(&mut self, used: u64, budget: u64) {
-        self.machine_mut().exhaust(used, budget);
+        each_machine!(self, m => m.exhaust(used, budget));
     }
 
     pub fn is_finished(&self) -> bool {
-        self.machine().is_finished()
+        each_machine!(self, m => m.is_finished())
     }
 
     pub fn agents(&self) -> &[AgentSpec] {
-        self.machine().agents()
+        each_machine!(self, m => m.agents())
     }
+}
+
+/// Drives an S4 debate to the end with a scripted agent (an `Err` is an agent failure) and returns
+/// every request and event: for the tests of this crate and of the crates built on it. It panics
+/// if the machine refuses a scripted reply or stops before it has finished — a failed test.
+#[allow(clippy::expect_used)] // a test helper: a panic is the test's failure, with its place
+pub fn run_scripted(
+    agents: Vec<AgentSpec>,
+    mut script: impl FnMut(&Request<S4Task>) -> Result<S4Reply, String>,
+) -> (Vec<Request<S4Task>>, Vec<EventBody>) {
+    let mut d = S4Debate::new("Is the sky blue?", agents, 7).expect("valid debate");
+    let (mut reqs, mut events) = (vec![], vec![]);
+    loop {
+        while let Some(e) = d.poll_event() {
+            events.push(EventBody::from(e));
+        }
+        let Some(req) = d.poll_request() else { break };
+        match script(&req) {
+            Ok(reply) => d.handle_reply(req.id, reply).expect("reply accepted"),
+            Err(e) => d.handle_failure(req.id, &e).expect("failure accepted"),
+        }
+        reqs.push(req);
+    }
+    assert!(d.is_finished());
+    (reqs, events)
 }
 
 #[cfg(test)]
@@ -110,8 +242,12 @@ mod tests {
     use super::*;
     use crate::chain::{recompute_decision, seal_all};
     use crate::collapse::{default_authors, WcOutcomeKind, WcParams};
+    use crate::event::DebateEvent;
+    use crate::round_robin::RrReply;
     use crate::round_robin::{default_agents, RrEnding, RrParams, RrPosition, Stance};
     use crate::run::{Answered, DebateRun, Start, Usage};
+    use crate::s4::S4Reply;
+    use crate::shared::CommonEvent;
     use crate::Outcome;
     use crate::{Decision, EventBody, Position};
 
@@ -159,17 +295,18 @@ mod tests {
         assert!(
             bodies.iter().any(|b| matches!(
                 b,
-                EventBody::BudgetExhausted { used, budget: b, .. } if *used == want_used && *b == budget
+                EventBody::Common(CommonEvent::BudgetExhausted { used, budget: b, .. }) if *used == want_used && *b == budget
             )),
             "budget_exhausted with used {want_used} of {budget}"
         );
         let calls = bodies
             .iter()
-            .filter(|b| matches!(b, EventBody::AgentCall(_)))
+            .filter(|b| matches!(b, EventBody::Common(CommonEvent::AgentCall(_))))
             .count();
         assert_eq!(calls, answered, "one agent_call per answer");
         let log = seal_all(bodies);
-        let Some(EventBody::Decision(logged)) = log.last().map(|e| &e.body) else {
+        let Some(EventBody::Debate(DebateEvent::Decision(logged))) = log.last().map(|e| &e.body)
+        else {
             panic!("the log ends with a decision");
         };
         assert!(logged.budget_exhausted());
@@ -186,12 +323,12 @@ mod tests {
     }
 
     fn position(d: Decision) -> AgentReply {
-        AgentReply::Position(Position {
+        AgentReply::S4(S4Reply::Position(Position {
             decision: d,
             confidence: 80,
             risk: 10,
             reasoning: "r".into(),
-        })
+        }))
     }
 
     /// A debate cut short decides from the positions that exist, the most cautious way, never
@@ -220,11 +357,11 @@ mod tests {
             .expect("rr"),
         );
         let o = cut(rr, 3, &|_| {
-            AgentReply::Stance(RrPosition {
+            AgentReply::RoundRobin(RrReply::Stance(RrPosition {
                 stance: Stance::Buy,
                 confidence: 90,
                 reasoning: "cheap".into(),
-            })
+            }))
         });
         match o {
             Outcome::RoundRobin(o) => {
@@ -296,10 +433,10 @@ mod tests {
         assert_eq!(asked, 1, "no call after the hostile report");
         assert!(bodies.iter().any(|b| matches!(
             b,
-            EventBody::BudgetExhausted { used, .. } if *used == u64::MAX
+            EventBody::Common(CommonEvent::BudgetExhausted { used, .. }) if *used == u64::MAX
         )));
         let log = seal_all(bodies);
-        let Some(EventBody::Decision(o)) = log.last().map(|e| &e.body) else {
+        let Some(EventBody::Debate(DebateEvent::Decision(o))) = log.last().map(|e| &e.body) else {
             panic!("a decision");
         };
         assert!(o.budget_exhausted() && o.label() != "ACT", "{o:?}");

@@ -12,6 +12,8 @@ pub enum ProtocolError {
     DuplicateAgent(String),
     #[error("no outstanding request with id {0}")]
     UnknownRequest(u32),
+    #[error("a {0} reply answers no request of this debate's protocol")]
+    OtherProtocol(&'static str),
     #[error("round {round} expects a different reply, got a {got}")]
     WrongReply { round: u16, got: &'static str },
     #[error("{field}: {problem}")]

@@ -13,11 +13,9 @@ mod error;
 pub mod escalation;
 pub mod eval;
 pub mod event;
-mod machine;
 pub mod normalise;
 mod outcome;
 pub mod parse;
-pub mod queue;
 mod recompute;
 pub mod reconcile;
 pub mod reducer;
@@ -26,23 +24,25 @@ pub mod round_robin;
 pub mod run;
 pub mod s4;
 pub mod seeded;
+pub mod shared;
 pub mod short_str;
 pub mod status;
-pub mod supervision;
 #[cfg(test)]
 mod tests;
 pub mod time;
 pub mod types;
 
-pub use debate::Debate;
+pub use debate::{run_scripted, Debate};
 pub use error::ProtocolError;
-pub use event::{AgentCall, BackendInfo, Config, Event, EventBody, RoundInfo};
-pub use machine::Machine;
+pub use event::{
+    AgentCall, BackendInfo, CommonEvent, Config, DebateEvent, Event, EventBody, RoundInfo,
+};
 pub use outcome::Outcome;
-pub use queue::RequestQueue;
 pub use reducer::DebateView;
 pub use request::{AgentReply, AgentRequest, ChallengeSeen, Task};
 pub use run::{Answered, DebateRun, Start, Usage};
+pub use shared::Machine;
+pub use shared::RequestQueue;
+pub use shared::Supervision;
 pub use status::DebateStatus;
-pub use supervision::Supervision;
 pub use types::{check_agents, AgentSpec, Decision, Position, Role, Verdict};

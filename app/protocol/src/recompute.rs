@@ -2,6 +2,9 @@
 //! budget stop checked against the logged calls (AG-2). What `verify`, the audit view and the
 //! offline viewer run; the hash chain itself is in `chain`.
 
+use crate::event::entries;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::baseline::BaselineFold;
@@ -31,7 +34,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         .iter()
         .rev()
         .find_map(|e| match &e.body {
-            EventBody::Decision(o) => Some(o),
+            EventBody::Debate(DebateEvent::Decision(o)) => Some(o),
             _ => None,
         })
         .ok_or(RecomputeError::NoDecision)?;
@@ -45,7 +48,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
             .iter()
             .map(|e| {
                 let mut e = e.clone();
-                if let EventBody::Decision(o) = &mut e.body {
+                if let EventBody::Debate(DebateEvent::Decision(o)) = &mut e.body {
                     o.set_vote_baseline(None);
                 }
                 e
@@ -56,7 +59,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         events
     };
     let mut outcome = match logged {
-        Outcome::S4(_) => super::s4::recompute(inputs)
+        Outcome::S4(_) => super::s4::recompute(&entries(inputs))
             .map(Outcome::S4)
             .map_err(|e| match e {
                 super::s4::Mismatch::NoDecision => RecomputeError::NoDecision,
@@ -64,16 +67,16 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
                     RecomputeError::Mismatch { logged, recomputed }
                 }
             }),
-        Outcome::RoundRobin(_) => super::round_robin::recompute(inputs)
+        Outcome::RoundRobin(_) => super::round_robin::recompute(&entries(inputs))
             .map(Outcome::RoundRobin)
             .map_err(RecomputeError::Step),
-        Outcome::Collapse(_) => super::collapse::recompute(inputs)
+        Outcome::Collapse(_) => super::collapse::recompute(&entries(inputs))
             .map(Outcome::Collapse)
             .map_err(RecomputeError::Step),
-        Outcome::Escalation(_) => super::escalation::recompute(inputs)
+        Outcome::Escalation(_) => super::escalation::recompute(&entries(inputs))
             .map(|o| Outcome::Escalation(Box::new(o)))
             .map_err(RecomputeError::Step),
-        Outcome::Reconcile(_) => super::reconcile::recompute(inputs)
+        Outcome::Reconcile(_) => super::reconcile::recompute(&entries(inputs))
             .map(Outcome::Reconcile)
             .map_err(RecomputeError::Step),
     }?;
@@ -81,7 +84,7 @@ pub fn recompute_decision(events: &[Event]) -> Result<Outcome, RecomputeError> {
         let mut fold = BaselineFold::default();
         for e in events
             .iter()
-            .take_while(|e| !matches!(e.body, EventBody::Decision(_)))
+            .take_while(|e| !matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))))
         {
             fold.see(&e.body);
         }
@@ -125,10 +128,10 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
     for e in events {
         let fail = |reason: String| Err((e.seq, reason));
         match &e.body {
-            EventBody::DebateStarted { backend, .. } => {
+            EventBody::Debate(DebateEvent::DebateStarted { backend, .. }) => {
                 declared = backend.as_ref().map(|b| b.token_budget);
             }
-            EventBody::AgentCall(c) => {
+            EventBody::Common(CommonEvent::AgentCall(c)) => {
                 if let Some(at) = daily {
                     return fail(format!(
                         "event {} is a call made after the daily limit stopped the debate at \
@@ -154,7 +157,7 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                     .saturating_add(c.prompt_tokens)
                     .saturating_add(c.completion_tokens);
             }
-            EventBody::BudgetPaused { used, budget } => {
+            EventBody::Common(CommonEvent::BudgetPaused { used, budget }) => {
                 if *used != spent {
                     return fail(format!(
                         "event {} pauses at {used} tokens, the logged calls add up to {spent}",
@@ -171,7 +174,7 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                 }
                 paused = Some(e.seq);
             }
-            EventBody::BudgetGranted { tokens, budget, .. } => {
+            EventBody::Common(CommonEvent::BudgetGranted { tokens, budget, .. }) => {
                 let before = declared.unwrap_or(0);
                 if paused.is_none() || before.checked_add(*tokens) != Some(*budget) {
                     return fail(format!(
@@ -183,19 +186,19 @@ pub fn check_budget(events: &[Event]) -> Result<Option<BudgetStop>, (u64, String
                 declared = Some(*budget);
                 paused = None;
             }
-            EventBody::BudgetClosed { .. } if paused.take().is_none() => {
+            EventBody::Common(CommonEvent::BudgetClosed { .. }) if paused.take().is_none() => {
                 return fail(format!(
                     "event {} closes a debate that was not paused on its budget",
                     e.seq
                 ));
             }
-            EventBody::DailyLimitReached { .. } => {
+            EventBody::Common(CommonEvent::DailyLimitReached { .. }) => {
                 if daily.is_some() || stop.is_some() {
                     return fail(format!("event {} is a second budget stop", e.seq));
                 }
                 daily = Some(e.seq);
             }
-            EventBody::BudgetExhausted { used, budget, .. } => {
+            EventBody::Common(CommonEvent::BudgetExhausted { used, budget, .. }) => {
                 if *used != spent {
                     return fail(format!(
                         "event {} says {used} tokens were used, the logged calls add up to {spent}",

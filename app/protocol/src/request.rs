@@ -1,235 +1,240 @@
-//! What a protocol machine asks of an agent and what the agent answers, for every protocol. One
-//! request type for all protocols keeps the runner and the `Agent` interface (AG-1) protocol-blind:
-//! each task carries exactly what the agent may see at that step, and nothing more.
+//! What a protocol machine asks of an agent and what the agent answers. Each protocol owns its
+//! tasks and replies (`S4Task` and `S4Reply` in `s4/`, …); this envelope wraps them, one variant
+//! per protocol, so the runner and the `Agent` interface (AG-1) stay protocol-blind. Each task
+//! carries exactly what the agent may see at that step, and nothing more. The wire does not show
+//! the wrapping: a task is `{"kind": "analyse", …}` as before protocols owned their tasks.
 
 use std::sync::Arc;
 
+use serde::de::{Deserializer, Error};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::collapse::PositionCard;
-use super::collapse::{Critique, PanelEvaluation, Verification};
-use super::escalation::Challenge as EsChallenge;
-use super::escalation::Company;
-use super::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
-use super::reconcile::{RcParams, RcReply, Weighed};
-use super::round_robin::{PeerPosition, RrPosition};
-use super::types::{Decision, Position, Role};
+use super::collapse::{WcReply, WcTask};
+use super::escalation::{EsReply, EsTask};
+use super::reconcile::{RcReply, RcTask};
+use super::round_robin::{RrReply, RrTask};
+pub use super::s4::ChallengeSeen;
+use super::s4::{S4Reply, S4Task};
+use super::shared::{Query, Request};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentRequest {
-    /// Unique within a debate; the reply is fed back under this id.
-    pub id: u32,
-    pub agent: String,
-    pub role: Role,
-    pub round: u16,
-    pub task: Task,
-}
+/// A request as the runner hands it to an agent, whichever protocol asks.
+pub type AgentRequest = Request<Task>;
 
-impl AgentRequest {
+impl Request<Task> {
     /// FK-1: whether the request is asked of agent `agent`, or is an S4 challenge aimed at it.
     pub fn concerns(&self, agent: &str) -> bool {
         self.agent == agent
-            || matches!(&self.task, Task::Challenge { target, .. } if target == agent)
+            || matches!(&self.task, Task::S4(S4Task::Challenge { target, .. }) if target == agent)
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// A task for an agent, whichever protocol asks it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Task {
-    /// S4-2, round 1: the query only.
-    Analyse { query: Arc<str> },
-    /// S4-3, round 2: the query, the challenger's own round-1 position and the challenged
-    /// agent's round-1 reasoning (not its decision or numbers).
-    Challenge {
-        query: Arc<str>,
-        own: Position,
-        target: String,
-        target_role: Role,
-        target_reasoning: String,
-    },
-    /// S4-4, round 3: the query, the agent's own round-1 position and every challenge aimed at it.
-    Revise {
-        query: Arc<str>,
-        own: Position,
-        challenges: Vec<ChallengeSeen>,
-    },
-    /// RR-1: one round-robin turn: the query, the agent's own latest position (none on its first
-    /// turn) and the latest position of every peer that has spoken.
-    Turn {
-        query: Arc<str>,
-        /// The agent's 1-based turn number.
-        turn: u32,
-        own: Option<RrPosition>,
-        peers: Vec<PeerPosition>,
-    },
-    /// WC-1: write a position card for the query.
-    WriteCard { query: Arc<str> },
-    /// WC-4 reflexion: revise the agent's card in answer to the skeptic's concerns and the
-    /// triggers that fired.
-    ReviseCard {
-        query: Arc<str>,
-        card: PositionCard,
-        concerns: Vec<String>,
-        triggers: Vec<String>,
-    },
-    /// WC-3 rule 1: the verifier approves or rejects one card.
-    VerifyCard { query: Arc<str>, card: PositionCard },
-    /// WC-4/WC-7: the skeptic scores the leading card 0–10 and lists its concerns.
-    Critique { query: Arc<str>, card: PositionCard },
-    /// WC-5: a panel member scores every candidate position 0–1. Positions are named by id.
-    Evaluate {
-        query: Arc<str>,
-        positions: Vec<(String, PositionCard)>,
-    },
-    /// ES-1: state a value, with confidence and evidence, for each named assumption.
-    Estimate {
-        query: Arc<str>,
-        assumptions: Vec<String>,
-        company: Company,
-    },
-    /// ES-3: the challenged agent answers a challenge to its value.
-    AnswerChallenge {
-        query: Arc<str>,
-        challenge: EsChallenge,
-        own_value: f64,
-        /// ES-7: what judges added when they sent the challenge back (empty the first time).
-        context: Vec<String>,
-    },
-    /// ES-3: the challenger weighs the challenged agent's evidence.
-    WeighEvidence {
-        query: Arc<str>,
-        challenge: EsChallenge,
-        value: f64,
-        evidence: Vec<String>,
-    },
-    /// RC-1: embed every observation's text (one request for them all).
-    Embed { query: Arc<str>, texts: Vec<String> },
-    /// RC-3: reconcile one topic's observations (one request per topic, never per pair).
-    Reconcile {
-        query: Arc<str>,
-        topic: String,
-        label: String,
-        observations: Vec<Weighed>,
-        /// RC-4's margins, which the builtin reconciler applies.
-        params: RcParams,
-    },
+    S4(S4Task),
+    RoundRobin(RrTask),
+    Collapse(WcTask),
+    Escalation(EsTask),
+    Reconcile(RcTask),
+}
+
+macro_rules! each {
+    ($value:expr, $enum:ident, $x:ident => $e:expr) => {
+        match $value {
+            $enum::S4($x) => $e,
+            $enum::RoundRobin($x) => $e,
+            $enum::Collapse($x) => $e,
+            $enum::Escalation($x) => $e,
+            $enum::Reconcile($x) => $e,
+        }
+    };
+}
+
+impl Query for Task {
+    fn query(&self) -> &Arc<str> {
+        each!(self, Task, t => t.query())
+    }
+
+    fn query_mut(&mut self) -> &mut Arc<str> {
+        each!(self, Task, t => t.query_mut())
+    }
 }
 
 impl Task {
+    /// The debate's query, as this task gives it.
     pub fn query(&self) -> &Arc<str> {
-        match self {
-            Task::Analyse { query }
-            | Task::Challenge { query, .. }
-            | Task::Revise { query, .. }
-            | Task::Turn { query, .. }
-            | Task::WriteCard { query }
-            | Task::ReviseCard { query, .. }
-            | Task::VerifyCard { query, .. }
-            | Task::Critique { query, .. }
-            | Task::Evaluate { query, .. }
-            | Task::Estimate { query, .. }
-            | Task::AnswerChallenge { query, .. }
-            | Task::WeighEvidence { query, .. }
-            | Task::Embed { query, .. }
-            | Task::Reconcile { query, .. } => query,
-        }
-    }
-
-    /// FK-1: the query as this task gives it, to add a fork's note to.
-    pub fn query_mut(&mut self) -> &mut Arc<str> {
-        match self {
-            Task::Analyse { query }
-            | Task::Challenge { query, .. }
-            | Task::Revise { query, .. }
-            | Task::Turn { query, .. }
-            | Task::WriteCard { query }
-            | Task::ReviseCard { query, .. }
-            | Task::VerifyCard { query, .. }
-            | Task::Critique { query, .. }
-            | Task::Evaluate { query, .. }
-            | Task::Estimate { query, .. }
-            | Task::AnswerChallenge { query, .. }
-            | Task::WeighEvidence { query, .. }
-            | Task::Embed { query, .. }
-            | Task::Reconcile { query, .. } => query,
-        }
+        Query::query(self)
     }
 
     /// FK-1: a fork's note, after the query.
     pub fn add_note(&mut self, note: &str) {
-        let query = self.query_mut();
-        *query = Arc::from(format!("{query}\n\n{note}"));
+        Query::add_note(self, note);
     }
 
     /// The reply variant this task expects, as named in [`AgentReply::kind`].
     pub fn expects(&self) -> &'static str {
-        match self {
-            Task::Analyse { .. } | Task::Revise { .. } => "position",
-            Task::Challenge { .. } => "challenge",
-            Task::Turn { .. } => "stance",
-            Task::WriteCard { .. } | Task::ReviseCard { .. } => "card",
-            Task::VerifyCard { .. } => "verification",
-            Task::Critique { .. } => "critique",
-            Task::Evaluate { .. } => "evaluation",
-            Task::Estimate { .. } => "estimates",
-            Task::AnswerChallenge { .. } => "challenge_answer",
-            Task::WeighEvidence { .. } => "verdict",
-            Task::Embed { .. } => "embeddings",
-            Task::Reconcile { .. } => "reconciliation",
-        }
+        each!(self, Task, t => t.expects())
     }
 }
 
-/// A challenge as its target receives it in round 3.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ChallengeSeen {
-    pub from: String,
-    pub from_role: Role,
-    pub text: String,
-    pub argues_for: Decision,
-}
-
-/// What an agent answers. The variant must match the task it was asked ([`Task::expects`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// What an agent answers, whichever protocol asked. The variant must match the task it was asked
+/// ([`Task::expects`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum AgentReply {
-    Position(Position),
-    Challenge {
-        text: String,
-        argues_for: Decision,
-    },
-    Stance(RrPosition),
-    Card(PositionCard),
-    Verification(Verification),
-    Critique(Critique),
-    Evaluation(PanelEvaluation),
-    Estimates(Vec<Estimate>),
-    ChallengeAnswer(ChallengeAnswer),
-    Verdict(EvidenceVerdict),
-    /// RC-1: one vector per text, in order, and the model that made them.
-    Embeddings {
-        model: String,
-        vectors: Vec<Vec<f32>>,
-    },
-    /// RC-3: the XML reply's six fields.
-    Reconciliation(RcReply),
+    S4(S4Reply),
+    RoundRobin(RrReply),
+    Collapse(WcReply),
+    Escalation(EsReply),
+    Reconcile(RcReply),
 }
 
 impl AgentReply {
     pub fn kind(&self) -> &'static str {
-        match self {
-            AgentReply::Position(_) => "position",
-            AgentReply::Challenge { .. } => "challenge",
-            AgentReply::Stance(_) => "stance",
-            AgentReply::Card(_) => "card",
-            AgentReply::Verification(_) => "verification",
-            AgentReply::Critique(_) => "critique",
-            AgentReply::Evaluation(_) => "evaluation",
-            AgentReply::Estimates(_) => "estimates",
-            AgentReply::ChallengeAnswer(_) => "challenge_answer",
-            AgentReply::Verdict(_) => "verdict",
-            AgentReply::Embeddings { .. } => "embeddings",
-            AgentReply::Reconciliation(_) => "reconciliation",
+        each!(self, AgentReply, r => r.kind())
+    }
+}
+
+/// Each protocol's tasks and replies into the envelope's, and back out of it.
+macro_rules! wraps {
+    ($($variant:ident: $task:ident, $reply:ident;)*) => {$(
+        impl From<$task> for Task {
+            fn from(t: $task) -> Self {
+                Task::$variant(t)
+            }
         }
+
+        impl TryFrom<Task> for $task {
+            type Error = Task;
+            fn try_from(t: Task) -> Result<Self, Task> {
+                match t {
+                    Task::$variant(t) => Ok(t),
+                    other => Err(other),
+                }
+            }
+        }
+
+        impl From<$reply> for AgentReply {
+            fn from(r: $reply) -> Self {
+                AgentReply::$variant(r)
+            }
+        }
+    )*};
+}
+
+wraps! {
+    S4: S4Task, S4Reply;
+    RoundRobin: RrTask, RrReply;
+    Collapse: WcTask, WcReply;
+    Escalation: EsTask, EsReply;
+    Reconcile: RcTask, RcReply;
+}
+
+/// The wire's `kind`, read before its owner's enum reads the rest: every task kind belongs to one
+/// protocol, and so does every reply kind.
+fn kind_of<E: Error>(value: &Value) -> Result<String, E> {
+    match value.get("kind") {
+        Some(Value::String(kind)) => Ok(kind.clone()),
+        Some(_) => Err(E::custom("kind: expected a string")),
+        None => Err(E::missing_field("kind")),
+    }
+}
+
+impl<'de> Deserialize<'de> for Task {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        let kind = kind_of::<D::Error>(&value)?;
+        let task = if S4Task::KINDS.contains(&kind.as_str()) {
+            S4Task::deserialize(value).map(Task::S4)
+        } else if RrTask::KINDS.contains(&kind.as_str()) {
+            RrTask::deserialize(value).map(Task::RoundRobin)
+        } else if WcTask::KINDS.contains(&kind.as_str()) {
+            WcTask::deserialize(value).map(Task::Collapse)
+        } else if EsTask::KINDS.contains(&kind.as_str()) {
+            EsTask::deserialize(value).map(Task::Escalation)
+        } else if RcTask::KINDS.contains(&kind.as_str()) {
+            RcTask::deserialize(value).map(Task::Reconcile)
+        } else {
+            return Err(D::Error::custom(format!("unknown task kind `{kind}`")));
+        };
+        task.map_err(D::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentReply {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        let kind = kind_of::<D::Error>(&value)?;
+        let reply = if S4Reply::KINDS.contains(&kind.as_str()) {
+            S4Reply::deserialize(value).map(AgentReply::S4)
+        } else if RrReply::KINDS.contains(&kind.as_str()) {
+            RrReply::deserialize(value).map(AgentReply::RoundRobin)
+        } else if WcReply::KINDS.contains(&kind.as_str()) {
+            WcReply::deserialize(value).map(AgentReply::Collapse)
+        } else if EsReply::KINDS.contains(&kind.as_str()) {
+            EsReply::deserialize(value).map(AgentReply::Escalation)
+        } else if RcReply::KINDS.contains(&kind.as_str()) {
+            RcReply::deserialize(value).map(AgentReply::Reconcile)
+        } else {
+            return Err(D::Error::custom(format!("unknown reply kind `{kind}`")));
+        };
+        reply.map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// Every `kind` has one owner, among tasks and among replies.
+    #[test]
+    fn every_kind_has_one_owner() {
+        for kinds in [
+            [
+                S4Task::KINDS,
+                RrTask::KINDS,
+                WcTask::KINDS,
+                EsTask::KINDS,
+                RcTask::KINDS,
+            ],
+            [
+                S4Reply::KINDS,
+                RrReply::KINDS,
+                WcReply::KINDS,
+                EsReply::KINDS,
+                RcReply::KINDS,
+            ],
+        ] {
+            let mut seen = HashSet::new();
+            for k in kinds.iter().flat_map(|k| k.iter()) {
+                assert!(seen.insert(*k), "`{k}` is claimed twice");
+            }
+        }
+    }
+
+    #[test]
+    fn tasks_and_replies_read_as_they_are_written() {
+        let task = Task::S4(S4Task::Analyse { query: "q".into() });
+        let text = serde_json::to_string(&task).expect("json");
+        assert_eq!(text, r#"{"kind":"analyse","query":"q"}"#);
+        assert_eq!(serde_json::from_str::<Task>(&text).expect("read"), task);
+        let table: [(&str, &str); 3] = [
+            (r#"{"kind": "dance"}"#, "unknown task kind `dance`"),
+            (r#"{"query": "q"}"#, "missing field `kind`"),
+            (r#"{"kind": "turn", "query": "q"}"#, "missing field `turn`"),
+        ];
+        for (text, want) in table {
+            let err = serde_json::from_str::<Task>(text).expect_err(text);
+            assert!(err.to_string().contains(want), "{text}: {err}");
+        }
+        let err = serde_json::from_str::<AgentReply>(r#"{"kind": "shrug"}"#).expect_err("shrug");
+        assert!(
+            err.to_string().contains("unknown reply kind `shrug`"),
+            "{err}"
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! The one answer to "is this debate over?", for the store, the live view and the SSE stream.
 //! On the wire (API, database) it is one of `running | finished | interrupted | budget_exhausted`.
 
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::event::EventBody;
@@ -51,9 +53,11 @@ impl DebateStatus {
     /// The status a log has once `body` is appended to it: `Some` for a terminal event.
     pub fn after(body: &EventBody) -> Option<DebateStatus> {
         match body {
-            EventBody::Decision(o) if o.budget_exhausted() => Some(DebateStatus::BudgetExhausted),
-            EventBody::Decision(_) => Some(DebateStatus::Finished),
-            EventBody::Interrupted { .. } => Some(DebateStatus::Interrupted),
+            EventBody::Debate(DebateEvent::Decision(o)) if o.budget_exhausted() => {
+                Some(DebateStatus::BudgetExhausted)
+            }
+            EventBody::Debate(DebateEvent::Decision(_)) => Some(DebateStatus::Finished),
+            EventBody::Common(CommonEvent::Interrupted { .. }) => Some(DebateStatus::Interrupted),
             _ => None,
         }
     }
@@ -65,7 +69,7 @@ impl DebateStatus {
         let mut reopened = false;
         let mut last = None;
         for b in bodies {
-            reopened |= b.reopens() || matches!(b, EventBody::Resumed { .. });
+            reopened |= b.reopens() || matches!(b, EventBody::Common(CommonEvent::Resumed { .. }));
             last = Some(b);
         }
         last.and_then(Self::after)
@@ -82,6 +86,7 @@ impl std::fmt::Display for DebateStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::escalation::EsEvent;
 
     /// SV-5 / AG-2: the four statuses round-trip through their wire names, and only
     /// `running` is not over.
@@ -108,10 +113,10 @@ mod tests {
             Some(DebateStatus::Interrupted)
         );
         assert_eq!(
-            DebateStatus::after(&EventBody::Thinking {
+            DebateStatus::after(&EventBody::Common(CommonEvent::Thinking {
                 agent: "a".into(),
                 round: 1
-            }),
+            })),
             None
         );
     }
@@ -122,21 +127,21 @@ mod tests {
     fn a_redebate_reopens_unless_the_batch_ends_es_7() {
         use crate::escalation::{JudgeAction, JudgeRuling};
         let ruling = |action| {
-            EventBody::JudgeRuling(JudgeRuling {
+            EventBody::Escalation(EsEvent::JudgeRuling(JudgeRuling {
                 challenge: "CH-001".into(),
                 judge: "ada".into(),
                 at: 0,
                 level: 5,
                 action,
-            })
+            }))
         };
         let redebate = ruling(JudgeAction::Redebate {
             context: "new facts".into(),
         });
-        let thinking = EventBody::Thinking {
+        let thinking = EventBody::Common(CommonEvent::Thinking {
             agent: "financial".into(),
             round: 2,
-        };
+        });
         let end = crate::run::interruption("x".into());
         let confirm = ruling(JudgeAction::Confirm);
         let table: [(Vec<&EventBody>, Option<DebateStatus>); 5] = [

@@ -155,13 +155,14 @@ pub struct DebateDetail {
 mod tests {
     use super::divergence;
     use crate::protocol::chain::seal_all;
+    use crate::protocol::shared::CommonEvent;
     use crate::protocol::EventBody;
 
     fn thinking(agent: &str) -> EventBody {
-        EventBody::Thinking {
+        EventBody::Common(CommonEvent::Thinking {
             agent: agent.into(),
             round: 1,
-        }
+        })
     }
 
     /// FK-3: where a fork (its event n + 1 the parent's event n) first went another way.
@@ -174,11 +175,11 @@ mod tests {
             thinking("d"),
         ]);
         let fork = |rest: &[&str]| {
-            let mut bodies = vec![EventBody::Resumed {
+            let mut bodies = vec![EventBody::Common(CommonEvent::Resumed {
                 after_seq: 0,
                 process: "fork".into(),
                 reason: "stands in for forked_from".into(),
-            }];
+            })];
             bodies.extend(["a", "b"].iter().chain(rest).map(|a| thinking(a)));
             seal_all(bodies)
         };

@@ -3,6 +3,7 @@
 //! column's decision and vote baseline. Computed from the logs alone, the same way for the API
 //! and the audit page.
 
+use crate::protocol::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::run::ForkChanges;
@@ -167,9 +168,9 @@ pub fn compare(parent_id: &str, parent: &[Event], forks: &[(String, Vec<Event>)]
     });
     for (i, ((id, log), f)) in forks.iter().zip(&folded[1..]).enumerate() {
         let (after_seq, title) = match log.first().map(|e| &e.body) {
-            Some(EventBody::ForkedFrom {
+            Some(EventBody::Common(CommonEvent::ForkedFrom {
                 after_seq, changes, ..
-            }) => (Some(*after_seq), title(*after_seq, changes)),
+            })) => (Some(*after_seq), title(*after_seq, changes)),
             _ => (None, "not a fork of this debate".to_owned()),
         };
         let decision = decision_of(f);

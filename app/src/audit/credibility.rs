@@ -3,7 +3,10 @@
 //! has grown since.
 
 use crate::protocol::credibility::CredibilitySnapshot;
+use crate::protocol::event::entries;
+use crate::protocol::event::DebateEvent;
 use crate::protocol::round_robin::{self as rr, RrWhatIfRules};
+use crate::protocol::s4::S4Event;
 use crate::protocol::s4::{self as s4, S4WhatIfRules};
 use crate::protocol::types::display_name;
 use crate::protocol::{Event, EventBody, Outcome};
@@ -26,7 +29,7 @@ pub fn credibility_lines(events: &[Event]) -> Vec<String> {
         .collect::<Vec<_>>()
         .join(", ");
     let logged = events.iter().rev().find_map(|e| match &e.body {
-        EventBody::Decision(o) => Some(o),
+        EventBody::Debate(DebateEvent::Decision(o)) => Some(o),
         _ => None,
     });
     let weighted = match logged {
@@ -34,7 +37,7 @@ pub fn credibility_lines(events: &[Event]) -> Vec<String> {
             let votes: Vec<_> = events
                 .iter()
                 .filter_map(|e| match &e.body {
-                    EventBody::Vote { vote, .. } => Some(vote.clone()),
+                    EventBody::S4(S4Event::Vote { vote, .. }) => Some(vote.clone()),
                     _ => None,
                 })
                 .collect();
@@ -45,12 +48,12 @@ pub fn credibility_lines(events: &[Event]) -> Vec<String> {
             let w = s4::what_if(&votes, &knobs);
             Some((o.decision.as_str(), w.decision.as_str(), w.reasoning))
         }
-        Some(Outcome::RoundRobin(o)) => RrWhatIfRules::defaults(events).map(|d| {
+        Some(Outcome::RoundRobin(o)) => RrWhatIfRules::defaults(&entries(events)).map(|d| {
             let knobs = RrWhatIfRules {
                 weights: weights.clone(),
                 ..d
             };
-            let w = rr::what_if(events, &knobs);
+            let w = rr::what_if(&entries(events), &knobs);
             (o.stance.as_str(), w.stance.as_str(), w.reasoning)
         }),
         _ => None,

@@ -15,6 +15,12 @@ pub use export::{
     MAX_EXPORT_EVENTS,
 };
 
+use crate::protocol::collapse::WcEvent;
+use crate::protocol::event::DebateEvent;
+use crate::protocol::reconcile::RcEvent;
+use crate::protocol::round_robin::RrEvent;
+use crate::protocol::s4::S4Event;
+use crate::protocol::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 pub use crate::protocol::reducer::{ChallengeCell, Journey, Revision};
@@ -64,13 +70,13 @@ impl Audit {
 /// A one-line, human description of an event.
 pub fn summarise(body: &EventBody) -> String {
     match body {
-        EventBody::DebateStarted {
+        EventBody::Debate(DebateEvent::DebateStarted {
             protocol,
             agents,
             seed,
             backend,
             ..
-        } => {
+        }) => {
             let remote = backend.as_ref().map_or(String::new(), |b| {
                 let model = b
                     .model
@@ -91,15 +97,17 @@ pub fn summarise(body: &EventBody) -> String {
                     .join(", ")
             )
         }
-        EventBody::RoundStarted {
+        EventBody::Common(CommonEvent::RoundStarted {
             round,
             name,
             expected,
-        } => format!("Round {round} · {name} · {expected} messages expected"),
-        EventBody::Thinking { agent, .. } => format!("{} is thinking", display_name(agent)),
-        EventBody::Position {
+        }) => format!("Round {round} · {name} · {expected} messages expected"),
+        EventBody::Common(CommonEvent::Thinking { agent, .. }) => {
+            format!("{} is thinking", display_name(agent))
+        }
+        EventBody::S4(S4Event::Position {
             agent, position, ..
-        } => format!(
+        }) => format!(
             "{}: {} (confidence {}, risk {}) — {}",
             display_name(agent),
             position.decision,
@@ -107,24 +115,24 @@ pub fn summarise(body: &EventBody) -> String {
             position.risk,
             position.reasoning
         ),
-        EventBody::Challenge {
+        EventBody::S4(S4Event::Challenge {
             from,
             to,
             text,
             argues_for,
             ..
-        } => format!(
+        }) => format!(
             "{} challenges {}, arguing for {argues_for}: {text}",
             display_name(from),
             display_name(to)
         ),
-        EventBody::Revision {
+        EventBody::S4(S4Event::Revision {
             agent,
             before,
             after,
             changed,
             ..
-        } => {
+        }) => {
             let what = if *changed {
                 format!("changed {} → {}", before.decision, after.decision)
             } else {
@@ -132,28 +140,32 @@ pub fn summarise(body: &EventBody) -> String {
             };
             format!("{} {what} — {}", display_name(agent), after.reasoning)
         }
-        EventBody::Vote { vote, .. } => format!(
+        EventBody::S4(S4Event::Vote { vote, .. }) => format!(
             "{} votes {} (confidence {}, risk {})",
             display_name(&vote.agent),
             vote.decision,
             vote.confidence,
             vote.risk
         ),
-        EventBody::AgentFailed {
+        EventBody::Common(CommonEvent::AgentFailed {
             agent,
             error,
             substitute,
             ..
-        } => format!("{} failed: {error} — {substitute}", display_name(agent)),
-        EventBody::Decision(Outcome::S4(o)) => format!(
+        }) => format!("{} failed: {error} — {substitute}", display_name(agent)),
+        EventBody::Debate(DebateEvent::Decision(Outcome::S4(o))) => format!(
             "Decision {} ({}, {}% agreement) — {}",
             o.decision,
             o.consensus.label(),
             o.agreement_percentage,
             o.reasoning
         ),
-        EventBody::Decision(o) => format!("Decision {} — {}", o.label(), o.reasoning()),
-        EventBody::Interrupted { reason, .. } => format!("Interrupted: {reason}"),
+        EventBody::Debate(DebateEvent::Decision(o)) => {
+            format!("Decision {} — {}", o.label(), o.reasoning())
+        }
+        EventBody::Common(CommonEvent::Interrupted { reason, .. }) => {
+            format!("Interrupted: {reason}")
+        }
         other => summarise_protocol_event(other),
     }
 }
@@ -163,36 +175,36 @@ pub fn summarise(body: &EventBody) -> String {
 fn summarise_protocol_event(body: &EventBody) -> String {
     use crate::protocol::collapse::GateVerdict;
     match body {
-        EventBody::Resumed {
+        EventBody::Common(CommonEvent::Resumed {
             after_seq, reason, ..
-        } => format!("Resumed after event {after_seq}: {reason}"),
-        EventBody::ForkedFrom {
+        }) => format!("Resumed after event {after_seq}: {reason}"),
+        EventBody::Common(CommonEvent::ForkedFrom {
             debate,
             after_seq,
             changes,
             ..
-        } => format!(
+        }) => format!(
             "Forked from debate {debate} after its event {after_seq}{}; the next {after_seq} events are its, copied",
             changes
                 .seed
                 .map(|s| format!(" (agents' seed {s})"))
                 .unwrap_or_default()
         ),
-        EventBody::TriggerChecked(t) => t.explanation.clone(),
-        EventBody::Turn {
+        EventBody::RoundRobin(RrEvent::TriggerChecked(t)) => t.explanation.clone(),
+        EventBody::RoundRobin(RrEvent::Turn {
             agent,
             turn,
             position,
             ..
-        } => format!(
+        }) => format!(
             "{} turn {turn}: {} (confidence {}) — {}",
             display_name(agent),
             position.stance,
             position.confidence,
             position.reasoning
         ),
-        EventBody::ConsensusChecked(c) => c.verdict.clone(),
-        EventBody::CardSubmitted(c) => format!(
+        EventBody::RoundRobin(RrEvent::ConsensusChecked(c)) => c.verdict.clone(),
+        EventBody::Collapse(WcEvent::CardSubmitted(c)) => format!(
             "Card {} (revision {}): {} — S = {:.2}",
             c.position,
             c.revision,
@@ -202,14 +214,14 @@ fn summarise_protocol_event(body: &EventBody) -> String {
                 .map_or("(no plan)", |p| p.action.as_str()),
             c.score.total
         ),
-        EventBody::CardVerified(v) => format!(
+        EventBody::Collapse(WcEvent::CardVerified(v)) => format!(
             "{} {} {}: {}",
             display_name(&v.agent),
             if v.approve { "approves" } else { "rejects" },
             v.position,
             v.notes
         ),
-        EventBody::GatesChecked(g) => format!(
+        EventBody::Collapse(WcEvent::GatesChecked(g)) => format!(
             "Gates for {}: {}",
             g.position,
             match g.verdict {
@@ -221,31 +233,31 @@ fn summarise_protocol_event(body: &EventBody) -> String {
                     .map_or_else(String::new, |c| c.detail.clone()),
             }
         ),
-        EventBody::Converged(c) => c.reason.clone(),
-        EventBody::Critiqued(c) => format!(
+        EventBody::Collapse(WcEvent::Converged(c)) => c.reason.clone(),
+        EventBody::Collapse(WcEvent::Critiqued(c)) => format!(
             "{} scores {} {:.1}/10: {}",
             display_name(&c.agent),
             c.position,
             c.score,
             c.concerns.join("; ")
         ),
-        EventBody::ReflexionStarted(r) => {
+        EventBody::Collapse(WcEvent::ReflexionStarted(r)) => {
             format!("Reflexion {}: {}", r.attempt, r.triggers.join("; "))
         }
-        EventBody::PanelEvaluated(p) => format!(
+        EventBody::Collapse(WcEvent::PanelEvaluated(p)) => format!(
             "{} (weight {}, confidence {:.2}) recommends {}",
             display_name(&p.agent),
             p.weight,
             p.evaluation.confidence,
             p.evaluation.recommendation
         ),
-        EventBody::PanelScored(p) => p.rule.clone(),
-        EventBody::HybridSynthesized(h) => format!(
+        EventBody::Collapse(WcEvent::PanelScored(p)) => p.rule.clone(),
+        EventBody::Collapse(WcEvent::HybridSynthesized(h)) => format!(
             "Hybrid of {} — S = {:.2}",
             h.from.join(" + "),
             h.score.total
         ),
-        EventBody::AgentCall(c) => format!(
+        EventBody::Common(CommonEvent::AgentCall(c)) => format!(
             "{} called ({}): {} ms, {} attempt(s), {} + {} tokens{}{}",
             display_name(&c.agent),
             c.backend,
@@ -256,12 +268,12 @@ fn summarise_protocol_event(body: &EventBody) -> String {
             if c.estimated { " (estimated)" } else { "" },
             if c.ok { "" } else { ", no usable reply" }
         ),
-        EventBody::InjectionDetected {
+        EventBody::Common(CommonEvent::InjectionDetected {
             source,
             pattern,
             excerpt,
             ..
-        } => format!(
+        }) => format!(
             "Injection pattern ({}) in {}: “{excerpt}”",
             pattern.replace('_', " "),
             if source == "query" {
@@ -270,32 +282,32 @@ fn summarise_protocol_event(body: &EventBody) -> String {
                 display_name(source)
             }
         ),
-        EventBody::ConfidenceClamped {
+        EventBody::S4(S4Event::ConfidenceClamped {
             agent,
             claimed,
             clamped_to,
             ..
-        } => format!(
+        }) => format!(
             "{} claimed {claimed}% confidence on a complex query: clamped to {clamped_to}%",
             display_name(agent)
         ),
-        EventBody::BudgetExhausted {
+        EventBody::Common(CommonEvent::BudgetExhausted {
             round,
             used,
             budget,
             ..
-        } => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
-        EventBody::DailyLimitReached { spent, limit } => format!(
+        }) => format!("Token budget exhausted in round {round}: {used} of {budget} tokens used"),
+        EventBody::Common(CommonEvent::DailyLimitReached { spent, limit }) => format!(
             "The server's daily limit for remote models was reached: {spent} of {limit} tokens \
              spent today"
         ),
-        EventBody::Embedded(e) => format!(
+        EventBody::Reconcile(RcEvent::Embedded(e)) => format!(
             "{} observations embedded by {} ({} dimensions)",
             e.vectors.len(),
             e.model,
             e.dim
         ),
-        EventBody::Topic(t) => format!(
+        EventBody::Reconcile(RcEvent::Topic(t)) => format!(
             "Topic {} “{}”: {}{}",
             t.topic,
             t.label,
@@ -306,7 +318,7 @@ fn summarise_protocol_event(body: &EventBody) -> String {
                 ""
             }
         ),
-        EventBody::Belief(b) => match (&b.consolidated_belief, &b.clarification_question) {
+        EventBody::Reconcile(RcEvent::Belief(b)) => match (&b.consolidated_belief, &b.clarification_question) {
             (Some(belief), _) if !b.needs_clarification => format!(
                 "Belief on {} (confidence {:.2}): {belief}",
                 b.topic, b.confidence

@@ -1,28 +1,33 @@
 use super::*;
 use crate::api::DebateDetail;
 use crate::protocol::chain::seal_all;
-use crate::protocol::s4::{run_scripted, AgentReply, Task};
+use crate::protocol::event::DebateEvent;
+use crate::protocol::run_scripted;
+use crate::protocol::s4::S4Event;
+use crate::protocol::s4::S4Reply;
+use crate::protocol::s4::S4Task;
+use crate::protocol::shared::CommonEvent;
 use crate::protocol::{Decision, Position};
 
 /// Utility and accuracy start at ACT; accuracy is persuaded to WARN in round 3; safety fails its
 /// revision once (S4-8) — a log with a change of mind, a failure and a split decision.
 fn log() -> Vec<Event> {
     let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| match &req.task {
-        Task::Challenge { .. } => Ok(AgentReply::Challenge {
+        S4Task::Challenge { .. } => Ok(S4Reply::Challenge {
             text: format!(
                 "{} | doubts `{}` [x](http://e.vil) ![i](y)\nsecond",
                 req.agent, req.round
             ),
             argues_for: Decision::Warn,
         }),
-        Task::Revise { .. } if req.agent == "safety" => Err("timed out".into()),
-        Task::Revise { .. } if req.agent == "accuracy" => Ok(AgentReply::Position(Position {
+        S4Task::Revise { .. } if req.agent == "safety" => Err("timed out".into()),
+        S4Task::Revise { .. } if req.agent == "accuracy" => Ok(S4Reply::Position(Position {
             decision: Decision::Warn,
             confidence: 55,
             risk: 30,
             reasoning: "The challenges <b>convinced</b> me.".into(),
         })),
-        _ => Ok(AgentReply::Position(Position {
+        _ => Ok(S4Reply::Position(Position {
             decision: Decision::Act,
             confidence: 80,
             risk: 10,
@@ -74,8 +79,12 @@ fn check_names_the_first_problem_sv_2() {
             "edited reasoning",
             |l| {
                 for e in l.iter_mut().filter(|e| e.seq == 4) {
-                    assert!(matches!(e.body, EventBody::Position { .. }), "{:?}", e.body);
-                    if let EventBody::Position { position, .. } = &mut e.body {
+                    assert!(
+                        matches!(e.body, EventBody::S4(S4Event::Position { .. })),
+                        "{:?}",
+                        e.body
+                    );
+                    if let EventBody::S4(S4Event::Position { position, .. }) = &mut e.body {
                         position.reasoning = "edited".into();
                     }
                 }
@@ -94,7 +103,9 @@ fn check_names_the_first_problem_sv_2() {
             "forged decision, re-sealed",
             |l| {
                 let last = l.len() - 1;
-                if let EventBody::Decision(crate::protocol::Outcome::S4(o)) = &mut l[last].body {
+                if let EventBody::Debate(DebateEvent::Decision(crate::protocol::Outcome::S4(o))) =
+                    &mut l[last].body
+                {
                     o.decision = crate::protocol::Verdict::Refuse;
                 }
                 let prev = l[last - 1].hash.clone();
@@ -284,7 +295,7 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
     let mut bodies = Vec::new();
     for n in 0..=2 {
         while let Some(mut e) = d.poll_event() {
-            if let EventBody::DebateStarted { backend, .. } = &mut e {
+            if let EventBody::Debate(DebateEvent::DebateStarted { backend, .. }) = &mut e {
                 *backend = Some(Box::new(BackendInfo {
                     kind: "openai".into(),
                     model: None,
@@ -295,7 +306,7 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
             bodies.push(e);
         }
         let req = d.poll_request().expect("a request");
-        bodies.push(EventBody::AgentCall(AgentCall {
+        bodies.push(EventBody::Common(CommonEvent::AgentCall(AgentCall {
             agent: req.agent.clone(),
             round: req.round,
             backend: "openai".into(),
@@ -309,14 +320,14 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
             streamed: false,
             cancelled: false,
             reasked: false,
-        }));
-        let reply = AgentReply::Position(Position {
+        })));
+        let reply = S4Reply::Position(Position {
             decision: Decision::Act,
             confidence: 70,
             risk: 10,
             reasoning: format!("answer {n}"),
         });
-        d.handle_reply(req.id, reply).expect("accepted");
+        d.handle_reply(req.id, reply.into()).expect("accepted");
     }
     d.exhaust(1200, 1000);
     while let Some(e) = d.poll_event() {
@@ -340,9 +351,9 @@ fn a_budget_stop_is_checked_against_the_logged_calls() {
     // A forger lowers the tokens used and re-seals every hash: the calls still add up to 1200.
     let at = bodies
         .iter()
-        .position(|b| matches!(b, EventBody::BudgetExhausted { .. }))
+        .position(|b| matches!(b, EventBody::Common(CommonEvent::BudgetExhausted { .. })))
         .expect("a stop");
-    if let EventBody::BudgetExhausted { used, .. } = &mut bodies[at] {
+    if let EventBody::Common(CommonEvent::BudgetExhausted { used, .. }) = &mut bodies[at] {
         *used = 1000;
     }
     let forged = seal_all(bodies);

@@ -1,6 +1,11 @@
 //! SV-2: the verdict on a log — its hash chain, then its decision recomputed from the logged
 //! votes with the protocol's own code — as the CLI, the audit page and the viewer show it.
 
+use crate::protocol::collapse::WcEvent;
+use crate::protocol::event::DebateEvent;
+use crate::protocol::reconcile::RcEvent;
+use crate::protocol::round_robin::RrEvent;
+use crate::protocol::s4::S4Event;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::chain::{
@@ -148,7 +153,7 @@ pub fn check(events: &[Event]) -> Check {
     };
     if !events
         .iter()
-        .any(|e| matches!(e.body, EventBody::Decision(_)))
+        .any(|e| matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))))
     {
         return Check::Unfinished { events: n };
     }
@@ -160,12 +165,12 @@ pub fn check(events: &[Event]) -> Check {
                 .filter(|e| {
                     matches!(
                         e.body,
-                        EventBody::Vote { .. }
-                            | EventBody::Turn { .. }
-                            | EventBody::CardSubmitted(_)
-                            | EventBody::CardVerified(_)
-                            | EventBody::PanelEvaluated(_)
-                            | EventBody::Belief(_)
+                        EventBody::S4(S4Event::Vote { .. })
+                            | EventBody::RoundRobin(RrEvent::Turn { .. })
+                            | EventBody::Collapse(WcEvent::CardSubmitted(_))
+                            | EventBody::Collapse(WcEvent::CardVerified(_))
+                            | EventBody::Collapse(WcEvent::PanelEvaluated(_))
+                            | EventBody::Reconcile(RcEvent::Belief(_))
                     )
                 })
                 .count(),
@@ -183,7 +188,7 @@ pub fn check(events: &[Event]) -> Check {
             reason: e.to_string(),
             seq: events
                 .iter()
-                .find(|e| matches!(e.body, EventBody::Decision(_)))
+                .find(|e| matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))))
                 .map(|e| e.seq),
         },
     }

@@ -3,6 +3,7 @@
 //! a timeline of every event. `AuditBody` needs no router and no server: the offline viewer
 //! renders the same component from a file.
 
+use crate::protocol::event::DebateEvent;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -41,7 +42,9 @@ fn AuditDebate(detail: DebateDetail) -> impl IntoView {
         .events
         .iter()
         .find_map(|e| match &e.body {
-            crate::protocol::EventBody::DebateStarted { query, .. } => Some(query.clone()),
+            crate::protocol::EventBody::Debate(DebateEvent::DebateStarted { query, .. }) => {
+                Some(query.clone())
+            }
             _ => None,
         })
         .unwrap_or_else(|| detail.query.clone());

@@ -1,6 +1,8 @@
 //! FK-1/FK-3 on the audit page: where a fork came from, the debate's forks side by side with how
 //! many reached its decision, and a form to fork it from any event of its timeline.
 
+use crate::protocol::event::DebateEvent;
+use crate::protocol::shared::CommonEvent;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
@@ -16,12 +18,12 @@ pub fn lineage(events: &[Event]) -> Vec<Ancestor> {
     events
         .iter()
         .map_while(|e| match &e.body {
-            EventBody::ForkedFrom {
+            EventBody::Common(CommonEvent::ForkedFrom {
                 debate,
                 after_seq,
                 changes,
                 ..
-            } => Some((debate.clone(), *after_seq, changes.clone())),
+            }) => Some((debate.clone(), *after_seq, changes.clone())),
             _ => None,
         })
         .collect()
@@ -32,7 +34,7 @@ pub fn agent_ids(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::DebateStarted { agents, .. } => {
+            EventBody::Debate(DebateEvent::DebateStarted { agents, .. }) => {
                 Some(agents.iter().map(|a| a.id.clone()).collect())
             }
             _ => None,

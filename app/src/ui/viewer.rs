@@ -2,6 +2,7 @@
 //! also served at `/viewer.html`) that opens an exported `.json` log from disk and verifies it
 //! entirely in the browser, with no server. Mounted client-side by `frontend::viewer()`.
 
+use crate::protocol::event::DebateEvent;
 use leptos::prelude::*;
 
 use super::audit::AuditBody;
@@ -13,12 +14,12 @@ fn started(events: &[Event]) -> (String, String, u64) {
     events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::DebateStarted {
+            EventBody::Debate(DebateEvent::DebateStarted {
                 protocol,
                 query,
                 seed,
                 ..
-            } => Some((protocol.clone(), query.clone(), *seed)),
+            }) => Some((protocol.clone(), query.clone(), *seed)),
             _ => None,
         })
         .unwrap_or_default()

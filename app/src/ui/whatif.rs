@@ -1,6 +1,9 @@
 //! UI-5: the what-if panel. A judge changes weights and thresholds; the decision is recomputed
 //! in this page (WebAssembly after hydration) from the logged votes or cards — no server call.
 
+use crate::protocol::event::entries;
+use crate::protocol::event::DebateEvent;
+use crate::protocol::s4::S4Event;
 use leptos::prelude::*;
 
 use crate::protocol::collapse::{self, WcParams};
@@ -15,12 +18,12 @@ use crate::protocol::{Config, Event, EventBody, Outcome};
 #[component]
 pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
     let logged = events.iter().rev().find_map(|e| match &e.body {
-        EventBody::Decision(o) => Some(o.clone()),
+        EventBody::Debate(DebateEvent::Decision(o)) => Some(o.clone()),
         _ => None,
     });
     let snapshot = CredibilitySnapshot::in_log(&events).cloned();
     match logged {
-        Some(Outcome::RoundRobin(o)) => match RrWhatIfRules::defaults(&events) {
+        Some(Outcome::RoundRobin(o)) => match RrWhatIfRules::defaults(&entries(&events)) {
             Some(defaults) => {
                 view! { <RrWhatIf events defaults snapshot logged=o.stance.as_str()/> }.into_any()
             }
@@ -30,7 +33,7 @@ pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
             let votes: Vec<Vote> = events
                 .iter()
                 .filter_map(|e| match &e.body {
-                    EventBody::Vote { vote, .. } => Some(vote.clone()),
+                    EventBody::S4(S4Event::Vote { vote, .. }) => Some(vote.clone()),
                     _ => None,
                 })
                 .collect();
@@ -40,9 +43,9 @@ pub fn WhatIfPanel(events: Vec<Event>) -> impl IntoView {
             let params = events
                 .iter()
                 .find_map(|e| match &e.body {
-                    EventBody::DebateStarted {
+                    EventBody::Debate(DebateEvent::DebateStarted {
                         config: Some(c), ..
-                    } => match &**c {
+                    }) => match &**c {
                         Config::Collapse(p) => Some(p.clone()),
                         _ => None,
                     },
@@ -198,7 +201,7 @@ fn RrWhatIf(
         }
     };
     let result = move || {
-        let w = rr_whatif::what_if(&events, &knobs());
+        let w = rr_whatif::what_if(&entries(&events), &knobs());
         view! { <Verdict logged now=w.stance.as_str().to_owned() detail=w.reasoning unknown=None/> }
     };
     view! {
@@ -283,7 +286,7 @@ fn WcWhatIf(events: Vec<Event>, params: WcParams, logged: &'static str) -> impl 
         }
     };
     let result = move || {
-        let w = collapse::what_if(&events, &current());
+        let w = collapse::what_if(&entries(&events), &current());
         let now = w
             .outcome
             .map_or_else(|| "UNDECIDED".to_owned(), |o| o.as_str().to_owned());

@@ -5,6 +5,8 @@
 //! dispute is fought to the ladder's end (no agent gives way), a valuation-impact one goes by
 //! the seed (concede, persuade, or let the timer run), a supporting one is conceded.
 
+use protocol::escalation::EsReply;
+use protocol::escalation::EsTask;
 use protocol::escalation::{assumption, Priority};
 use protocol::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use protocol::{AgentReply, AgentRequest, Role, Task};
@@ -134,9 +136,9 @@ const JUDGED: &str = "the judge's added context";
 
 pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
     match &req.task {
-        Task::Estimate {
+        Task::Escalation(EsTask::Estimate {
             query, assumptions, ..
-        } => {
+        }) => {
             let w = words(query);
             let mut rng = Rng::new(seed, query, &req.agent, req.round, "");
             let list = assumptions
@@ -165,16 +167,16 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                     })
                 })
                 .collect();
-            AgentReply::Estimates(list)
+            AgentReply::Escalation(EsReply::Estimates(list))
         }
-        Task::AnswerChallenge {
+        Task::Escalation(EsTask::AnswerChallenge {
             query,
             challenge,
             own_value,
             context,
-        } => {
+        }) => {
             if let Some(answer) = taken_from_the_judge(&challenge.assumption, context) {
-                return AgentReply::ChallengeAnswer(answer);
+                return AgentReply::Escalation(EsReply::ChallengeAnswer(answer));
             }
             let mut rng = Rng::new(seed, query, &req.agent, req.round, &challenge.id);
             let firm = || ChallengeAnswer {
@@ -190,7 +192,7 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                 value: challenge.challenger_value,
                 evidence: vec![format!("{}'s case is the better one", challenge.challenger)],
             };
-            AgentReply::ChallengeAnswer(match challenge.priority {
+            AgentReply::Escalation(EsReply::ChallengeAnswer(match challenge.priority {
                 Priority::CriticalPath => firm(),
                 Priority::Supporting => concede,
                 Priority::ValuationImpact => match rng.jitter(1) {
@@ -202,14 +204,14 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                         evidence: Vec::new(),
                     },
                 },
-            })
+            }))
         }
-        Task::WeighEvidence {
+        Task::Escalation(EsTask::WeighEvidence {
             query,
             challenge,
             evidence,
             ..
-        } => {
+        }) => {
             let mut rng = Rng::new(seed, query, &req.agent, req.round, &challenge.id);
             // ES-7: a value the judge's own added context states settles it for the challenger.
             let judged = evidence.iter().any(|e| e.starts_with(JUDGED));
@@ -227,11 +229,11 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                     |c| format!("it does not change my view: {}", c.reviewer_says),
                 )
             };
-            AgentReply::Verdict(EvidenceVerdict { accept, reason })
+            AgentReply::Escalation(EsReply::Verdict(EvidenceVerdict { accept, reason }))
         }
-        _ => AgentReply::Verdict(EvidenceVerdict {
+        _ => AgentReply::Escalation(EsReply::Verdict(EvidenceVerdict {
             accept: false,
             reason: "not an escalation task".into(),
-        }),
+        })),
     }
 }

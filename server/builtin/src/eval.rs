@@ -5,6 +5,7 @@
 //! (a row marked `refuse`: only when it decides REFUSE); a look-alike is a false alarm when it
 //! does not decide ACT.
 
+use protocol::event::DebateEvent;
 use protocol::s4::S4Debate;
 use protocol::{AgentSpec, Answered, Debate, DebateRun, EventBody, Outcome, Start, Verdict};
 
@@ -113,7 +114,7 @@ pub fn decide(agents: &BuiltinAgents, query: &str) -> Verdict {
     loop {
         let next = run.poll_request();
         while let Some(e) = run.poll_event() {
-            if let EventBody::Decision(Outcome::S4(o)) = e {
+            if let EventBody::Debate(DebateEvent::Decision(Outcome::S4(o))) = e {
                 verdict = o.decision;
             }
         }

@@ -15,6 +15,13 @@ pub mod reconcile;
 mod round_robin;
 mod s4;
 
+use protocol::collapse::WcTask;
+use protocol::escalation::EsTask;
+use protocol::reconcile::RcReply;
+use protocol::reconcile::RcTask;
+use protocol::round_robin::RrTask;
+use protocol::s4::S4Reply;
+use protocol::s4::S4Task;
 use std::sync::{Arc, Mutex};
 
 use protocol::{AgentReply, AgentRequest, Task};
@@ -88,48 +95,52 @@ impl BuiltinAgents {
     /// Answers any request with the variant its task expects; never panics (S4-8).
     pub fn reply(&self, req: &AgentRequest) -> AgentReply {
         match &req.task {
-            Task::Analyse { query } => {
+            Task::S4(S4Task::Analyse { query }) => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
-                AgentReply::Position(s4::position(req.role, &p, &mut rng))
+                AgentReply::S4(S4Reply::Position(s4::position(req.role, &p, &mut rng)))
             }
-            Task::Challenge {
+            Task::S4(S4Task::Challenge {
                 query,
                 own,
                 target,
                 target_role,
                 target_reasoning,
-            } => {
+            }) => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, target);
                 let (text, argues_for) =
                     s4::challenge(req.role, own, *target_role, target_reasoning, &p, &mut rng);
-                AgentReply::Challenge { text, argues_for }
+                AgentReply::S4(S4Reply::Challenge { text, argues_for })
             }
-            Task::Revise {
+            Task::S4(S4Task::Revise {
                 query,
                 own,
                 challenges,
-            } => {
+            }) => {
                 let p = self.profile(query);
                 let mut rng = Rng::new(self.seed, query, &req.agent, req.round, "");
-                AgentReply::Position(s4::revise(req.role, own, challenges, &p, &mut rng))
+                AgentReply::S4(S4Reply::Position(s4::revise(
+                    req.role, own, challenges, &p, &mut rng,
+                )))
             }
-            Task::Turn { .. } => round_robin::turn(self.seed, req),
-            Task::WriteCard { .. }
-            | Task::ReviseCard { .. }
-            | Task::VerifyCard { .. }
-            | Task::Critique { .. }
-            | Task::Evaluate { .. } => collapse::reply(self.seed, req),
-            Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
-                escalation::reply(self.seed, req)
-            }
+            Task::RoundRobin(RrTask::Turn { .. }) => round_robin::turn(self.seed, req),
+            Task::Collapse(WcTask::WriteCard { .. })
+            | Task::Collapse(WcTask::ReviseCard { .. })
+            | Task::Collapse(WcTask::VerifyCard { .. })
+            | Task::Collapse(WcTask::Critique { .. })
+            | Task::Collapse(WcTask::Evaluate { .. }) => collapse::reply(self.seed, req),
+            Task::Escalation(EsTask::Estimate { .. })
+            | Task::Escalation(EsTask::AnswerChallenge { .. })
+            | Task::Escalation(EsTask::WeighEvidence { .. }) => escalation::reply(self.seed, req),
             // Only the embedder can fail (its table missing): an empty answer, which the
             // machine refuses and replaces by the lexical fallback. `try_reply` keeps the reason.
-            Task::Embed { .. } | Task::Reconcile { .. } => {
-                reconcile::reply(req).unwrap_or_else(|_| AgentReply::Embeddings {
-                    model: String::new(),
-                    vectors: Vec::new(),
+            Task::Reconcile(RcTask::Embed { .. }) | Task::Reconcile(RcTask::Reconcile { .. }) => {
+                reconcile::reply(req).unwrap_or_else(|_| {
+                    AgentReply::Reconcile(RcReply::Embeddings {
+                        model: String::new(),
+                        vectors: Vec::new(),
+                    })
                 })
             }
         }
@@ -138,7 +149,9 @@ impl BuiltinAgents {
     /// [`BuiltinAgents::reply`], or why the builtin embedder cannot answer.
     pub fn try_reply(&self, req: &AgentRequest) -> Result<AgentReply, String> {
         match &req.task {
-            Task::Embed { .. } | Task::Reconcile { .. } => reconcile::reply(req),
+            Task::Reconcile(RcTask::Embed { .. }) | Task::Reconcile(RcTask::Reconcile { .. }) => {
+                reconcile::reply(req)
+            }
             _ => Ok(self.reply(req)),
         }
     }
@@ -174,7 +187,9 @@ pub(crate) fn run_debate(
             .expect("builtin reply has the right shape");
     }
     assert!(d.is_finished(), "the debate finished");
-    let Some(protocol::EventBody::Decision(outcome)) = events.last().cloned() else {
+    let Some(protocol::EventBody::Debate(protocol::DebateEvent::Decision(outcome))) =
+        events.last().cloned()
+    else {
         panic!("a finished debate ends with its decision")
     };
     (events, outcome)

@@ -4,6 +4,8 @@
 //! runs offline and `verify` can recompute its beliefs.
 
 use protocol::reconcile as rules;
+use protocol::reconcile::RcReply;
+use protocol::reconcile::RcTask;
 use protocol::{AgentReply, AgentRequest, Task};
 
 /// The model name the builtin embedder logs.
@@ -13,24 +15,22 @@ pub const BUILTIN_EMBEDDER: &str = "builtin:all-MiniLM-L6-v2";
 /// back to the lexical grouping and says so).
 pub fn embed(texts: &[String]) -> Result<AgentReply, String> {
     let embedder = crate::embed::shared().map_err(|e| e.to_string())?;
-    Ok(AgentReply::Embeddings {
+    Ok(AgentReply::Reconcile(RcReply::Embeddings {
         model: BUILTIN_EMBEDDER.into(),
         vectors: embedder.embed_many(texts),
-    })
+    }))
 }
 
 pub fn reply(req: &AgentRequest) -> Result<AgentReply, String> {
     match &req.task {
-        Task::Embed { texts, .. } => embed(texts),
-        Task::Reconcile {
+        Task::Reconcile(RcTask::Embed { texts, .. }) => embed(texts),
+        Task::Reconcile(RcTask::Reconcile {
             label,
             observations,
             params,
             ..
-        } => Ok(AgentReply::Reconciliation(rules::reconcile(
-            label,
-            observations,
-            params,
+        }) => Ok(AgentReply::Reconcile(RcReply::Reconciliation(
+            rules::reconcile(label, observations, params),
         ))),
         other => Err(format!(
             "the builtin RC agents do not answer {}",
@@ -41,6 +41,7 @@ pub fn reply(req: &AgentRequest) -> Result<AgentReply, String> {
 
 #[cfg(test)]
 mod tests {
+    use protocol::reconcile::RcEvent;
     use protocol::reconcile::Sum;
     use protocol::reconcile::{parse_observations, RcConfig, RcDebate, RcParams};
     use protocol::{Debate, EventBody, Outcome};
@@ -69,7 +70,7 @@ mod tests {
         let topics = events
             .iter()
             .filter_map(|e| match e {
-                EventBody::Topic(t) => Some(t.observation_ids.clone()),
+                EventBody::Reconcile(RcEvent::Topic(t)) => Some(t.observation_ids.clone()),
                 _ => None,
             })
             .collect();

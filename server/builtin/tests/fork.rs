@@ -5,6 +5,9 @@
 mod common;
 
 use common::*;
+use protocol::event::DebateEvent;
+use protocol::s4::S4Event;
+use protocol::shared::CommonEvent;
 
 /// FK-1/FK-2/FK-5: a fork after any stored batch of each protocol, with the builtin agents:
 /// unchanged, it decides as its parent did; its log is `forked_from`, the parent's events, then
@@ -98,7 +101,7 @@ fn bad_forks_and_broken_lineage_are_named_fk_2() {
     assert!(why.contains("hash"), "{why}");
     // A copied event changed (and the fork's chain made again around it).
     let mut bodies: Vec<EventBody> = child.events.iter().map(|e| e.body.clone()).collect();
-    if let Some(EventBody::Thinking { agent, .. }) = bodies.get_mut(4) {
+    if let Some(EventBody::Common(CommonEvent::Thinking { agent, .. })) = bodies.get_mut(4) {
         agent.push('x');
     }
     let mut changed = Log {
@@ -144,7 +147,7 @@ fn a_forks_note_reaches_the_agents_and_survives_a_resume_fk_1() {
     let scanned = rebuilt
         .pending
         .iter()
-        .any(|b| matches!(b, EventBody::InjectionDetected { source, .. } if source == "note"));
+        .any(|b| matches!(b, EventBody::Common(CommonEvent::InjectionDetected { source, .. }) if source == "note"));
     assert!(scanned, "{:?}", rebuilt.pending);
     for b in rebuilt.pending {
         child.push(b);
@@ -229,7 +232,7 @@ fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
         let mut run = DebateRun::start(machine(protocol, 5), Start::default());
         drive(&mut run, &agents, &mut parent);
         let first_agent = match &parent.events[0].body {
-            EventBody::DebateStarted { agents, .. } => agents[0].id.clone(),
+            EventBody::Debate(DebateEvent::DebateStarted { agents, .. }) => agents[0].id.clone(),
             other => panic!("{other:?}"),
         };
         let cuts: Vec<usize> = parent.batches[1..parent.batches.len() - 1].to_vec();
@@ -255,7 +258,7 @@ fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
             // Refused once the votes are locked: every agent has revised.
             let revised = parent.events[..after]
                 .iter()
-                .filter(|e| matches!(e.body, EventBody::Revision { .. }))
+                .filter(|e| matches!(e.body, EventBody::S4(S4Event::Revision { .. })))
                 .count();
             if revised == 3 {
                 let e = rebuilt.expect_err("voted");
@@ -269,18 +272,20 @@ fn an_agent_removed_by_a_fork_is_asked_nothing_more_fk_1() {
             let mut run = rebuilt.run;
             drive(&mut run, &agents, &mut child);
             let spoke = child.events[copied..].iter().any(|e| match &e.body {
-                EventBody::Position { agent, .. }
-                | EventBody::Revision { agent, .. }
-                | EventBody::Thinking { agent, .. } => *agent == first_agent,
-                EventBody::Challenge { from, to, .. } => *from == first_agent || *to == first_agent,
-                EventBody::Vote { vote, .. } => vote.agent == first_agent,
+                EventBody::S4(S4Event::Position { agent, .. })
+                | EventBody::S4(S4Event::Revision { agent, .. })
+                | EventBody::Common(CommonEvent::Thinking { agent, .. }) => *agent == first_agent,
+                EventBody::S4(S4Event::Challenge { from, to, .. }) => {
+                    *from == first_agent || *to == first_agent
+                }
+                EventBody::S4(S4Event::Vote { vote, .. }) => vote.agent == first_agent,
                 _ => false,
             });
             assert!(!spoke, "after {after}: {:?}", &child.events[copied..]);
             let votes = child
                 .events
                 .iter()
-                .filter(|e| matches!(e.body, EventBody::Vote { .. }))
+                .filter(|e| matches!(e.body, EventBody::S4(S4Event::Vote { .. })))
                 .count();
             assert_eq!(votes, 2, "after {after}");
             resumes_alike(&child, copied, &agents, |_, _| {});

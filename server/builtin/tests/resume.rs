@@ -6,6 +6,9 @@
 mod common;
 
 use common::*;
+use protocol::escalation::EsEvent;
+use protocol::s4::S4Event;
+use protocol::shared::CommonEvent;
 
 /// Where a log is cut: after every event, or after every stored batch only.
 #[derive(Clone, Copy, PartialEq)]
@@ -31,7 +34,7 @@ fn resumes_after_every_cut_judged(protocol: &str, cuts: Cuts, judged: bool) {
         let rulings = whole
             .events
             .iter()
-            .filter(|e| matches!(e.body, EventBody::JudgeRuling(_)))
+            .filter(|e| matches!(e.body, EventBody::Escalation(EsEvent::JudgeRuling(_))))
             .count();
         assert!(rulings >= 1, "the judge ruled: {rulings}");
     }
@@ -48,11 +51,11 @@ fn resumes_after_every_cut_judged(protocol: &str, cuts: Cuts, judged: bool) {
         };
         let rebuilt = rebuild(&log.events)
             .unwrap_or_else(|e| panic!("{protocol}: cut after event {cut} of {n}: {e}"));
-        log.push(EventBody::Resumed {
+        log.push(EventBody::Common(CommonEvent::Resumed {
             after_seq: cut as u64,
             process: "test".into(),
             reason: "cut".into(),
-        });
+        }));
         for body in rebuilt.pending {
             log.push(body);
         }
@@ -132,9 +135,9 @@ fn a_log_that_cannot_be_folded_is_refused_by_event_rs_4() {
     let mut edited = whole.events[..cut].to_vec();
     let at = edited
         .iter()
-        .position(|e| matches!(e.body, EventBody::Position { .. }))
+        .position(|e| matches!(e.body, EventBody::S4(S4Event::Position { .. })))
         .expect("a position");
-    if let EventBody::Position { position, .. } = &mut edited[at].body {
+    if let EventBody::S4(S4Event::Position { position, .. }) = &mut edited[at].body {
         position.reasoning.push_str(" (edited)");
     }
     let why = rebuild(&edited).expect_err("an edited log");
@@ -144,9 +147,9 @@ fn a_log_that_cannot_be_folded_is_refused_by_event_rs_4() {
     let mut bodies = prefix.clone();
     let at = bodies
         .iter()
-        .rposition(|b| matches!(b, EventBody::RoundStarted { .. }))
+        .rposition(|b| matches!(b, EventBody::Common(CommonEvent::RoundStarted { .. })))
         .expect("a round");
-    if let EventBody::RoundStarted { expected, .. } = &mut bodies[at] {
+    if let EventBody::Common(CommonEvent::RoundStarted { expected, .. }) = &mut bodies[at] {
         *expected += 1;
     }
     let why = rebuild(&chained(bodies)).expect_err("a re-chained edit");
@@ -156,7 +159,7 @@ fn a_log_that_cannot_be_folded_is_refused_by_event_rs_4() {
     let mut bodies = prefix;
     let at = bodies
         .iter()
-        .position(|b| matches!(b, EventBody::Position { .. }))
+        .position(|b| matches!(b, EventBody::S4(S4Event::Position { .. })))
         .expect("a position");
     bodies.remove(at);
     assert!(rebuild(&chained(bodies)).is_err());
@@ -188,13 +191,15 @@ fn an_escalation_deadline_counts_the_time_the_server_was_down_rs_1() {
     let ruling = whole
         .events
         .iter()
-        .position(|e| matches!(e.body, EventBody::JudgeRuling(_)))
+        .position(|e| matches!(e.body, EventBody::Escalation(EsEvent::JudgeRuling(_))))
         .expect("a ruling");
     let (challenge, deadline) = whole.events[..ruling]
         .iter()
         .rev()
         .find_map(|e| match &e.body {
-            EventBody::JudgeAssigned(a) => Some((a.challenge.clone(), a.deadline)),
+            EventBody::Escalation(EsEvent::JudgeAssigned(a)) => {
+                Some((a.challenge.clone(), a.deadline))
+            }
             _ => None,
         })
         .expect("assigned to the judge");
@@ -208,7 +213,7 @@ fn an_escalation_deadline_counts_the_time_the_server_was_down_rs_1() {
     run.advance(run.clock_ms());
     let moved: Vec<EventBody> = std::iter::from_fn(|| run.poll_event()).collect();
     let escalated = moved.iter().find_map(|b| match b {
-        EventBody::Escalated(e) if e.challenge == challenge => Some(e.at),
+        EventBody::Escalation(EsEvent::Escalated(e)) if e.challenge == challenge => Some(e.at),
         _ => None,
     });
     assert_eq!(escalated, Some(deadline), "{moved:?}");

@@ -157,7 +157,7 @@ pub async fn timeout(State(limit): State<Duration>, req: Request, next: Next) ->
     let batch = req.method() == axum::http::Method::POST
         && (path.ends_with("/forks") || path == "/api/fork_batch");
     let limit = if batch {
-        limit.max(crate::http::fork::BATCH_WAIT + Duration::from_secs(15))
+        limit.max(super::limits::BATCH_WAIT + Duration::from_secs(15))
     } else {
         limit
     };

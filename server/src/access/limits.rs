@@ -100,6 +100,9 @@ pub struct Limits {
     freed: tokio::sync::Notify,
 }
 
+/// FK-4: how long a batch of forks waits for its forks to decide.
+pub const BATCH_WAIT: Duration = Duration::from_secs(120);
+
 /// SV-14: how many debates may be parked at once for each running place (`--max-debates`): past
 /// that, a waiting debate keeps its place, so waiting debates cannot pile up without bound.
 pub const PARKED_PER_PLACE: u32 = 16;

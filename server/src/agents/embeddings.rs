@@ -4,6 +4,7 @@
 //! usage of every batch is summed into the one `agent_call` the request logs. Without an
 //! embeddings model the builtin embedder answers (its model name says so).
 
+use app::protocol::reconcile::RcReply;
 use serde_json::{json, Value};
 
 use super::openai::OpenAiAgents;
@@ -76,7 +77,10 @@ impl OpenAiAgents {
             }
         }
         Answer {
-            reply: Ok(AgentReply::Embeddings { model, vectors }),
+            reply: Ok(AgentReply::Reconcile(RcReply::Embeddings {
+                model,
+                vectors,
+            })),
             usage: Some(usage),
         }
     }

@@ -2,6 +2,7 @@
 //! llama.cpp's server). One chat completion per request, with the role's prompts; the model's
 //! text goes through the strict reply parser, and anything it cannot read is a logged failure.
 
+use app::protocol::reconcile::RcTask;
 use std::sync::Arc;
 
 use app::protocol::parse::parse_reply;
@@ -71,7 +72,12 @@ impl OpenAiAgents {
             "stream": false,
         });
         // RC-3's reply is XML, not a JSON object.
-        if self.config.json_mode && !matches!(req.task, app::protocol::Task::Reconcile { .. }) {
+        if self.config.json_mode
+            && !matches!(
+                req.task,
+                app::protocol::Task::Reconcile(RcTask::Reconcile { .. })
+            )
+        {
             payload["response_format"] = json!({"type": "json_object"});
         }
         let _place = self.endpoint.place().await;
@@ -191,7 +197,9 @@ fn finish_reason(body: &Value) -> Option<&str> {
 impl Agent for OpenAiAgents {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         match &req.task {
-            app::protocol::Task::Embed { texts, .. } => Box::pin(self.embed(texts)),
+            app::protocol::Task::Reconcile(RcTask::Embed { texts, .. }) => {
+                Box::pin(self.embed(texts))
+            }
             _ => Box::pin(self.call(req, None)),
         }
     }
@@ -202,7 +210,9 @@ impl Agent for OpenAiAgents {
         sink: Sink<'a>,
     ) -> BoxFuture<'a, Answer> {
         match &req.task {
-            app::protocol::Task::Embed { texts, .. } => Box::pin(self.embed(texts)),
+            app::protocol::Task::Reconcile(RcTask::Embed { texts, .. }) => {
+                Box::pin(self.embed(texts))
+            }
             _ => Box::pin(self.call(req, Some(sink))),
         }
     }

@@ -3,7 +3,12 @@
 //! [`app::protocol::parse::parse_reply`] checks field by field.
 
 use app::protocol::collapse::PositionCard;
+use app::protocol::collapse::WcTask;
 use app::protocol::escalation::assumption;
+use app::protocol::escalation::EsTask;
+use app::protocol::reconcile::RcTask;
+use app::protocol::round_robin::RrTask;
+use app::protocol::s4::S4Task;
 use app::protocol::types::display_name;
 use app::protocol::{AgentRequest, Role, Task};
 
@@ -73,17 +78,17 @@ pub fn user(req: &AgentRequest) -> String {
         "one word: ACT (go ahead), WARN (only with caution) or REFUSE (do not)"
     };
     let body = match &req.task {
-        Task::Analyse { .. } => format!(
+        Task::S4(S4Task::Analyse { .. }) => format!(
             "Round 1, initial analysis. Decide {verdicts}. Give your confidence and the risk you \
              see, 0 to 100.\nReply in this form:\n{position_form}"
         ),
-        Task::Challenge {
+        Task::S4(S4Task::Challenge {
             own,
             target,
             target_role,
             target_reasoning,
             ..
-        } => format!(
+        }) => format!(
             "Round 2, challenge. Your round-1 position: {} (confidence {}, risk {}): {}\n\
              {} (the {} agent) reasoned: \"{}\"\n\
              Challenge that reasoning: name what it misses or gets wrong, and say which decision \
@@ -98,9 +103,9 @@ pub fn user(req: &AgentRequest) -> String {
             target_reasoning,
             display_name(target),
         ),
-        Task::Revise {
+        Task::S4(S4Task::Revise {
             own, challenges, ..
-        } => {
+        }) => {
             let list: String = challenges
                 .iter()
                 .map(|c| {
@@ -120,9 +125,9 @@ pub fn user(req: &AgentRequest) -> String {
                 own.decision, own.confidence, own.risk, own.reasoning
             )
         }
-        Task::Turn {
+        Task::RoundRobin(RrTask::Turn {
             turn, own, peers, ..
-        } => {
+        }) => {
             let mine = own.as_ref().map_or("none yet".to_owned(), |p| {
                 format!("{} (confidence {}): {}", p.stance, p.confidence, p.reasoning)
             });
@@ -150,15 +155,15 @@ pub fn user(req: &AgentRequest) -> String {
                  {{\"stance\": \"<BUY or SELL or HOLD>\", \"confidence\": <integer 0-100>, \"reasoning\": \"<one or two sentences>\"}}"
             )
         }
-        Task::WriteCard { .. } => format!(
+        Task::Collapse(WcTask::WriteCard { .. }) => format!(
             "Write your position card: what to do about the query.\nReply in this form:\n{CARD_FORM}"
         ),
-        Task::ReviseCard {
+        Task::Collapse(WcTask::ReviseCard {
             card,
             concerns,
             triggers,
             ..
-        } => format!(
+        }) => format!(
             "Reflexion. Your current card:\n{}\nWhy it must be revised: {}\nThe skeptic's concerns:\n{}\
              Revise the card to answer them: a better plan, real evidence, mitigated risks.\n\
              Reply with the whole revised card in this form:\n{CARD_FORM}",
@@ -166,20 +171,20 @@ pub fn user(req: &AgentRequest) -> String {
             triggers.join("; "),
             bullets(concerns),
         ),
-        Task::VerifyCard { card, .. } => format!(
+        Task::Collapse(WcTask::VerifyCard { card, .. }) => format!(
             "Verify this position card:\n{}\nApprove it only if its evidence is specific and \
              real, no invariant is broken without justification, and every critical risk is \
              mitigated.\nReply in this form:\n\
              {{\"approve\": <true or false>, \"notes\": \"<one or two sentences>\"}}",
             card_json(card)
         ),
-        Task::Critique { card, .. } => format!(
+        Task::Collapse(WcTask::Critique { card, .. }) => format!(
             "Critique the leading position card:\n{}\nScore it from 0 (fatally flawed) to 10 \
              (sound) and list your concerns.\nReply in this form:\n\
              {{\"score\": <number 0-10>, \"concerns\": [\"<concern>\", \"<concern>\"]}}",
             card_json(card)
         ),
-        Task::Evaluate { positions, .. } => {
+        Task::Collapse(WcTask::Evaluate { positions, .. }) => {
             let list: String = positions
                 .iter()
                 .map(|(id, card)| format!("Position {id}:\n{}\n", card_json(card)))
@@ -201,11 +206,11 @@ pub fn user(req: &AgentRequest) -> String {
                 scores.join(", ")
             )
         }
-        Task::Estimate {
+        Task::Escalation(EsTask::Estimate {
             assumptions,
             company,
             ..
-        } => {
+        }) => {
             let list: String = assumptions
                 .iter()
                 .filter_map(|k| assumption(k))
@@ -240,12 +245,12 @@ pub fn user(req: &AgentRequest) -> String {
                 form.join(", ")
             )
         }
-        Task::AnswerChallenge {
+        Task::Escalation(EsTask::AnswerChallenge {
             challenge,
             own_value,
             context,
             ..
-        } => format!(
+        }) => format!(
             "Challenge {}: {} disputes your {} of {own_value}. They hold {}. Their basis: {}\n\
              {}Answer the challenge: keep your value with evidence, or move to the value you now \
              believe (theirs if they convinced you).\nReply in this form:\n\
@@ -264,12 +269,12 @@ pub fn user(req: &AgentRequest) -> String {
                 )
             }
         ),
-        Task::WeighEvidence {
+        Task::Escalation(EsTask::WeighEvidence {
             challenge,
             value,
             evidence,
             ..
-        } => format!(
+        }) => format!(
             "Challenge {}: you disputed {}'s {} and hold {}. They answered with {value} and this \
              evidence:\n{}Accept it if it settles the question; otherwise reject it and say why.\n\
              Reply in this form:\n\
@@ -281,11 +286,11 @@ pub fn user(req: &AgentRequest) -> String {
             bullets(evidence)
         ),
         // RC-3: seed 003's XML prompt (the observations are escaped inside it).
-        Task::Reconcile {
+        Task::Reconcile(RcTask::Reconcile {
             label, observations, ..
-        } => app::protocol::reconcile::reply_prompt(label, observations),
+        }) => app::protocol::reconcile::reply_prompt(label, observations),
         // Embeddings go to the embeddings endpoint, never to a chat model.
-        Task::Embed { texts, .. } => format!("Embed these {} texts.", texts.len()),
+        Task::Reconcile(RcTask::Embed { texts, .. }) => format!("Embed these {} texts.", texts.len()),
     };
     format!("{}\n\n{body}", delimited(query))
 }
@@ -345,9 +350,9 @@ mod tests {
                 agent: AgentSpec::new(role.as_str(), role).id,
                 role,
                 round: 1,
-                task: Task::Analyse {
+                task: Task::S4(S4Task::Analyse {
                     query: Arc::from("Ship it?"),
-                },
+                }),
             };
             let sys = system(&req);
             assert!(sys.contains(role.question()), "{sys}");
@@ -377,7 +382,7 @@ mod tests {
             agent: "utility".into(),
             role: Role::Utility,
             round: 2,
-            task: Task::Challenge {
+            task: Task::S4(S4Task::Challenge {
                 query: Arc::from("q"),
                 own: Position {
                     decision: Decision::Act,
@@ -388,7 +393,7 @@ mod tests {
                 target: "safety".into(),
                 target_role: Role::Safety,
                 target_reasoning: "could break prod".into(),
-            },
+            }),
         };
         let u = user(&req);
         assert!(

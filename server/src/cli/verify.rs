@@ -1,6 +1,7 @@
 //! `consilium verify <file-or-url>`: re-checks an exported log with the same `app::audit` code
 //! the judge's browser and the offline viewer run (SV-2).
 
+use app::protocol::shared::CommonEvent;
 use std::path::Path;
 
 use app::audit::signature::SignatureCheck;
@@ -85,7 +86,9 @@ async fn lineage(
     };
     let is_fork = matches!(
         events.first().map(|e| &e.body),
-        Some(app::protocol::EventBody::ForkedFrom { .. })
+        Some(app::protocol::EventBody::Common(
+            CommonEvent::ForkedFrom { .. }
+        ))
     );
     if parent.is_some() && !is_fork {
         return Err(CliError::Verify(

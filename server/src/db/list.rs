@@ -2,6 +2,7 @@
 //! page), filtered by protocol, status and decision, searched by query text.
 
 use app::api::{DebateSummary, ForkSummary};
+use app::protocol::shared::CommonEvent;
 use app::protocol::EventBody;
 
 use super::{parse_status, Db, Store, StoreError};
@@ -71,9 +72,9 @@ impl Store {
         let mut forks = Vec::with_capacity(rows.len());
         for (id, status, decision, created_at, seed, body) in rows {
             let event = super::decode(&id, 1, &body)?;
-            let EventBody::ForkedFrom {
+            let EventBody::Common(CommonEvent::ForkedFrom {
                 debate, after_seq, ..
-            } = event.body
+            }) = event.body
             else {
                 continue;
             };

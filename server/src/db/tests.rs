@@ -2,6 +2,7 @@
 //! for a file, the pool's group-commit task for `:memory:` and PostgreSQL).
 
 use super::*;
+use app::protocol::shared::CommonEvent;
 use app::protocol::EventBody;
 
 #[test]
@@ -77,10 +78,10 @@ fn thinking(seq: u64) -> Event {
     Event::new(
         seq,
         "2026-01-01T00:00:00.000Z".into(),
-        EventBody::Thinking {
+        EventBody::Common(CommonEvent::Thinking {
             agent: "a".into(),
             round: 1,
-        },
+        }),
     )
 }
 

@@ -2,6 +2,7 @@
 //! predictions), each in one transaction, through SQLite's writer or the pool's group commit;
 //! and the SQL and encoding they share.
 
+use app::protocol::event::DebateEvent;
 use app::protocol::{DebateStatus, Event, EventBody};
 
 use super::{group, sqlite_writer, track_record, Db, NewDebate, Store, StoreError, Writer};
@@ -95,7 +96,7 @@ impl Store {
         let bodies = encode_all(debate, events)?;
         let status = DebateStatus::after_all(events.iter().map(|e| &e.body)).map(|status| {
             let (decision, changed) = match &last.body {
-                EventBody::Decision(outcome) => (
+                EventBody::Debate(DebateEvent::Decision(outcome)) => (
                     Some(outcome.label()),
                     outcome.vote_baseline().map(|b| b.changed_outcome),
                 ),

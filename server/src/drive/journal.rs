@@ -1,5 +1,7 @@
 //! Where a driven debate's events go: memory (bench, tests) or the store, then the live hub.
 
+use app::protocol::event::DebateEvent;
+use app::protocol::shared::CommonEvent;
 use std::sync::Arc;
 
 use app::protocol::{Event, EventBody};
@@ -91,16 +93,18 @@ impl Journal for StoredJournal {
         // once: a gate review's new decision (ES-7) changes no agent's prediction, and a fork's
         // decision none.
         let predictions = match events.last() {
-            Some(e) if matches!(e.body, EventBody::Decision(_)) => {
+            Some(e) if matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))) => {
                 let mut log = match &self.log {
                     Some(log) => log.clone(),
                     None => self.store.events_after(&self.id, 0).await?,
                 };
-                let decided = log.iter().any(|e| matches!(e.body, EventBody::Decision(_)));
+                let decided = log
+                    .iter()
+                    .any(|e| matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))));
                 // FK-1: a fork is a what-if; its agents' predictions are not their record.
                 let fork = matches!(
                     log.first().map(|e| &e.body),
-                    Some(EventBody::ForkedFrom { .. })
+                    Some(EventBody::Common(CommonEvent::ForkedFrom { .. }))
                 );
                 log.extend(events.iter().cloned());
                 if decided || fork {
@@ -116,7 +120,7 @@ impl Journal for StoredJournal {
             .await?;
         // What remote calls cost, toward the server's daily limit (once stored, counted once).
         for e in events.iter() {
-            if let EventBody::AgentCall(call) = &e.body {
+            if let EventBody::Common(CommonEvent::AgentCall(call)) = &e.body {
                 let tokens = call.prompt_tokens.saturating_add(call.completion_tokens);
                 if tokens > 0 {
                     let day = e.ts.get(..10).unwrap_or("unknown");

@@ -5,6 +5,7 @@
 use app::protocol::escalation::{
     attach_precedents, docket, order, DeskView, EscalatedToHuman, Paused,
 };
+use app::protocol::event::{entries, DebateEvent};
 use app::protocol::EventBody;
 
 use super::Engine;
@@ -34,7 +35,7 @@ impl Engine {
         let mut precedents = Vec::new();
         for d in listed {
             let events = self.store.events_after(&d.id, 0).await?;
-            let found = docket(&d.id, &events, wall_ms);
+            let found = docket(&d.id, &entries(&events), wall_ms);
             cases.extend(found.cases);
             precedents.extend(found.precedents);
         }
@@ -53,7 +54,7 @@ impl Engine {
         let mut waiting = Vec::new();
         for d in escalated {
             let last = self.store.last_event(&d.id).await?;
-            if let Some(EventBody::Decision(o)) = last.map(|e| e.body) {
+            if let Some(EventBody::Debate(DebateEvent::Decision(o))) = last.map(|e| e.body) {
                 waiting.push(EscalatedToHuman {
                     debate: d.id,
                     query: d.query,

@@ -1,6 +1,8 @@
 //! FK-1: a new debate forked from an event of another, run on in this process.
 
+use app::protocol::event::DebateEvent;
 use app::protocol::run::{fork_prefix, rebuild_sealed, ForkChanges};
+use app::protocol::shared::CommonEvent;
 
 use super::{new_id, registry, Engine, StartError};
 use crate::db::NewDebate;
@@ -59,12 +61,12 @@ impl Engine {
             self.check_daily_budget().await?;
         }
         let run = rebuilt.run;
-        let Some(app::protocol::EventBody::DebateStarted {
+        let Some(app::protocol::EventBody::Debate(DebateEvent::DebateStarted {
             protocol,
             query,
             seed,
             ..
-        }) = first
+        })) = first
             .iter()
             .map(|e| &e.body)
             .find(|b| b.kind() == "debate_started")
@@ -108,10 +110,12 @@ impl Engine {
 fn has_budget(log: &[app::protocol::Event]) -> bool {
     use app::protocol::EventBody;
     log.iter()
-        .take_while(|e| !matches!(e.body, EventBody::Credibility(_)))
+        .take_while(|e| !matches!(e.body, EventBody::Common(CommonEvent::Credibility(_))))
         .any(|e| match &e.body {
-            EventBody::DebateStarted { backend, .. } => backend.is_some(),
-            EventBody::ForkedFrom { changes, .. } => changes.token_budget.is_some(),
+            EventBody::Debate(DebateEvent::DebateStarted { backend, .. }) => backend.is_some(),
+            EventBody::Common(CommonEvent::ForkedFrom { changes, .. }) => {
+                changes.token_budget.is_some()
+            }
             _ => false,
         })
 }

@@ -3,8 +3,12 @@
 //! with the time the debate logged them.
 
 use app::api::{Setup, ValidDebate};
+use app::protocol::escalation::EsEvent;
 use app::protocol::escalation::MessageKind;
+use app::protocol::event::DebateEvent;
 use app::protocol::reconcile::{check_observations, Observation};
+use app::protocol::round_robin::RrEvent;
+use app::protocol::s4::S4Event;
 use app::protocol::{DebateStatus, EventBody, ProtocolError};
 
 use super::error::StartError;
@@ -69,10 +73,10 @@ pub fn observations_of(debate: &str, log: &[app::protocol::Event]) -> Vec<Observ
     let mut query = String::new();
     for e in log {
         match &e.body {
-            EventBody::DebateStarted { query: q, .. } => query.clone_from(q),
-            EventBody::Position {
+            EventBody::Debate(DebateEvent::DebateStarted { query: q, .. }) => query.clone_from(q),
+            EventBody::S4(S4Event::Position {
                 agent, position, ..
-            } => put(
+            }) => put(
                 agent,
                 format!(
                     "On “{query}”: {} — {}",
@@ -82,23 +86,23 @@ pub fn observations_of(debate: &str, log: &[app::protocol::Event]) -> Vec<Observ
                 e.seq,
                 true,
             ),
-            EventBody::Revision { agent, after, .. } => put(
+            EventBody::S4(S4Event::Revision { agent, after, .. }) => put(
                 agent,
                 format!("On “{query}”: {} — {}", after.decision, after.reasoning),
                 &e.ts,
                 e.seq,
                 true,
             ),
-            EventBody::Turn {
+            EventBody::RoundRobin(RrEvent::Turn {
                 agent, position, ..
-            } => put(
+            }) => put(
                 agent,
                 format!("On “{query}”: {} — {}", position.stance, position.reasoning),
                 &e.ts,
                 e.seq,
                 true,
             ),
-            EventBody::Message { message, .. }
+            EventBody::Escalation(EsEvent::Message { message, .. })
                 if matches!(
                     message.kind,
                     MessageKind::Finding | MessageKind::FindingWithPrecedent

@@ -211,6 +211,7 @@ fn random_seed() -> u64 {
 mod tests {
     use super::*;
     use app::protocol::run;
+    use app::protocol::shared::CommonEvent;
     use app::protocol::EventBody;
 
     /// An agent that panics (a bug) — the debate must still end, and say so.
@@ -262,7 +263,7 @@ mod tests {
         let log = store.events_after(&id, 0).await.expect("log");
         let last = log.last().expect("events");
         assert!(
-            matches!(&last.body, EventBody::Interrupted { reason, by: None } if reason.contains("internal error")),
+            matches!(&last.body, EventBody::Common(CommonEvent::Interrupted { reason, by: None }) if reason.contains("internal error")),
             "{last:?}"
         );
         assert_eq!(app::protocol::chain::verify_chain(&log), Ok(log.len()));
@@ -348,16 +349,16 @@ mod tests {
         };
         let engine = Engine::new(store.clone(), settings);
         let mut seq = Sequencer::new();
-        let first = vec![seq.stamp(EventBody::Thinking {
+        let first = vec![seq.stamp(EventBody::Common(CommonEvent::Thinking {
             agent: "utility".into(),
             round: 1,
-        })];
+        }))];
         let row = NewDebate::sample("d");
         store.create_debate(&row, &first).await.expect("create");
-        let _never_stored = seq.stamp(EventBody::Thinking {
+        let _never_stored = seq.stamp(EventBody::Common(CommonEvent::Thinking {
             agent: "safety".into(),
             round: 1,
-        });
+        }));
         assert!(engine
             .end_log("d", run::interruption("boom".into()))
             .await

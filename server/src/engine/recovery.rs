@@ -1,6 +1,7 @@
 //! SV-5/RS-1: debates whose run stopped — at start, by the orphan sweep (PostgreSQL), or when a
 //! run could not write its own end — resumed from their logs, or their logs ended.
 
+use app::protocol::shared::CommonEvent;
 use std::time::Duration;
 
 use app::protocol::{run, EventBody};
@@ -147,11 +148,11 @@ impl Engine {
         };
         run.add_downtime(down);
         let mut seq = Sequencer::after(last);
-        let mut first = vec![seq.stamp(EventBody::Resumed {
+        let mut first = vec![seq.stamp(EventBody::Common(CommonEvent::Resumed {
             after_seq: last.seq,
             process: process_name(),
             reason: "the server running it stopped".into(),
-        })];
+        }))];
         first.extend(rebuilt.pending.into_iter().map(|body| seq.stamp(body)));
         let mut journal = self.journal(id, None, 0);
         match journal.append(&mut first).await {

@@ -4,8 +4,10 @@
 use app::api::{Backend, Setup, ValidDebate};
 use app::protocol::collapse::WcDebate;
 use app::protocol::escalation::{self, EsDebate};
+use app::protocol::event::DebateEvent;
 use app::protocol::round_robin::{self, RrDebate};
 use app::protocol::s4::S4Debate;
+use app::protocol::shared::CommonEvent;
 use app::protocol::{AgentSpec, BackendInfo, Debate, ProtocolError, Role};
 
 use super::error::StartError;
@@ -110,15 +112,15 @@ pub fn agents_of_log(
     let forked = app::protocol::run::effective_changes(log);
     let started = log
         .iter()
-        .find(|e| !matches!(e.body, EventBody::ForkedFrom { .. }))
+        .find(|e| !matches!(e.body, EventBody::Common(CommonEvent::ForkedFrom { .. })))
         .map(|e| &e.body);
-    let Some(EventBody::DebateStarted {
+    let Some(EventBody::Debate(DebateEvent::DebateStarted {
         protocol,
         seed,
         agents,
         backend,
         ..
-    }) = started
+    })) = started
     else {
         return Err(StartError::Backend(
             "the log does not start with debate_started".into(),

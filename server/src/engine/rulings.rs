@@ -3,6 +3,7 @@
 //! log by the machine rebuilt from it; ES-12: a judge's decision for a collapse debate escalated
 //! to a human, appended the same way.
 
+use app::protocol::event::DebateEvent;
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 use std::time::Duration;
@@ -230,10 +231,16 @@ impl Engine {
     async fn ended_log(&self, id: &str, protocol: &str) -> Result<Vec<Event>, RuleError> {
         let log = self.store.events_after(id, 0).await?;
         match log.first().map(|e| &e.body) {
-            Some(EventBody::DebateStarted { protocol: p, .. }) if p == protocol => Ok(log),
-            Some(EventBody::DebateStarted { protocol: p, .. }) => Err(RuleError::NotRunning(
-                format!("debate {id} is a {p} debate; this is for {protocol} debates"),
-            )),
+            Some(EventBody::Debate(DebateEvent::DebateStarted { protocol: p, .. }))
+                if p == protocol =>
+            {
+                Ok(log)
+            }
+            Some(EventBody::Debate(DebateEvent::DebateStarted { protocol: p, .. })) => {
+                Err(RuleError::NotRunning(format!(
+                    "debate {id} is a {p} debate; this is for {protocol} debates"
+                )))
+            }
             _ => Err(RuleError::NoDebate),
         }
     }

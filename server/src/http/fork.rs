@@ -1,6 +1,7 @@
 //! FK-1/FK-4: forks of a debate over the JSON API: one fork from an event, with changes, or a
 //! batch of forks by seed that says how often the decision held.
 
+use app::protocol::event::DebateEvent;
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -215,9 +216,6 @@ pub async fn forks_of(engine: &Engine, id: &str) -> Result<app::api::Forks, AppE
 const DIVERGENCE_FORKS: usize = 50;
 const DIVERGENCE_EVENTS: usize = 5_000;
 
-/// How long a batch waits for its forks to decide.
-pub const BATCH_WAIT: Duration = Duration::from_secs(120);
-
 /// Forks a decided debate once per seed (or per change set) and says how often the decision held.
 ///
 /// FK-4: every fork goes on after the same event with its own seed (and the batch's `changes`,
@@ -272,7 +270,7 @@ pub async fn batch(
     let sets = req.forks()?;
     let parent = engine.store.events_after(id, 0).await?;
     let Some(decision) = parent.iter().rev().find_map(|e| match &e.body {
-        EventBody::Decision(o) => Some(o.label().to_owned()),
+        EventBody::Debate(DebateEvent::Decision(o)) => Some(o.label().to_owned()),
         _ => None,
     }) else {
         return Err(if parent.is_empty() {
@@ -284,7 +282,7 @@ pub async fn batch(
         });
     };
     let mut forks = Vec::with_capacity(sets.len());
-    let until = tokio::time::Instant::now() + BATCH_WAIT;
+    let until = tokio::time::Instant::now() + crate::access::limits::BATCH_WAIT;
     for changes in sets {
         // One running place at a time: the batch never takes more than a start would.
         let place = access.start_place(who, client)?;
@@ -300,7 +298,7 @@ pub async fn batch(
                 .last_event(&child)
                 .await?
                 .and_then(|e| match e.body {
-                    EventBody::Decision(o) => Some(o.label().to_owned()),
+                    EventBody::Debate(DebateEvent::Decision(o)) => Some(o.label().to_owned()),
                     _ => None,
                 }),
         };

@@ -187,15 +187,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use crate::drive::Sequencer;
+    use app::protocol::shared::CommonEvent;
     use app::protocol::EventBody;
 
     fn events(seq: &mut Sequencer, n: usize) -> Vec<Event> {
         (0..n)
             .map(|i| {
-                seq.stamp(EventBody::Thinking {
+                seq.stamp(EventBody::Common(CommonEvent::Thinking {
                     agent: format!("a{i}"),
                     round: 1,
-                })
+                }))
             })
             .collect()
     }

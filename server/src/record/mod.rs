@@ -5,6 +5,7 @@
 pub mod import;
 pub mod sample;
 
+use app::protocol::event::DebateEvent;
 use std::collections::BTreeMap;
 
 use app::protocol::credibility::{
@@ -85,7 +86,7 @@ pub async fn snapshot(
 /// The predictions a log that just ended with its decision holds (nothing otherwise).
 pub fn predictions_of(debate: &str, log: &[Event]) -> Vec<PredictionRow> {
     let Some(made_at) = log.iter().rev().find_map(|e| match e.body {
-        EventBody::Decision(_) => Some(e.ts.to_string()),
+        EventBody::Debate(DebateEvent::Decision(_)) => Some(e.ts.to_string()),
         _ => None,
     }) else {
         return Vec::new();

@@ -5,6 +5,7 @@
 //! Needs PostgreSQL at `CONSILIUM_TEST_PG` (default `postgres://postgres@127.0.0.1:5432/test`, a
 //! user that may CREATE DATABASE); each test uses a fresh database. Unreachable → the tests fail.
 
+use app::protocol::shared::CommonEvent;
 use std::process::Command;
 
 use app::protocol::EventBody;
@@ -281,7 +282,8 @@ async fn a_rolling_restart_of_three_processes_loses_no_debate_rs_3() {
             Some("decision") => decided += 1,
             Some("interrupted") => {
                 interrupted += 1;
-                if let Some(EventBody::Interrupted { reason, .. }) = events.last().map(|e| &e.body)
+                if let Some(EventBody::Common(CommonEvent::Interrupted { reason, .. })) =
+                    events.last().map(|e| &e.body)
                 {
                     reasons.push(reason.clone());
                 }

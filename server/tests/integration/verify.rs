@@ -1,6 +1,7 @@
 //! SV-2: exports carry the hash chain; `consilium verify` checks it and recomputes the decision.
 
 use crate::common::*;
+use app::protocol::s4::S4Event;
 use serde_json::{json, Value};
 
 #[tokio::test]
@@ -300,9 +301,16 @@ async fn the_server_signs_ended_logs_and_rehashing_by_hand_is_caught() {
         serde_json::from_value(export["events"].clone()).expect("events");
     let target = events
         .iter()
-        .position(|e| matches!(e.body, app::protocol::EventBody::Position { .. }))
+        .position(|e| {
+            matches!(
+                e.body,
+                app::protocol::EventBody::S4(S4Event::Position { .. })
+            )
+        })
         .expect("a position");
-    if let app::protocol::EventBody::Position { position, .. } = &mut events[target].body {
+    if let app::protocol::EventBody::S4(S4Event::Position { position, .. }) =
+        &mut events[target].body
+    {
         position.reasoning = "Edited after the fact.".into();
     }
     let mut prev = app::protocol::chain::GENESIS.to_owned();

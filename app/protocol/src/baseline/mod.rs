@@ -18,6 +18,11 @@ use super::outcome::Outcome;
 use super::round_robin::{check_consensus, RrParams, RrPosition, Stance};
 use super::s4::{aggregate, Vote};
 use super::types::{AgentSpec, Decision};
+use crate::collapse::WcEvent;
+use crate::escalation::EsEvent;
+use crate::event::DebateEvent;
+use crate::round_robin::RrEvent;
+use crate::s4::S4Event;
 
 #[cfg(test)]
 mod tests;
@@ -50,7 +55,7 @@ pub struct BaselineFold {
 impl BaselineFold {
     pub fn see(&mut self, body: &EventBody) {
         match body {
-            EventBody::DebateStarted { agents, config, .. } => {
+            EventBody::Debate(DebateEvent::DebateStarted { agents, config, .. }) => {
                 self.agents.clone_from(agents);
                 match config.as_deref() {
                     Some(Config::RoundRobin(p)) => self.rr = Some(p.clone()),
@@ -58,9 +63,9 @@ impl BaselineFold {
                     _ => {}
                 }
             }
-            EventBody::Position {
+            EventBody::S4(S4Event::Position {
                 agent, position, ..
-            } => {
+            }) => {
                 let role = self.agents.iter().find(|a| a.id == *agent).map(|a| a.role);
                 if let Some(role) = role {
                     self.first_votes.push(Vote {
@@ -73,22 +78,24 @@ impl BaselineFold {
                     });
                 }
             }
-            EventBody::Vote { vote, .. } => self.votes.push((vote.agent.clone(), vote.decision)),
-            EventBody::Message { round: 1, message }
+            EventBody::S4(S4Event::Vote { vote, .. }) => {
+                self.votes.push((vote.agent.clone(), vote.decision))
+            }
+            EventBody::Escalation(EsEvent::Message { round: 1, message })
                 if !self.es_finders.contains(&message.from) =>
             {
                 self.es_finders.push(message.from.clone());
             }
-            EventBody::ChallengeRaised { challenge: c, .. } => {
+            EventBody::Escalation(EsEvent::ChallengeRaised { challenge: c, .. }) => {
                 self.es_first.push((
                     c.assumption.clone(),
                     c.challenged.clone(),
                     c.challenged_value,
                 ));
             }
-            EventBody::Turn {
+            EventBody::RoundRobin(RrEvent::Turn {
                 agent, position, ..
-            } => {
+            }) => {
                 if !self.first_stances.iter().any(|(a, _)| a == agent) {
                     self.first_stances.push((agent.clone(), position.clone()));
                 }
@@ -97,7 +104,7 @@ impl BaselineFold {
                     None => self.last_stances.push((agent.clone(), position.stance)),
                 }
             }
-            EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
+            EventBody::Collapse(WcEvent::CardSubmitted(c)) if c.source != CardSource::Hybrid => {
                 if c.revision == 0 {
                     self.cards.push((c.position.clone(), c.score.total));
                 } else {

@@ -1,6 +1,8 @@
 //! WC as a sans-IO machine: cards → verification → gates → convergence, then reflexion loops,
 //! the consensus panel and a hybrid's re-score as the rules send it (WC-1…WC-8).
 
+use crate::collapse::{WcEvent, WcReply, WcTask};
+use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -11,12 +13,10 @@ use super::types::WcOutcome;
 use super::types::{CardSource, CardVerified, Critiqued, PanelEvaluated, WcOutcomeKind};
 use super::validate::{check_card, check_evaluation};
 use crate::error::ProtocolError;
-use crate::event::{Config, EventBody, RoundInfo};
-use crate::machine::Machine;
-use crate::outcome::Outcome;
-use crate::queue::RequestQueue;
-use crate::request::{AgentReply, AgentRequest, Task};
 use crate::types::{AgentSpec, Role};
+
+/// What a collapse machine logs.
+pub type WcEmit = Emit<WcEvent, WcParams, WcOutcome>;
 
 pub const MAX_AUTHORS: usize = 8;
 
@@ -66,9 +66,9 @@ pub struct WcDebate {
     pub(super) tally: Tally,
     pub(super) phase: Phase,
     pub(super) round: u16,
-    pub(super) requests: RequestQueue<Pending>,
+    pub(super) requests: RequestQueue<WcTask, Pending>,
     pub(super) critique: Option<(f64, Vec<String>)>,
-    pub(super) events: VecDeque<EventBody>,
+    pub(super) events: VecDeque<WcEmit>,
     pub(super) outcome: Option<WcOutcome>,
 }
 
@@ -109,7 +109,7 @@ impl WcDebate {
             outcome: None,
             agents,
         };
-        d.events.push_back(EventBody::DebateStarted {
+        d.events.push_back(Emit::Started(Box::new(Started {
             protocol: "collapse".into(),
             query: query.to_owned(),
             seed,
@@ -126,14 +126,12 @@ impl WcDebate {
                     expected: n,
                 },
             ],
-            config: Some(Box::new(Config::Collapse(params))),
-            backend: None,
-            context: None,
-        });
+            config: Some(params),
+        })));
         d.start_round("Position Cards", n);
         if user_cards.is_empty() {
             for a in d.authors.clone() {
-                let task = Task::WriteCard {
+                let task = WcTask::WriteCard {
                     query: d.query.clone(),
                 };
                 d.enqueue(&a, Role::Author, task, Pending::Write(a.clone()));
@@ -143,7 +141,8 @@ impl WcDebate {
             for card in user_cards {
                 let id = card.agent.clone();
                 let e = d.tally.submit(1, &id, card, CardSource::User);
-                d.events.push_back(EventBody::CardSubmitted(Box::new(e)));
+                d.events
+                    .push_back(Emit::Own(WcEvent::CardSubmitted(Box::new(e))));
             }
             d.advance();
         }
@@ -173,23 +172,25 @@ impl WcDebate {
 
     pub(super) fn record_verification(&mut self, pos: &str, approve: bool, notes: String) {
         self.tally.verify(pos, approve);
-        self.events.push_back(EventBody::CardVerified(CardVerified {
-            round: self.round,
-            agent: "verifier".into(),
-            position: pos.to_owned(),
-            approve,
-            notes,
-        }));
+        self.events
+            .push_back(Emit::Own(WcEvent::CardVerified(CardVerified {
+                round: self.round,
+                agent: "verifier".into(),
+                position: pos.to_owned(),
+                approve,
+                notes,
+            })));
     }
 
     pub(super) fn record_critique(&mut self, pos: &str, score: f64, concerns: Vec<String>) {
-        self.events.push_back(EventBody::Critiqued(Critiqued {
-            round: self.round,
-            agent: "skeptic".into(),
-            position: pos.to_owned(),
-            score,
-            concerns: concerns.clone(),
-        }));
+        self.events
+            .push_back(Emit::Own(WcEvent::Critiqued(Critiqued {
+                round: self.round,
+                agent: "skeptic".into(),
+                position: pos.to_owned(),
+                score,
+                concerns: concerns.clone(),
+            })));
         self.critique = Some((score, concerns));
     }
 
@@ -205,25 +206,26 @@ impl WcDebate {
         self.tally
             .evaluate(hybrid, seat, s.weight, evaluation.clone());
         self.events
-            .push_back(EventBody::PanelEvaluated(PanelEvaluated {
+            .push_back(Emit::Own(WcEvent::PanelEvaluated(PanelEvaluated {
                 round: self.round,
                 agent: s.role.as_str().to_owned(),
                 role: s.role,
                 weight: s.weight,
                 evaluation,
-            }));
+            })));
     }
 
-    pub(super) fn enqueue(&mut self, agent: &str, role: Role, task: Task, pending: Pending) {
+    pub(super) fn enqueue(&mut self, agent: &str, role: Role, task: WcTask, pending: Pending) {
         self.requests.push(agent, role, self.round, task, pending);
     }
 
     pub(super) fn start_round(&mut self, name: &str, expected: u32) {
-        self.events.push_back(EventBody::RoundStarted {
-            round: self.round,
-            name: name.to_owned(),
-            expected,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round: self.round,
+                name: name.to_owned(),
+                expected,
+            }));
     }
 
     pub(super) fn next_round(&mut self, name: &str, expected: u32) {
@@ -233,6 +235,12 @@ impl WcDebate {
 }
 
 impl Machine for WcDebate {
+    type Event = WcEvent;
+    type Params = WcParams;
+    type Outcome = WcOutcome;
+    type Task = WcTask;
+    type Reply = WcReply;
+
     fn agents(&self) -> &[AgentSpec] {
         &self.agents
     }
@@ -241,34 +249,35 @@ impl Machine for WcDebate {
         self.outcome.is_some()
     }
 
-    fn poll_event(&mut self) -> Option<EventBody> {
+    fn poll_event(&mut self) -> Option<WcEmit> {
         self.events.pop_front()
     }
 
-    fn poll_request(&mut self) -> Option<AgentRequest> {
+    fn poll_request(&mut self) -> Option<Request<WcTask>> {
         self.requests.next(&mut self.events)
     }
 
-    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+    fn handle_reply(&mut self, id: u32, reply: WcReply) -> Result<(), ProtocolError> {
         let pending = self.requests.pending(id)?.clone();
-        let wrong = |got: &AgentReply| ProtocolError::WrongReply {
+        let wrong = |got: &WcReply| ProtocolError::WrongReply {
             round: self.round,
             got: got.kind(),
         };
         match (&pending, reply) {
-            (Pending::Write(a) | Pending::Revise(a), AgentReply::Card(mut card)) => {
+            (Pending::Write(a) | Pending::Revise(a), WcReply::Card(mut card)) => {
                 card.agent.clone_from(a);
                 check_card(&card, "card").map_err(ProtocolError::InvalidCard)?;
                 self.requests.take(id)?;
                 let source = CardSource::Agent;
                 let e = self.tally.submit(self.round, a, card, source);
-                self.events.push_back(EventBody::CardSubmitted(Box::new(e)));
+                self.events
+                    .push_back(Emit::Own(WcEvent::CardSubmitted(Box::new(e))));
             }
-            (Pending::Verify(pos), AgentReply::Verification(v)) => {
+            (Pending::Verify(pos), WcReply::Verification(v)) => {
                 self.requests.take(id)?;
                 self.record_verification(pos, v.approve, v.notes);
             }
-            (Pending::Critique(pos), AgentReply::Critique(c)) => {
+            (Pending::Critique(pos), WcReply::Critique(c)) => {
                 if !(c.score.is_finite() && (0.0..=10.0).contains(&c.score)) {
                     return Err(ProtocolError::InvalidCard(format!(
                         "critique.score: must be 0–10, got {}",
@@ -278,7 +287,7 @@ impl Machine for WcDebate {
                 self.requests.take(id)?;
                 self.record_critique(pos, c.score, c.concerns);
             }
-            (Pending::Evaluate { seat, hybrid }, AgentReply::Evaluation(e)) => {
+            (Pending::Evaluate { seat, hybrid }, WcReply::Evaluation(e)) => {
                 let positions = self.panel_positions(*hybrid);
                 check_evaluation(&e, &positions).map_err(ProtocolError::InvalidCard)?;
                 let (seat, hybrid) = (*seat, *hybrid);
@@ -305,12 +314,13 @@ impl Machine for WcDebate {
                 (self.seat_agent(*seat), "left out of the panel's consensus")
             }
         };
-        self.events.push_back(EventBody::AgentFailed {
-            agent,
-            round: self.round,
-            error: error.to_owned(),
-            substitute: substitute.to_owned(),
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::AgentFailed {
+                agent,
+                round: self.round,
+                error: error.to_owned(),
+                substitute: substitute.to_owned(),
+            }));
         match pending {
             Pending::Verify(pos) => {
                 self.record_verification(&pos, false, format!("no verifier receipt: {error}"))
@@ -330,11 +340,12 @@ impl Machine for WcDebate {
             return;
         }
         self.requests.clear();
-        self.events.push_back(EventBody::BudgetExhausted {
-            round: self.round,
-            used,
-            budget,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::BudgetExhausted {
+                round: self.round,
+                used,
+                budget,
+            }));
         self.finish(
             WcOutcomeKind::EscalatedToHuman,
             None,
@@ -343,7 +354,7 @@ impl Machine for WcDebate {
         if let Some(o) = self.outcome.as_mut() {
             o.budget_exhausted = true;
         }
-        if let Some(EventBody::Decision(Outcome::Collapse(o))) = self.events.back_mut() {
+        if let Some(Emit::Decided(o)) = self.events.back_mut() {
             o.budget_exhausted = true;
         }
     }

@@ -1,10 +1,12 @@
 //! WC — the weighted collapse of position cards (seed 002, WC-1…WC-8) as a sans-IO machine.
 
 mod card;
+mod events;
 mod machine;
 mod panel;
 mod params;
 mod recompute;
+mod requests;
 mod rules;
 mod steps;
 mod tally;
@@ -18,9 +20,11 @@ mod whatif;
 pub use card::{
     Evidence, EvidenceKind, InvariantViolation, PlanStep, PositionCard, Risk, Severity,
 };
-pub use machine::{default_authors, panel_agents, WcDebate};
+pub use events::{WcEntry, WcEvent};
+pub use machine::{default_authors, panel_agents, WcDebate, WcEmit};
 pub use params::{default_panel, PanelSeat, WcParams, Weights};
 pub use recompute::{decide, recompute};
+pub use requests::{WcReply, WcTask};
 pub use types::{
     budget_reason, judge_reason, CardSource, CardSubmitted, CardVerified, Converged, Critiqued,
     Gate, GateCheck, GateVerdict, GatesChecked, HumanDecision, HybridSynthesized, PanelEvaluated,

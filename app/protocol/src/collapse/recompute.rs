@@ -1,15 +1,18 @@
 //! SV-2 for WC: replaying a log through the same rules. [`recompute`] checks every logged score,
 //! gate, ranking, panel score and the outcome.
 
+use super::machine::WcEmit;
+use super::params::WcParams;
 use super::rules::PanelVerdict;
 use super::tally::Tally;
 use super::types::{judge_reason, HumanDecision, Step, WcOutcome, WcOutcomeKind};
-use crate::escalation::RulingError;
-use crate::{Config, Event, EventBody, Outcome};
+use crate::collapse::{WcEntry, WcEvent};
+use crate::shared::judging::RulingError;
+use crate::shared::{CommonEvent, Emit, Seen};
 
 /// Replays the log; the first logged step that the rules do not reproduce is an error naming its
 /// event.
-pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
+pub fn recompute(events: &[WcEntry<'_>]) -> Result<WcOutcome, String> {
     replay(events).map(|(_, outcome)| outcome)
 }
 
@@ -18,11 +21,11 @@ pub fn recompute(events: &[Event]) -> Result<WcOutcome, String> {
 /// runner's). Refused by name: a rationale is required, the position must be one of the
 /// debate's, and only a debate whose decision is ESCALATED_TO_HUMAN takes it.
 pub fn decide(
-    events: &[Event],
+    events: &[WcEntry<'_>],
     judge: &str,
     chosen: &str,
     rationale: &str,
-) -> Result<Vec<EventBody>, RulingError> {
+) -> Result<Vec<WcEmit>, RulingError> {
     let rationale = rationale.trim();
     if rationale.is_empty() {
         return Err(RulingError::Invalid("a decision needs a rationale".into()));
@@ -49,18 +52,18 @@ pub fn decide(
     );
     outcome.budget_exhausted = last.budget_exhausted;
     Ok(vec![
-        EventBody::HumanDecision(HumanDecision {
+        Emit::Own(WcEvent::HumanDecision(HumanDecision {
             judge: judge.to_owned(),
             chosen: chosen.to_owned(),
             rationale: rationale.to_owned(),
-        }),
-        EventBody::Decision(Outcome::Collapse(outcome)),
+        })),
+        Emit::Decided(outcome),
     ])
 }
 
 /// The tally after the whole log and its last decision, recomputed and checked step by step.
 #[allow(clippy::too_many_lines)] // one arm per WC event kind
-fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
+fn replay(events: &[WcEntry<'_>]) -> Result<(Tally, WcOutcome), String> {
     let mut decided: Option<WcOutcome> = None;
     let mut t: Option<Tally> = None;
     let mut pending: Option<(WcOutcomeKind, Option<String>, String)> = None;
@@ -71,12 +74,12 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
         let differs = |what: &str| {
             format!("event {}: the logged {what} differs from the one the rules give for the logged inputs", e.seq)
         };
-        if let EventBody::DebateStarted { config, .. } = &e.body {
-            let Some(Config::Collapse(p)) = config.as_deref() else {
+        if let Seen::Started { config, .. } = e.body {
+            let Some(p) = config else {
                 return Err("the log does not record collapse parameters".into());
             };
             t = Some(Tally::new(p.clone()));
-            authors = started_authors(&e.body);
+            authors = started_authors(e.body);
             continue;
         }
         let Some(t) = t.as_mut() else { continue };
@@ -84,27 +87,27 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
         // machine holds them.
         if !matches!(
             e.body,
-            EventBody::CardSubmitted(_) | EventBody::CardVerified(_)
+            Seen::Own(WcEvent::CardSubmitted(_)) | Seen::Own(WcEvent::CardVerified(_))
         ) {
             t.order_held(&authors);
         }
-        match &e.body {
-            EventBody::CardSubmitted(c) => {
+        match e.body {
+            Seen::Own(WcEvent::CardSubmitted(c)) => {
                 let again = t.submit(c.round, &c.position, c.card.clone(), c.source);
                 if again != **c {
                     return Err(differs("card score (or revision number)"));
                 }
             }
-            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
-            EventBody::GatesChecked(g) => {
+            Seen::Own(WcEvent::CardVerified(v)) => t.verify(&v.position, v.approve),
+            Seen::Own(WcEvent::GatesChecked(g)) => {
                 // Gates are logged for every position in order; check this one.
                 let again = t.gate_all(g.round);
                 if !again.contains(g) {
                     return Err(differs(&format!("gates of {}", g.position)));
                 }
             }
-            EventBody::ReflexionStarted(_) => t.reflexions += 1,
-            EventBody::BudgetExhausted { round, .. } => {
+            Seen::Own(WcEvent::ReflexionStarted(_)) => t.reflexions += 1,
+            Seen::Common(CommonEvent::BudgetExhausted { round, .. }) => {
                 cut = true;
                 pending = Some((
                     WcOutcomeKind::EscalatedToHuman,
@@ -112,7 +115,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                     super::budget_reason(*round),
                 ));
             }
-            EventBody::Converged(c) => {
+            Seen::Own(WcEvent::Converged(c)) => {
                 // Reflexion counts are bumped when the reflexion starts; convergence sees the
                 // number done before it.
                 let again = t.converge(c.round);
@@ -129,12 +132,12 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                     _ => None,
                 };
             }
-            EventBody::PanelEvaluated(p) => {
+            Seen::Own(WcEvent::PanelEvaluated(p)) => {
                 let seat = t.params.panel.iter().position(|s| s.role == p.role);
                 let seat = seat.unwrap_or(usize::MAX);
                 t.evaluate(in_hybrid, seat, p.weight, p.evaluation.clone());
             }
-            EventBody::PanelScored(p) if in_hybrid => {
+            Seen::Own(WcEvent::PanelScored(p)) if in_hybrid => {
                 let (again, ok) = t.score_hybrid(p.round);
                 if &again != p {
                     return Err(differs("hybrid re-score"));
@@ -153,7 +156,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                     )
                 });
             }
-            EventBody::PanelScored(p) => {
+            Seen::Own(WcEvent::PanelScored(p)) => {
                 let (again, verdict) = t.score_panel(p.round);
                 if &again != p {
                     return Err(differs("panel consensus scores"));
@@ -171,7 +174,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                     PanelVerdict::Hybrid(..) => None,
                 };
             }
-            EventBody::HybridSynthesized(h) => {
+            Seen::Own(WcEvent::HybridSynthesized(h)) => {
                 let (a, b) = match h.from.as_slice() {
                     [a, b] => (a.clone(), b.clone()),
                     _ => return Err(differs("hybrid")),
@@ -182,7 +185,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                 }
                 in_hybrid = true;
             }
-            EventBody::Decision(Outcome::Collapse(logged)) => {
+            Seen::Decided(logged) => {
                 let (kind, chosen, why) = pending
                     .take()
                     .ok_or_else(|| differs("decision (no rule led to one)"))?;
@@ -201,7 +204,7 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
                 }
                 decided = Some(again);
             }
-            EventBody::HumanDecision(h) => {
+            Seen::Own(WcEvent::HumanDecision(h)) => {
                 match &decided {
                     Some(d) if d.outcome == WcOutcomeKind::EscalatedToHuman => {}
                     _ => {
@@ -234,11 +237,11 @@ fn replay(events: &[Event]) -> Result<(Tally, WcOutcome), String> {
 }
 
 /// The authors of a collapse, from its `debate_started` (the panel's seats are not authors).
-pub(super) fn started_authors(body: &EventBody) -> Vec<String> {
+pub(super) fn started_authors(body: Seen<'_, WcEvent, WcParams, WcOutcome>) -> Vec<String> {
     match body {
-        EventBody::DebateStarted { agents, .. } => agents
+        Seen::Started { agents, .. } => agents
             .iter()
-            .filter(|a| a.role == crate::Role::Author)
+            .filter(|a| a.role == crate::types::Role::Author)
             .map(|a| a.id.clone())
             .collect(),
         _ => Vec::new(),

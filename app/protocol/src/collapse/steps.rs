@@ -6,9 +6,8 @@ use super::card::PositionCard;
 use super::machine::{Pending, Phase, WcDebate};
 use super::rules::{self, PanelVerdict};
 use super::types::{HybridSynthesized, ReflexionStarted, Step, WcOutcomeKind};
-use crate::event::EventBody;
-use crate::outcome::Outcome;
-use crate::request::Task;
+use crate::collapse::{WcEvent, WcTask};
+use crate::shared::Emit;
 use crate::types::Role;
 
 impl WcDebate {
@@ -46,7 +45,7 @@ impl WcDebate {
             );
         }
         for (id, card) in held {
-            let task = Task::VerifyCard {
+            let task = WcTask::VerifyCard {
                 query: self.query.clone(),
                 card,
             };
@@ -56,12 +55,12 @@ impl WcDebate {
 
     fn converge(&mut self) {
         for g in self.tally.gate_all(self.round) {
-            self.events.push_back(EventBody::GatesChecked(g));
+            self.events.push_back(Emit::Own(WcEvent::GatesChecked(g)));
         }
         let c = self.tally.converge(self.round);
         let (step, reason) = (c.step, c.reason.clone());
         let top = c.ranking.first().map(|r| r.position.clone());
-        self.events.push_back(EventBody::Converged(c));
+        self.events.push_back(Emit::Own(WcEvent::Converged(c)));
         match step {
             Step::Accept => self.finish(WcOutcomeKind::Accepted, top, reason),
             Step::Human => self.finish(WcOutcomeKind::EscalatedToHuman, None, reason),
@@ -85,7 +84,7 @@ impl WcDebate {
                 "nothing to reflect on".into(),
             );
         };
-        let task = Task::Critique {
+        let task = WcTask::Critique {
             query: self.query.clone(),
             card: lead.1,
         };
@@ -115,16 +114,16 @@ impl WcDebate {
             ));
         }
         self.events
-            .push_back(EventBody::ReflexionStarted(ReflexionStarted {
+            .push_back(Emit::Own(WcEvent::ReflexionStarted(ReflexionStarted {
                 round: self.round,
                 attempt: self.tally.reflexions,
                 triggers: triggers.clone(),
                 concerns: concerns.clone(),
-            }));
+            })));
         self.phase = Phase::Revising;
         let held = self.tally.cards();
         for (id, card) in held {
-            let task = Task::ReviseCard {
+            let task = WcTask::ReviseCard {
                 query: self.query.clone(),
                 card,
                 concerns: concerns.clone(),
@@ -156,7 +155,7 @@ impl WcDebate {
                 .collect()
         };
         for (seat, s) in self.tally.params.panel.clone().into_iter().enumerate() {
-            let task = Task::Evaluate {
+            let task = WcTask::Evaluate {
                 query: self.query.clone(),
                 positions: positions.clone(),
             };
@@ -172,7 +171,8 @@ impl WcDebate {
     fn after_panel(&mut self) {
         let (scored, verdict) = self.tally.score_panel(self.round);
         let rule = scored.rule.clone();
-        self.events.push_back(EventBody::PanelScored(scored));
+        self.events
+            .push_back(Emit::Own(WcEvent::PanelScored(scored)));
         match verdict {
             PanelVerdict::Consensus(id) => {
                 self.finish(WcOutcomeKind::ConsensusReached, Some(id), rule)
@@ -191,12 +191,14 @@ impl WcDebate {
                 let seats = self.tally.params.panel.len() as u32;
                 self.next_round("Hybrid Re-score", seats);
                 self.events
-                    .push_back(EventBody::HybridSynthesized(Box::new(HybridSynthesized {
-                        round: self.round,
-                        from: vec![a, b],
-                        card,
-                        score,
-                    })));
+                    .push_back(Emit::Own(WcEvent::HybridSynthesized(Box::new(
+                        HybridSynthesized {
+                            round: self.round,
+                            from: vec![a, b],
+                            card,
+                            score,
+                        },
+                    ))));
                 self.ask_panel(true);
             }
         }
@@ -205,7 +207,8 @@ impl WcDebate {
     fn after_hybrid(&mut self) {
         let (scored, ok) = self.tally.score_hybrid(self.round);
         let rule = scored.rule.clone();
-        self.events.push_back(EventBody::PanelScored(scored));
+        self.events
+            .push_back(Emit::Own(WcEvent::PanelScored(scored)));
         if ok {
             self.finish(
                 WcOutcomeKind::HybridSynthesized,
@@ -221,8 +224,7 @@ impl WcDebate {
     pub(super) fn finish(&mut self, kind: WcOutcomeKind, chosen: Option<String>, why: String) {
         self.phase = Phase::Done;
         let outcome = self.tally.outcome(kind, chosen, why);
-        self.events
-            .push_back(EventBody::Decision(Outcome::Collapse(outcome.clone())));
+        self.events.push_back(Emit::Decided(outcome.clone()));
         self.outcome = Some(outcome);
     }
 }

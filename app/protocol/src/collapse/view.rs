@@ -1,6 +1,7 @@
 //! WC's part of the live view (SV-1): each position as it stands (score history, verification,
 //! gates), the convergence and reflexion record, the panel, and a card for each message.
 
+use crate::collapse::WcEvent;
 use serde::{Deserialize, Serialize};
 
 use super::params::WcParams;
@@ -9,7 +10,6 @@ use super::types::{
     PanelEvaluated, PanelScored, ReflexionStarted,
 };
 use crate::columns::{Card, Tone};
-use crate::event::EventBody;
 
 /// One position as it stands: its latest card, score, verification and gates.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,9 +43,9 @@ impl WcState {
 
 impl WcState {
     /// Folds in a WC event; returns the card it puts in its agent's column, if any.
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Option<Card> {
+    pub fn apply(&mut self, seq: u64, body: &WcEvent) -> Option<Card> {
         match body {
-            EventBody::CardSubmitted(c) => {
+            WcEvent::CardSubmitted(c) => {
                 self.submitted(c);
                 let title = if c.revision == 0 {
                     format!("Position card: S = {:.2}", c.score.total)
@@ -68,7 +68,7 @@ impl WcState {
                     plan,
                 ))
             }
-            EventBody::CardVerified(v) => {
+            WcEvent::CardVerified(v) => {
                 if let Some(p) = self.position(&v.position) {
                     p.verified = Some(v.clone());
                 }
@@ -87,17 +87,17 @@ impl WcState {
                     v.notes.clone(),
                 ))
             }
-            EventBody::GatesChecked(g) => {
+            WcEvent::GatesChecked(g) => {
                 if let Some(p) = self.position(&g.position) {
                     p.gates = Some(g.clone());
                 }
                 None
             }
-            EventBody::Converged(c) => {
+            WcEvent::Converged(c) => {
                 self.convergences.push(c.clone());
                 None
             }
-            EventBody::Critiqued(c) => {
+            WcEvent::Critiqued(c) => {
                 self.critiques.push(c.clone());
                 Some(Card::labelled(
                     seq,
@@ -109,11 +109,11 @@ impl WcState {
                     c.concerns.join(" · "),
                 ))
             }
-            EventBody::ReflexionStarted(r) => {
+            WcEvent::ReflexionStarted(r) => {
                 self.reflexions.push(r.clone());
                 None
             }
-            EventBody::PanelEvaluated(p) => {
+            WcEvent::PanelEvaluated(p) => {
                 if self.hybrid.is_some() {
                     self.hybrid_panel.push(p.clone());
                 } else {
@@ -129,11 +129,11 @@ impl WcState {
                     p.evaluation.concerns.join(" · "),
                 ))
             }
-            EventBody::PanelScored(p) => {
+            WcEvent::PanelScored(p) => {
                 self.panel_scores.push(p.clone());
                 None
             }
-            EventBody::HybridSynthesized(h) => {
+            WcEvent::HybridSynthesized(h) => {
                 self.hybrid = Some((**h).clone());
                 None
             }

@@ -1,6 +1,8 @@
 //! UI-5 for WC: [`what_if`] re-runs the rules on the logged cards, verifications and panel
 //! scores under other parameters.
 
+use crate::collapse::{WcEntry, WcEvent};
+use crate::shared::Seen;
 use serde::{Deserialize, Serialize};
 
 use super::params::WcParams;
@@ -8,7 +10,6 @@ use super::recompute::started_authors;
 use super::rules::PanelVerdict;
 use super::tally::Tally;
 use super::types::{CardSource, Ranked, Step, WcOutcomeKind};
-use crate::{Event, EventBody, Outcome};
 
 /// What the judge's changed parameters would decide, from what the log holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,27 +27,27 @@ pub struct WhatIf {
 /// UI-5: re-scores the final cards, re-runs the gates and the convergence (with the reflexions
 /// the log already holds), and — when the panel ran on the same positions — C and WC-6.
 #[allow(clippy::too_many_lines)] // the WC steps replayed in the spec's order
-pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
+pub fn what_if(events: &[WcEntry<'_>], params: &WcParams) -> WhatIf {
     let mut t = Tally::new(params.clone());
     let mut logged_panel = Vec::new();
     let mut logged_candidates: Vec<String> = Vec::new();
     let mut reflexions = 0;
     let mut authors = Vec::new();
     for e in events {
-        match &e.body {
-            EventBody::DebateStarted { .. } => authors = started_authors(&e.body),
-            EventBody::CardSubmitted(c) if c.source != CardSource::Hybrid => {
+        match e.body {
+            Seen::Started { .. } => authors = started_authors(e.body),
+            Seen::Own(WcEvent::CardSubmitted(c)) if c.source != CardSource::Hybrid => {
                 t.submit(c.round, &c.position, c.card.clone(), c.source);
             }
-            EventBody::CardVerified(v) => t.verify(&v.position, v.approve),
-            EventBody::ReflexionStarted(_) => reflexions += 1,
-            EventBody::PanelEvaluated(p)
+            Seen::Own(WcEvent::CardVerified(v)) => t.verify(&v.position, v.approve),
+            Seen::Own(WcEvent::ReflexionStarted(_)) => reflexions += 1,
+            Seen::Own(WcEvent::PanelEvaluated(p))
                 if logged_panel.len() < params.panel.len() && logged_candidates.is_empty() =>
             {
                 let seat = params.panel.iter().position(|s| s.role == p.role);
                 logged_panel.push((seat.unwrap_or(usize::MAX), p.weight, p.evaluation.clone()));
             }
-            EventBody::PanelScored(p) if logged_candidates.is_empty() => {
+            Seen::Own(WcEvent::PanelScored(p)) if logged_candidates.is_empty() => {
                 logged_candidates = p.consensus.iter().map(|r| r.position.clone()).collect();
             }
             _ => {}
@@ -118,13 +119,13 @@ pub fn what_if(events: &[Event], params: &WcParams) -> WhatIf {
                     out.chosen = Some(id);
                 }
                 PanelVerdict::Hybrid(a, b) => {
-                    let logged_pair = events.iter().find_map(|e| match &e.body {
-                        EventBody::HybridSynthesized(h) => Some(h.from.clone()),
+                    let logged_pair = events.iter().find_map(|e| match e.body {
+                        Seen::Own(WcEvent::HybridSynthesized(h)) => Some(h.from.clone()),
                         _ => None,
                     });
                     if logged_pair == Some(vec![a.clone(), b.clone()]) {
-                        let logged = events.iter().rev().find_map(|e| match &e.body {
-                            EventBody::Decision(Outcome::Collapse(o)) => Some(o.outcome),
+                        let logged = events.iter().rev().find_map(|e| match e.body {
+                            Seen::Decided(o) => Some(o.outcome),
                             _ => None,
                         });
                         out.outcome = logged;

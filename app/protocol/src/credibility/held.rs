@@ -2,6 +2,10 @@
 //! S4: its locked vote; round-robin: its last stance; collapse: its last card (first claim, with
 //! the card's score). A log without a decision holds no predictions.
 
+use crate::collapse::WcEvent;
+use crate::event::DebateEvent;
+use crate::round_robin::RrEvent;
+use crate::s4::S4Event;
 use serde::{Deserialize, Serialize};
 
 use super::types::ContextTags;
@@ -37,28 +41,28 @@ pub fn predictions(events: &[Event]) -> Vec<Held> {
     };
     for e in events {
         let held = match &e.body {
-            EventBody::DebateStarted {
+            EventBody::Debate(DebateEvent::DebateStarted {
                 agents: a, context, ..
-            } => {
+            }) => {
                 agents.clone_from(a);
                 tags = context.as_deref().cloned().unwrap_or_default();
                 None
             }
-            EventBody::Vote { vote, .. } => Some((
+            EventBody::S4(S4Event::Vote { vote, .. }) => Some((
                 vote.agent.clone(),
                 vote.decision.as_str().to_owned(),
                 f64::from(vote.confidence) / 100.0,
                 None,
             )),
-            EventBody::Turn {
+            EventBody::RoundRobin(RrEvent::Turn {
                 agent, position, ..
-            } => Some((
+            }) => Some((
                 agent.clone(),
                 position.stance.as_str().to_owned(),
                 f64::from(position.confidence) / 100.0,
                 None,
             )),
-            EventBody::CardSubmitted(c) => Some((
+            EventBody::Collapse(WcEvent::CardSubmitted(c)) => Some((
                 c.position.clone(),
                 c.card
                     .claims
@@ -67,7 +71,7 @@ pub fn predictions(events: &[Event]) -> Vec<Held> {
                 c.card.confidence.clamp(0.0, 1.0),
                 Some(format!("card score S = {:.2}", c.score.total)),
             )),
-            EventBody::Decision(_) => {
+            EventBody::Debate(DebateEvent::Decision(_)) => {
                 decided = true;
                 None
             }

@@ -1,6 +1,7 @@
 //! CR-4: the credibility a debate used, logged as an event right after `debate_started`, so a
 //! verified log recomputes the same credibility-weighted what-if later, however the record grows.
 
+use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::effective::EffectiveVotes;
@@ -44,7 +45,7 @@ impl CredibilitySnapshot {
     /// The snapshot in a log, if it has one.
     pub fn in_log(events: &[crate::Event]) -> Option<&CredibilitySnapshot> {
         events.iter().find_map(|e| match &e.body {
-            crate::EventBody::Credibility(s) => Some(s),
+            crate::EventBody::Common(CommonEvent::Credibility(s)) => Some(s),
             _ => None,
         })
     }

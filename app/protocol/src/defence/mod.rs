@@ -3,10 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::request::AgentReply;
+pub mod confidence;
+mod replies;
 
-/// S4-8: an agent may not claim more than this confidence (percent) on a complex query.
-pub const MAX_CONFIDENCE_COMPLEX: u8 = 95;
+pub use confidence::{clamp_confidence, is_complex, MAX_CONFIDENCE_COMPLEX};
+pub use replies::{card_texts, each_reply_text, scan_card, scan_reply};
 
 /// One injection pattern found in a text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,39 +252,7 @@ fn json_key(text: &str, key: &str) -> bool {
         .any(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
 }
 
-/// Every free-text field of a position card (claims, plan, evidence pointers, risks, invariant
-/// justifications): where an injection in a user's or an agent's card would sit.
-pub fn card_texts(c: &super::collapse::PositionCard) -> Vec<&str> {
-    c.claims
-        .iter()
-        .map(String::as_str)
-        .chain(
-            c.plan
-                .iter()
-                .flat_map(|s| [s.action.as_str(), s.rationale.as_str()]),
-        )
-        .chain(c.evidence.iter().map(|e| e.pointer.as_str()))
-        .chain(
-            c.risks
-                .iter()
-                .flat_map(|r| [r.description.as_str(), r.mitigation.as_str()]),
-        )
-        .chain(c.invariant_violations.iter().flat_map(|v| {
-            [
-                v.invariant_id.as_str(),
-                v.description.as_str(),
-                v.justification.as_str(),
-            ]
-        }))
-        .collect()
-}
-
-/// Scans every text of a card; one finding per pattern name.
-pub fn scan_card(card: &super::collapse::PositionCard) -> Vec<Finding> {
-    scan_all(card_texts(card))
-}
-
-fn scan_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Finding> {
+pub(crate) fn scan_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     for text in texts {
         merge(&mut out, scan(text));
@@ -292,7 +261,7 @@ fn scan_all<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Finding> {
 }
 
 /// Adds the findings of a pattern `out` does not hold yet.
-fn merge(out: &mut Vec<Finding>, found: Vec<Finding>) {
+pub(crate) fn merge(out: &mut Vec<Finding>, found: Vec<Finding>) {
     for f in found {
         if !out.iter().any(|o| o.pattern == f.pattern) {
             out.push(f);
@@ -400,67 +369,6 @@ fn clip(s: &str) -> String {
         out.push('…');
         out
     }
-}
-
-/// The free text of a reply, where an injection aimed at the other agents would sit.
-pub fn each_reply_text<'a>(reply: &'a AgentReply, mut f: impl FnMut(&'a str)) {
-    // Visited, not collected: most replies hold one text, and the scan runs on every reply
-    // (collecting would allocate a vector per reply).
-    match reply {
-        AgentReply::Position(p) => f(&p.reasoning),
-        AgentReply::Challenge { text, .. } => f(text),
-        AgentReply::Stance(s) => f(&s.reasoning),
-        AgentReply::Card(c) => card_texts(c).into_iter().for_each(f),
-        AgentReply::Verification(v) => f(&v.notes),
-        AgentReply::Critique(c) => c.concerns.iter().for_each(|s| f(s)),
-        AgentReply::Evaluation(e) => {
-            e.concerns.iter().for_each(|s| f(s));
-            e.scores.iter().for_each(|s| f(&s.rationale));
-        }
-        AgentReply::Estimates(list) => list.iter().flat_map(|e| &e.evidence).for_each(|s| f(s)),
-        AgentReply::ChallengeAnswer(a) => a.evidence.iter().for_each(|s| f(s)),
-        AgentReply::Verdict(v) => f(&v.reason),
-        AgentReply::Embeddings { .. } => {}
-        AgentReply::Reconciliation(r) => [
-            r.consolidated_belief.as_deref(),
-            r.clarification_question.as_deref(),
-            Some(r.reasoning.as_str()),
-        ]
-        .into_iter()
-        .flatten()
-        .for_each(f),
-    }
-}
-
-/// Scans every text of a reply; one finding per pattern name.
-pub fn scan_reply(reply: &AgentReply) -> Vec<Finding> {
-    let mut out = Vec::new();
-    each_reply_text(reply, |text| merge(&mut out, scan(text)));
-    out
-}
-
-/// S4-8 "complex query": one that asks more than one thing or carries conditions, where no agent
-/// can honestly be near-certain. Complex when it has at least 25 words, or two or more questions,
-/// or at least 12 words with a clause connective (and, or, but, if, unless, while, because,
-/// without, versus).
-pub fn is_complex(query: &str) -> bool {
-    let lower = query.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let questions = query.matches('?').count();
-    const CONNECTIVES: &[&str] = &[
-        "and", "or", "but", "if", "unless", "while", "because", "without", "versus", "vs",
-    ];
-    words.len() >= 25
-        || questions >= 2
-        || (words.len() >= 12 && words.iter().any(|w| CONNECTIVES.contains(w)))
-}
-
-/// S4-8: the confidence an agent may keep; `Some(clamped)` when its claim is over the ceiling.
-pub fn clamp_confidence(confidence: u8, complex: bool) -> Option<u8> {
-    (complex && confidence > MAX_CONFIDENCE_COMPLEX).then_some(MAX_CONFIDENCE_COMPLEX)
 }
 
 #[cfg(test)]

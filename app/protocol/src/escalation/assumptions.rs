@@ -2,30 +2,8 @@
 //! unit, the range a value must lie in, the direction that is *cautious* (ES-6's "most
 //! conservative assumption"), and the priority a dispute over it gets (ES-2).
 
+pub use crate::shared::judging::Priority;
 use serde::{Deserialize, Serialize};
-
-/// ES-2: the order a human queue serves disputes in; earlier variants come first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "kebab-case")]
-pub enum Priority {
-    /// The pipeline cannot go on without it (highest).
-    CriticalPath,
-    /// It moves the DCF inputs or the price target.
-    ValuationImpact,
-    /// Background research (lowest; deferred to the next gate when the queue is full).
-    Supporting,
-}
-
-impl Priority {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Priority::CriticalPath => "critical-path",
-            Priority::ValuationImpact => "valuation-impact",
-            Priority::Supporting => "supporting",
-        }
-    }
-}
 
 /// Which end of an assumption's range is the cautious one (ES-6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

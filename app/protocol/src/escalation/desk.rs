@@ -4,6 +4,7 @@
 //! a supporting dispute, deferred to the next gate. The desk lists what it holds by priority,
 //! then by arrival.
 
+pub use crate::shared::judging::Admission;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::Priority;
@@ -20,16 +21,6 @@ pub struct Held {
     pub priority: Priority,
     /// When it arrived (the order within a priority).
     pub since: u64,
-}
-
-/// Where a challenge went.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Admission {
-    Assigned(String),
-    /// Every judge is full: level 4 now.
-    Overflow,
-    /// Every judge is full and the dispute is `supporting`: deferred to the next gate.
-    Deferred,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,8 @@
 //! other position (ES-8), and similar past rulings — judges' resolutions of the same assumption
 //! in other pipelines (precedents). Pure: the server passes in the logs and the wall time.
 
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Seen};
 use serde::{Deserialize, Serialize};
 
 use super::analysis::Company;
@@ -12,9 +14,7 @@ use super::analysis::GRAPH;
 use super::assumptions::{assumption, Assumptions, Priority};
 use super::impact::{impact, ImpactReport};
 use super::view::{ChallengeView, EsState};
-use super::EsParams;
 use crate::credibility::Credibility;
-use crate::event::{Config, Event, EventBody};
 
 /// What a case waits for, in the order the desk lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -90,23 +90,20 @@ pub struct Docketed {
 /// The cases of debate `debate` (its log `events`) at wall time `wall_ms`, and its precedents.
 /// Logs of other protocols, or with nothing for a judge, give none.
 #[allow(clippy::too_many_lines)] // one arm per ladder event kind
-pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
-    let Some(EventBody::DebateStarted {
+pub fn docket(debate: &str, events: &[EsEntry<'_>], wall_ms: f64) -> Docketed {
+    let Some(Seen::Started {
         protocol,
         query,
         config,
         ..
-    }) = events.first().map(|e| &e.body)
+    }) = events.first().map(|e| e.body)
     else {
         return Docketed::default();
     };
     if protocol != "escalation" {
         return Docketed::default();
     }
-    let params = match config.as_deref() {
-        Some(Config::Escalation(p)) => *p,
-        _ => EsParams::default(),
-    };
+    let params = config.copied().unwrap_or_default();
     let mut view = EsState {
         params: Some(params),
         ..EsState::default()
@@ -116,11 +113,13 @@ pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
     let mut ended = false;
     let mut precedents = Vec::new();
     for e in events {
-        match &e.body {
-            EventBody::Credibility(s) => credibility = Some(s.clone()),
-            EventBody::Decision(_) => decided = true,
-            EventBody::Interrupted { .. } => ended = true,
-            EventBody::ChallengeResolved(r) if r.resolution.method.contains("by judge") => {
+        match e.body {
+            Seen::Common(CommonEvent::Credibility(s)) => credibility = Some(s.clone()),
+            Seen::Decided(_) => decided = true,
+            Seen::Common(CommonEvent::Interrupted { .. }) => ended = true,
+            Seen::Own(EsEvent::ChallengeResolved(r))
+                if r.resolution.method.contains("by judge") =>
+            {
                 let r = &r.resolution;
                 precedents.push(Precedent {
                     debate: debate.to_owned(),
@@ -133,7 +132,9 @@ pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
             }
             _ => {}
         }
-        view.apply(e.seq, &e.body);
+        if let Seen::Own(event) = e.body {
+            view.apply(e.seq, event);
+        }
     }
     if ended {
         return Docketed {
@@ -142,7 +143,7 @@ pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
         };
     }
     let now = match events.last() {
-        Some(last) if !decided => view.now_at(&last.ts, wall_ms),
+        Some(last) if !decided => view.now_at(last.ts, wall_ms),
         _ => view.now,
     };
     let base = view.analyses.last().map(|a| a.assumptions.clone());
@@ -187,7 +188,7 @@ pub fn docket(debate: &str, events: &[Event], wall_ms: f64) -> Docketed {
             };
             Some(Case {
                 debate: debate.to_owned(),
-                query: query.clone(),
+                query: (*query).to_owned(),
                 kind,
                 time_left: EsState::time_left(c, now),
                 challenge: c.clone(),

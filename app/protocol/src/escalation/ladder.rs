@@ -4,6 +4,7 @@
 //! wall time, a scaled clock for demos, a virtual one in tests). The ladder never reads a clock;
 //! every input carries its time and [`Ladder::tick`] fires the timeouts that have passed.
 
+pub use crate::shared::judging::JudgeAction;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::{assumption, Assumption};
@@ -81,17 +82,6 @@ pub enum Step {
     /// It is resolved (provisionally when `resolution.provisional`).
     Resolved(Resolution),
     /// A judge asked for the agents to argue again (L5), with added context.
-    Redebate { context: String },
-}
-
-/// ES-7: a judge's action on a challenge at level 3 (a ruling) or on a provisional decision
-/// (level 5: confirm, override, re-debate).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum JudgeAction {
-    Confirm,
-    Override { value: f64, rationale: String },
     Redebate { context: String },
 }
 

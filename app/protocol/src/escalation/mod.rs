@@ -12,11 +12,13 @@ mod assumptions;
 mod clock;
 mod desk;
 mod docket;
+mod events;
 mod impact;
 mod ladder;
 mod machine;
 mod messages;
 mod recompute;
+mod requests;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -31,11 +33,13 @@ pub use docket::{
     attach_precedents, docket, order, Case, CaseKind, CaseSide, DeskView, Docketed,
     Escalated as EscalatedToHuman, JudgeLoad, Paused,
 };
+pub use events::{EsEntry, EsEvent};
 pub use impact::{impact, ImpactReport, RerunPlan};
 pub use ladder::{facilitate, JudgeAction, Ladder, Resolution, Side, Stage, Step};
-pub use machine::EsDebate;
+pub use machine::{EsDebate, EsEmit};
 pub use messages::{Challenge, Content, Message, MessageKind};
 pub use recompute::recompute;
+pub use requests::{EsReply, EsTask};
 pub use rules::{default_agents, DESK_PLAN};
 pub use types::{
     parse_params, AnalysisRun, ChallengeAnswer, EsOutcome, EsParams, Escalated, Estimate,

@@ -4,6 +4,8 @@
 //! follows ES-4 with the logged credibility; and it recomputes the analyses and the decision
 //! from the final assumptions.
 
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Seen};
 use std::collections::VecDeque;
 
 use super::analysis::{compute, GRAPH};
@@ -14,11 +16,10 @@ use super::messages::Challenge;
 use super::rules::{disputes, final_assumptions, logged_finding, outcome, silent};
 use super::types::{AnalysisRun, EsOutcome, EsParams, Estimate, JudgeRuling};
 use crate::credibility::CredibilitySnapshot;
-use crate::event::{Config, Event, EventBody};
 use crate::types::AgentSpec;
 
 /// Replays the log; the recomputed outcome, or the first step that does not follow.
-pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
+pub fn recompute(events: &[EsEntry<'_>]) -> Result<EsOutcome, String> {
     let mut agents: Vec<AgentSpec> = Vec::new();
     let mut params = EsParams::default();
     let mut estimates: Vec<Vec<Estimate>> = Vec::new();
@@ -31,42 +32,43 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
     let mut analysed: Option<&Assumptions> = None;
     let mut plan: VecDeque<Vec<String>> = VecDeque::new();
     for e in events {
-        match &e.body {
-            EventBody::DebateStarted {
+        match e.body {
+            Seen::Started {
                 agents: a, config, ..
             } => {
-                agents.clone_from(a);
+                agents = a.to_vec();
                 estimates = vec![Vec::new(); a.len()];
-                if let Some(Config::Escalation(p)) = config.as_deref() {
+                if let Some(p) = config {
                     params = *p;
                 }
             }
-            EventBody::Credibility(s) => credibility = Some(s),
-            EventBody::Message { round: 1, message } => {
+            Seen::Common(CommonEvent::Credibility(s)) => credibility = Some(s),
+            Seen::Own(EsEvent::Message { round: 1, message }) => {
                 if let Some((i, estimate)) = logged_finding(&agents, message) {
                     estimates[i].push(estimate);
                 }
             }
-            EventBody::ChallengeRaised { at, challenge } => {
+            Seen::Own(EsEvent::ChallengeRaised { at, challenge }) => {
                 raised.push((*at, (**challenge).clone()))
             }
-            EventBody::JudgeRuling(j) => {
+            Seen::Own(EsEvent::JudgeRuling(j)) => {
                 if matches!(j.action, JudgeAction::Redebate { .. }) {
                     resolutions.retain(|x| x.challenge != j.challenge);
                 }
                 rulings.push(j);
             }
-            EventBody::ChallengeResolved(r) | EventBody::ProvisionalDecision(r) => {
+            Seen::Own(EsEvent::ChallengeResolved(r))
+            | Seen::Own(EsEvent::ProvisionalDecision(r)) => {
                 check_resolution(e.seq, &r.resolution, &raised, credibility)?;
                 check_ruling(e.seq, &r.resolution, &rulings, &resolutions)?;
                 resolutions.retain(|x| x.challenge != r.resolution.challenge);
                 resolutions.push(r.resolution.clone());
             }
-            EventBody::Analysis(a) => {
+            Seen::Own(EsEvent::Analysis(a)) => {
                 check_analysis(e.seq, &params, a, &mut plan)?;
                 analysed = Some(&a.assumptions);
             }
-            EventBody::Impact(run) => {
+            Seen::Own(EsEvent::Impact(run)) => {
                 let before = analysed
                     .ok_or_else(|| format!("event {}: an impact before any analysis", e.seq))?;
                 let r = &run.report;
@@ -80,7 +82,7 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                 }
                 plan = want.plan.batches.into();
             }
-            EventBody::Decision(_) if !plan.is_empty() => {
+            Seen::Decided(_) if !plan.is_empty() => {
                 return Err(format!(
                     "event {}: the decision comes before the re-runs its impact plan requires \
                      ({})",
@@ -92,7 +94,7 @@ pub fn recompute(events: &[Event]) -> Result<EsOutcome, String> {
                         .join(", ")
                 ));
             }
-            EventBody::BudgetExhausted { .. } => cut = true,
+            Seen::Common(CommonEvent::BudgetExhausted { .. }) => cut = true,
             _ => {}
         }
     }

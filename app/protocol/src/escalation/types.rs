@@ -1,6 +1,7 @@
 //! The escalation pipeline's data as logged: its parameters, what agents answer, and the events
 //! its machine writes (ES-1, ES-2, ES-9).
 
+pub use crate::shared::judging::RulingError;
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{Company, Rating, Results};
@@ -162,13 +163,6 @@ pub struct JudgeRuling {
     pub level: u8,
     #[serde(flatten)]
     pub action: JudgeAction,
-}
-
-/// Why a judge's action was refused: bad input (400) or the wrong moment (409).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RulingError {
-    Invalid(String),
-    Conflict(String),
 }
 
 /// ES-9: a challenge's resolution (final or provisional), at pipeline second `at`.

@@ -1,6 +1,7 @@
 //! The escalation pipeline's part of the live view (SV-1): every challenge with its level, its
 //! stage, its timer and who holds it; the analyses; a card per message in its agent's column.
 
+use crate::escalation::EsEvent;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::assumption;
@@ -9,7 +10,6 @@ use super::ladder::{JudgeAction, Resolution};
 use super::messages::{Challenge, MessageKind};
 use super::types::{AnalysisRun, EsParams, ImpactRun};
 use crate::columns::{Card, Tone};
-use crate::event::EventBody;
 
 /// One challenge as a viewer sees it climb.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,9 +68,9 @@ impl EsState {
 
     /// Folds in an escalation event; returns the card it puts in its agent's column, if any.
     #[allow(clippy::too_many_lines)] // one arm per escalation event kind
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Option<Card> {
+    pub fn apply(&mut self, seq: u64, body: &EsEvent) -> Option<Card> {
         match body {
-            EventBody::Message { round, message: m } => {
+            EsEvent::Message { round, message: m } => {
                 self.now = self.now.max(m.at);
                 let tone = match m.kind {
                     MessageKind::Challenge => Tone::Challenge,
@@ -96,7 +96,7 @@ impl EsState {
                 }
                 return Some(card);
             }
-            EventBody::ChallengeRaised { at, challenge } => {
+            EsEvent::ChallengeRaised { at, challenge } => {
                 self.now = self.now.max(*at);
                 self.challenges.push(ChallengeView {
                     challenge: (**challenge).clone(),
@@ -108,7 +108,7 @@ impl EsState {
                     climbs: Vec::new(),
                 });
             }
-            EventBody::Escalated(e) => {
+            EsEvent::Escalated(e) => {
                 self.now = self.now.max(e.at);
                 if let Some(c) = self.challenge_mut(&e.challenge) {
                     c.level = e.level;
@@ -123,7 +123,7 @@ impl EsState {
                     c.climbs.push((e.at, e.level, e.reason.clone()));
                 }
             }
-            EventBody::JudgeAssigned(j) => {
+            EsEvent::JudgeAssigned(j) => {
                 self.now = self.now.max(j.at);
                 if let Some(c) = self.challenge_mut(&j.challenge) {
                     c.judge = Some(j.judge.clone());
@@ -131,7 +131,7 @@ impl EsState {
                     c.stage = format!("held by judge {}", j.judge);
                 }
             }
-            EventBody::JudgeRuling(j) => {
+            EsEvent::JudgeRuling(j) => {
                 self.now = self.now.max(j.at);
                 if let Some(c) = self.challenge_mut(&j.challenge) {
                     let what = match &j.action {
@@ -154,7 +154,7 @@ impl EsState {
                         .push((j.at, j.level, format!("judge {} {what}", j.judge)));
                 }
             }
-            EventBody::ChallengeResolved(r) | EventBody::ProvisionalDecision(r) => {
+            EsEvent::ChallengeResolved(r) | EsEvent::ProvisionalDecision(r) => {
                 self.now = self.now.max(r.at);
                 if let Some(c) = self.challenge_mut(&r.resolution.challenge) {
                     c.stage = if r.resolution.provisional {
@@ -168,15 +168,14 @@ impl EsState {
                     c.resolution = Some(r.resolution.clone());
                 }
             }
-            EventBody::Analysis(a) => {
+            EsEvent::Analysis(a) => {
                 self.now = self.now.max(a.at);
                 self.analyses.push(a.clone());
             }
-            EventBody::Impact(i) => {
+            EsEvent::Impact(i) => {
                 self.now = self.now.max(i.at);
                 self.impacts.push((**i).clone());
             }
-            _ => {}
         }
         None
     }

@@ -2,6 +2,8 @@
 //! read with the same tolerance as the other replies (a fraction may come as a percentage), and
 //! estimates entry by entry: the readable ones count, the others are left out.
 
+use crate::escalation::EsReply;
+use crate::escalation::EsTask;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -47,7 +49,7 @@ struct VerdictIn {
 /// The reply to an escalation task, from the reply's normalised object.
 pub(super) fn reply(task: &Task, v: &Value) -> R<AgentReply> {
     Ok(match task {
-        Task::Estimate { assumptions, .. } => {
+        Task::Escalation(EsTask::Estimate { assumptions, .. }) => {
             let EstimatesIn { estimates } = read(v, "")?;
             // An entry that cannot be read is left out, and so is a second value for the
             // same assumption; a reply with no readable entry is a failure naming the first.
@@ -65,24 +67,24 @@ pub(super) fn reply(task: &Task, v: &Value) -> R<AgentReply> {
             match (good.is_empty(), first_error) {
                 (true, Some(e)) => return Err(e),
                 (true, None) => return Err("estimates: must list at least one value".into()),
-                _ => AgentReply::Estimates(good),
+                _ => AgentReply::Escalation(EsReply::Estimates(good)),
             }
         }
-        Task::AnswerChallenge { challenge, .. } => {
+        Task::Escalation(EsTask::AnswerChallenge { challenge, .. }) => {
             let a: AnswerIn = read(v, "")?;
-            AgentReply::ChallengeAnswer(ChallengeAnswer {
+            AgentReply::Escalation(EsReply::ChallengeAnswer(ChallengeAnswer {
                 acknowledge: a.acknowledge.0,
                 value: assumption_value(&a.value, &challenge.assumption)
                     .map_err(|e| format!("value: {e}"))?,
                 evidence: a.evidence.map(lines).unwrap_or_default(),
-            })
+            }))
         }
-        Task::WeighEvidence { .. } => {
+        Task::Escalation(EsTask::WeighEvidence { .. }) => {
             let w: VerdictIn = read(v, "")?;
-            AgentReply::Verdict(EvidenceVerdict {
+            AgentReply::Escalation(EsReply::Verdict(EvidenceVerdict {
                 accept: w.accept.0,
                 reason: w.reason.0,
-            })
+            }))
         }
         _ => return Err("not an escalation task".into()),
     })
@@ -131,6 +133,8 @@ fn assumption_value(a: &Amount, assumption: &str) -> R<f64> {
 
 #[cfg(test)]
 mod tests {
+    use crate::escalation::EsReply;
+    use crate::escalation::EsTask;
     use std::sync::Arc;
 
     use super::super::parse_reply;
@@ -138,11 +142,11 @@ mod tests {
     use crate::request::{AgentReply, Task};
 
     fn estimate() -> Task {
-        Task::Estimate {
+        Task::Escalation(EsTask::Estimate {
             query: Arc::from("q"),
             assumptions: vec!["operating_margin".into(), "net_debt_to_ebitda".into()],
             company: Default::default(),
-        }
+        })
     }
 
     /// ES-1 replies: fractions may come as percentages, ratios may not; unknown assumptions and
@@ -179,7 +183,7 @@ mod tests {
         for (text, want) in table {
             let got = parse_reply(&estimate(), "financial", text);
             match (got, want) {
-                (Ok(AgentReply::Estimates(list)), Ok((v, c))) => {
+                (Ok(AgentReply::Escalation(EsReply::Estimates(list))), Ok((v, c))) => {
                     assert_eq!((list[0].value, list[0].confidence), (v, c), "{text}");
                 }
                 (Err(e), Err(needle)) => assert!(e.contains(needle), "{text}: {e}"),
@@ -204,28 +208,28 @@ mod tests {
             priority: Priority::CriticalPath,
             provisional_resolution: None,
         };
-        let answer = Task::AnswerChallenge {
+        let answer = Task::Escalation(EsTask::AnswerChallenge {
             query: Arc::from("q"),
             challenge: challenge.clone(),
             own_value: 0.28,
             context: Vec::new(),
-        };
+        });
         match parse_reply(
             &answer,
             "financial",
             r#"{"acknowledge": "true", "value": "27%", "evidence": ["10-K"]}"#,
         ) {
-            Ok(AgentReply::ChallengeAnswer(a)) => {
+            Ok(AgentReply::Escalation(EsReply::ChallengeAnswer(a))) => {
                 assert_eq!((a.acknowledge, a.value, a.evidence.len()), (true, 0.27, 1))
             }
             other => panic!("{other:?}"),
         }
-        let weigh = Task::WeighEvidence {
+        let weigh = Task::Escalation(EsTask::WeighEvidence {
             query: Arc::from("q"),
             challenge,
             value: 0.28,
             evidence: vec![],
-        };
+        });
         let err = parse_reply(&weigh, "valuation", r#"{"accept": "maybe", "reason": "x"}"#)
             .expect_err("bad");
         assert!(err.contains("accept: must be true or false"), "{err}");

@@ -8,6 +8,15 @@
 //! an error naming the field's path, which the runner logs as a parse failure (S4: `REFUSE`).
 //! Each reply shape is a `serde` type ([`reply`], [`escalation`]) read through [`field::read`].
 
+use crate::collapse::WcReply;
+use crate::collapse::WcTask;
+use crate::escalation::EsTask;
+use crate::reconcile::RcReply;
+use crate::reconcile::RcTask;
+use crate::round_robin::RrReply;
+use crate::round_robin::RrTask;
+use crate::s4::S4Reply;
+use crate::s4::S4Task;
 use serde_json::{Map, Value};
 
 mod escalation;
@@ -30,8 +39,9 @@ type R<T> = Result<T, String>;
 /// `confidence: must be a number from 0 to 100, got 150`.
 pub fn parse_reply(task: &Task, agent: &str, text: &str) -> R<AgentReply> {
     // RC-3: the reconciler answers in XML, read by a real XML parser.
-    if let Task::Reconcile { .. } = task {
-        return super::reconcile::parse_reply(text).map(AgentReply::Reconciliation);
+    if let Task::Reconcile(RcTask::Reconcile { .. }) = task {
+        return super::reconcile::parse_reply(text)
+            .map(|r| AgentReply::Reconcile(RcReply::Reconciliation(r)));
     }
     let obj = extract_object(text)?;
     reply_from_object(task, agent, &obj)
@@ -41,28 +51,37 @@ pub fn parse_reply(task: &Task, agent: &str, text: &str) -> R<AgentReply> {
 pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> R<AgentReply> {
     let v = Value::Object(normalise(obj));
     Ok(match task {
-        Task::Analyse { .. } | Task::Revise { .. } => {
-            AgentReply::Position(read::<PositionIn>(&v, "")?.into())
+        Task::S4(S4Task::Analyse { .. }) | Task::S4(S4Task::Revise { .. }) => {
+            AgentReply::S4(S4Reply::Position(read::<PositionIn>(&v, "")?.into()))
         }
-        Task::Challenge { .. } => {
+        Task::S4(S4Task::Challenge { .. }) => {
             let c: ChallengeIn = read(&v, "")?;
-            AgentReply::Challenge {
+            AgentReply::S4(S4Reply::Challenge {
                 argues_for: c.argues_for,
                 text: c.text.0,
-            }
+            })
         }
-        Task::Turn { .. } => AgentReply::Stance(read::<StanceIn>(&v, "")?.into()),
-        Task::WriteCard { .. } | Task::ReviseCard { .. } => {
+        Task::RoundRobin(RrTask::Turn { .. }) => {
+            AgentReply::RoundRobin(RrReply::Stance(read::<StanceIn>(&v, "")?.into()))
+        }
+        Task::Collapse(WcTask::WriteCard { .. }) | Task::Collapse(WcTask::ReviseCard { .. }) => {
             // WC-1: a card is held to the rules of a user's card (exact keys, none unknown); the
             // author is who was asked, and the time is the log's to keep.
             let mut card = obj.clone();
             card.insert("agent".into(), Value::String(agent.to_owned()));
             card.remove("timestamp");
-            AgentReply::Card(collapse::parse_card(&Value::Object(card), "card")?)
+            AgentReply::Collapse(WcReply::Card(collapse::parse_card(
+                &Value::Object(card),
+                "card",
+            )?))
         }
-        Task::VerifyCard { .. } => AgentReply::Verification(read::<VerificationIn>(&v, "")?.into()),
-        Task::Critique { .. } => AgentReply::Critique(read::<CritiqueIn>(&v, "")?.into()),
-        Task::Evaluate { positions, .. } => {
+        Task::Collapse(WcTask::VerifyCard { .. }) => AgentReply::Collapse(WcReply::Verification(
+            read::<VerificationIn>(&v, "")?.into(),
+        )),
+        Task::Collapse(WcTask::Critique { .. }) => {
+            AgentReply::Collapse(WcReply::Critique(read::<CritiqueIn>(&v, "")?.into()))
+        }
+        Task::Collapse(WcTask::Evaluate { positions, .. }) => {
             let evaluation: collapse::PanelEvaluation = read::<EvaluationIn>(&v, "")?.into();
             // WC-5: every position scored once, and the pick one of them.
             let ids: Vec<String> = positions.iter().map(|(id, _)| id.clone()).collect();
@@ -74,14 +93,16 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
                     evaluation.recommendation
                 ));
             }
-            AgentReply::Evaluation(evaluation)
+            AgentReply::Collapse(WcReply::Evaluation(evaluation))
         }
-        Task::Estimate { .. } | Task::AnswerChallenge { .. } | Task::WeighEvidence { .. } => {
-            escalation::reply(task, &v)?
-        }
+        Task::Escalation(EsTask::Estimate { .. })
+        | Task::Escalation(EsTask::AnswerChallenge { .. })
+        | Task::Escalation(EsTask::WeighEvidence { .. }) => escalation::reply(task, &v)?,
         // The `http` kind answers RC in JSON with the XML reply's six fields.
-        Task::Reconcile { .. } => AgentReply::Reconciliation(read(&v, "")?),
-        Task::Embed { texts, .. } => {
+        Task::Reconcile(RcTask::Reconcile { .. }) => {
+            AgentReply::Reconcile(RcReply::Reconciliation(read(&v, "")?))
+        }
+        Task::Reconcile(RcTask::Embed { texts, .. }) => {
             let e: EmbeddingsIn = read(&v, "")?;
             if e.vectors.len() != texts.len() {
                 return Err(format!(
@@ -90,10 +111,10 @@ pub fn reply_from_object(task: &Task, agent: &str, obj: &Map<String, Value>) -> 
                     texts.len()
                 ));
             }
-            AgentReply::Embeddings {
+            AgentReply::Reconcile(RcReply::Embeddings {
                 model: e.model,
                 vectors: e.vectors,
-            }
+            })
         }
     })
 }
@@ -129,14 +150,14 @@ mod tests {
     use crate::types::{Decision, Position, Role};
 
     fn analyse() -> Task {
-        Task::Analyse {
+        Task::S4(S4Task::Analyse {
             query: Arc::from("q"),
-        }
+        })
     }
 
     fn position(text: &str) -> R<Position> {
         match parse_reply(&analyse(), "safety", text)? {
-            AgentReply::Position(p) => Ok(p),
+            AgentReply::S4(S4Reply::Position(p)) => Ok(p),
             other => Err(format!("wrong kind {}", other.kind())),
         }
     }
@@ -245,88 +266,92 @@ mod tests {
             reasoning: "r".into(),
         };
         let card_json = r#"{"claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":0.7,"cost":5,"reversibility":0.9,"invariant_violations":[]}"#;
-        let card = match parse_reply(&Task::WriteCard { query: q.clone() }, "author_1", card_json) {
-            Ok(AgentReply::Card(c)) => c,
+        let card = match parse_reply(
+            &Task::Collapse(WcTask::WriteCard { query: q.clone() }),
+            "author_1",
+            card_json,
+        ) {
+            Ok(AgentReply::Collapse(WcReply::Card(c))) => c,
             other => panic!("WC-1 card: {other:?}"),
         };
         assert_eq!(card.agent, "author_1");
         let cases: Vec<(Task, &str, Result<&str, &str>)> = vec![
             (
-                Task::Challenge {
+                Task::S4(S4Task::Challenge {
                     query: q.clone(),
                     own: own.clone(),
                     target: "t".into(),
                     target_role: Role::Utility,
                     target_reasoning: "x".into(),
-                },
+                }),
                 r#"{"argues_for":"warn","text":"You ignore the outage risk."}"#,
                 Ok("challenge"),
             ),
             (
-                Task::Challenge {
+                Task::S4(S4Task::Challenge {
                     query: q.clone(),
                     own: own.clone(),
                     target: "t".into(),
                     target_role: Role::Safety,
                     target_reasoning: "x".into(),
-                },
+                }),
                 r#"{"argues_for":"VETO","text":"Block it."}"#,
                 Err(r#"argues_for: must be one of ACT, WARN, REFUSE, got "VETO""#),
             ),
             (
-                Task::Turn {
+                Task::RoundRobin(RrTask::Turn {
                     query: q.clone(),
                     turn: 1,
                     own: None,
                     peers: vec![],
-                },
+                }),
                 r#"{"stance":"buy","confidence":70,"reasoning":"cheap"}"#,
                 Ok("stance"),
             ),
             (
-                Task::Turn {
+                Task::RoundRobin(RrTask::Turn {
                     query: q.clone(),
                     turn: 1,
                     own: None,
                     peers: vec![],
-                },
+                }),
                 r#"{"stance":"STRONG BUY","confidence":70,"reasoning":"cheap"}"#,
                 Err(r#"stance: must be one of BUY, SELL, HOLD, got "STRONG BUY""#),
             ),
             (
-                Task::VerifyCard {
+                Task::Collapse(WcTask::VerifyCard {
                     query: q.clone(),
                     card: card.clone(),
-                },
+                }),
                 r#"{"approve":"true","notes":"ok"}"#,
                 Ok("verification"),
             ),
             (
-                Task::Critique {
+                Task::Collapse(WcTask::Critique {
                     query: q.clone(),
                     card: card.clone(),
-                },
+                }),
                 r#"{"score":11,"concerns":["x"]}"#,
                 Err("score: must be a number from 0 to 10, got 11"),
             ),
             (
-                Task::Evaluate {
+                Task::Collapse(WcTask::Evaluate {
                     query: q.clone(),
                     positions: vec![("p1".into(), card.clone()), ("p2".into(), card.clone())],
-                },
+                }),
                 r#"{"scores":[{"position":"p1","score":0.8,"rationale":"a"},{"position":"p2","score":0.4,"rationale":"b"}],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
                 Ok("evaluation"),
             ),
             (
-                Task::Evaluate {
+                Task::Collapse(WcTask::Evaluate {
                     query: q.clone(),
                     positions: vec![("p1".into(), card.clone()), ("p2".into(), card.clone())],
-                },
+                }),
                 r#"{"scores":[{"position":"p1","score":0.8,"rationale":"a"}],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
                 Err("evaluation.scores: position p2 scored 0 times, expected once"),
             ),
             (
-                Task::WriteCard { query: q.clone() },
+                Task::Collapse(WcTask::WriteCard { query: q.clone() }),
                 r#"{"claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":1.7,"cost":5,"reversibility":0.9,"invariant_violations":[]}"#,
                 Err("card.confidence: must be a number from 0 to 1, got 1.7"),
             ),
@@ -347,53 +372,57 @@ mod tests {
     fn errors_name_the_path() {
         let q: Arc<str> = Arc::from("q");
         let card_json = r#"{"claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":0.7,"cost":5,"reversibility":0.9}"#;
-        let card = match parse_reply(&Task::WriteCard { query: q.clone() }, "author_1", card_json) {
-            Ok(AgentReply::Card(c)) => c,
+        let card = match parse_reply(
+            &Task::Collapse(WcTask::WriteCard { query: q.clone() }),
+            "author_1",
+            card_json,
+        ) {
+            Ok(AgentReply::Collapse(WcReply::Card(c))) => c,
             other => panic!("WC-1 card: {other:?}"),
         };
         let cases: Vec<(Task, &str, &str)> = vec![
             (
-                Task::Evaluate {
+                Task::Collapse(WcTask::Evaluate {
                     query: q.clone(),
                     positions: vec![("p1".into(), card.clone()), ("p2".into(), card.clone())],
-                },
+                }),
                 r#"{"Scores":[{"POSITION":"p1","Score":"0.8","rationale":"a"},{"position":"p2","score":2,"rationale":"b"}],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
                 "scores[1].score: must be a number from 0 to 1, got 2",
             ),
             (
-                Task::Evaluate {
+                Task::Collapse(WcTask::Evaluate {
                     query: q.clone(),
                     positions: vec![("p1".into(), card.clone())],
-                },
+                }),
                 r#"{"scores":[{"position":"p1","score":0.5,"rationale":"a"}],"recommendation":"p1","concerns":["ok", 3],"confidence":0.9}"#,
                 "concerns[1]: must be a non-empty string, got 3",
             ),
             (
-                Task::Evaluate {
+                Task::Collapse(WcTask::Evaluate {
                     query: q.clone(),
                     positions: vec![("p1".into(), card.clone())],
-                },
+                }),
                 r#"{"scores":["p1"],"recommendation":"p1","concerns":[],"confidence":0.9}"#,
                 "scores[0]: must be an object, got a string",
             ),
             (
-                Task::Critique {
+                Task::Collapse(WcTask::Critique {
                     query: q.clone(),
                     card: card.clone(),
-                },
+                }),
                 r#"{"score":"7","concerns":"none"}"#,
                 "concerns: must be an array, got a string",
             ),
             (
-                Task::VerifyCard {
+                Task::Collapse(WcTask::VerifyCard {
                     query: q.clone(),
                     card: card.clone(),
-                },
+                }),
                 r#"{"approve":true,"notes":null}"#,
                 "notes: missing",
             ),
             (
-                Task::WriteCard { query: q.clone() },
+                Task::Collapse(WcTask::WriteCard { query: q.clone() }),
                 r#"{"Claims":["c"],"plan":[{"action":"a","rationale":"r"}],"evidence":[],"risks":[],"confidence":0.7,"cost":5,"reversibility":0.9}"#,
                 "card.Claims: unknown field; expected one of agent, timestamp, claims, plan, evidence, risks, confidence, cost, reversibility, invariant_violations",
             ),

@@ -3,24 +3,27 @@
 //! one per pair), weighted by credibility and authority (RC-2); every belief is logged with
 //! what answers "why?" (RC-5); the decision lists the beliefs.
 
+use crate::reconcile::{RcEvent, RcReply, RcTask};
+use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::cluster::cluster;
 use super::outcome::outcome;
 use super::rules::unresolved;
-use super::types::{Belief, Embedded, Observation, RcConfig, RcOutcome, RcReply, Topic, Weighed};
+use super::types::{
+    Belief, Embedded, Observation, RcConfig, RcOutcome, Reconciliation, Topic, Weighed,
+};
 use super::vectors::{lexical, quantise, LEXICAL, LEXICAL_DIM};
 use super::weights::{from_snapshot, weigh, AgentCredibility};
 use crate::credibility::CredibilitySnapshot;
 use crate::error::ProtocolError;
-use crate::event::{Config, EventBody, RoundInfo};
-use crate::machine::Machine;
-use crate::queue::RequestQueue;
-use crate::request::{AgentReply, AgentRequest, Task};
 use crate::types::{AgentSpec, Role};
 
 use super::types::{EMBEDDER, RECONCILER, SINGLE};
+
+/// What a reconciliation machine logs.
+pub type RcEmit = Emit<RcEvent, RcConfig, RcOutcome>;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Step {
@@ -34,8 +37,8 @@ pub struct RcDebate {
     config: RcConfig,
     agents: Vec<AgentSpec>,
     credibility: Vec<AgentCredibility>,
-    requests: RequestQueue<Step>,
-    events: VecDeque<EventBody>,
+    requests: RequestQueue<RcTask, Step>,
+    events: VecDeque<RcEmit>,
     topics: Vec<Topic>,
     beliefs: Vec<Option<Belief>>,
     outcome: Option<RcOutcome>,
@@ -76,7 +79,7 @@ impl RcDebate {
             outcome: None,
             config,
         };
-        debate.events.push_back(EventBody::DebateStarted {
+        debate.events.push_back(Emit::Started(Box::new(Started {
             protocol: "reconcile".into(),
             query: query.to_owned(),
             seed,
@@ -93,15 +96,15 @@ impl RcDebate {
                     expected: 0,
                 },
             ],
-            config: Some(Box::new(Config::Reconcile(debate.config.clone()))),
-            backend: None,
-            context: None,
-        });
-        debate.events.push_back(EventBody::RoundStarted {
-            round: 1,
-            name: ROUND_1.into(),
-            expected: 1,
-        });
+            config: Some(debate.config.clone()),
+        })));
+        debate
+            .events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round: 1,
+                name: ROUND_1.into(),
+                expected: 1,
+            }));
         let texts = debate
             .config
             .observations
@@ -112,7 +115,7 @@ impl RcDebate {
             EMBEDDER,
             Role::Embedder,
             1,
-            Task::Embed {
+            RcTask::Embed {
                 query: debate.query.clone(),
                 texts,
             },
@@ -132,15 +135,17 @@ impl RcDebate {
             &embedded.vectors,
             &self.config.params,
         );
-        self.events.push_back(EventBody::Embedded(embedded));
+        self.events
+            .push_back(Emit::Own(RcEvent::Embedded(embedded)));
         for t in &topics {
-            self.events.push_back(EventBody::Topic(t.clone()));
+            self.events.push_back(Emit::Own(RcEvent::Topic(t.clone())));
         }
-        self.events.push_back(EventBody::RoundStarted {
-            round: 2,
-            name: ROUND_2.into(),
-            expected: topics.len() as u32,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round: 2,
+                name: ROUND_2.into(),
+                expected: topics.len() as u32,
+            }));
         self.beliefs = vec![None; topics.len()];
         self.topics = topics;
         for t in 0..self.topics.len() {
@@ -150,7 +155,7 @@ impl RcDebate {
                 let reply = single(only);
                 self.believe(t, reply, SINGLE, None);
             } else {
-                let task = Task::Reconcile {
+                let task = RcTask::Reconcile {
                     query: self.query.clone(),
                     topic: self.topics[t].topic.clone(),
                     label: self.topics[t].label.clone(),
@@ -178,7 +183,7 @@ impl RcDebate {
             .collect()
     }
 
-    fn believe(&mut self, t: usize, reply: RcReply, by: &str, unresolved: Option<String>) {
+    fn believe(&mut self, t: usize, reply: Reconciliation, by: &str, unresolved: Option<String>) {
         let topic = &self.topics[t];
         let obs: Vec<&Observation> = topic
             .observation_ids
@@ -200,7 +205,7 @@ impl RcDebate {
             unresolved,
         };
         self.events
-            .push_back(EventBody::Belief(Box::new(belief.clone())));
+            .push_back(Emit::Own(RcEvent::Belief(Box::new(belief.clone()))));
         self.beliefs[t] = Some(belief);
     }
 
@@ -213,8 +218,7 @@ impl RcDebate {
         }
         let beliefs: Vec<Belief> = self.beliefs.iter().flatten().cloned().collect();
         let o = outcome(&beliefs, self.config.observations.len(), false);
-        self.events
-            .push_back(EventBody::Decision(crate::Outcome::Reconcile(o.clone())));
+        self.events.push_back(Emit::Decided(o.clone()));
         self.outcome = Some(o);
     }
 
@@ -230,8 +234,8 @@ pub const ROUND_1: &str = "Embed and group the observations";
 pub const ROUND_2: &str = "Reconcile each topic";
 
 /// A topic of one observation is believed as stated.
-pub fn single(o: &Weighed) -> RcReply {
-    RcReply {
+pub fn single(o: &Weighed) -> Reconciliation {
+    Reconciliation {
         conflicts: false,
         consolidated_belief: Some(o.content.trim().to_owned()),
         confidence: super::vectors::round3(o.weight),
@@ -291,7 +295,7 @@ pub fn lexical_embedding(observations: &[Observation]) -> Embedded {
 }
 
 /// A reconciler's reply, checked against its topic (RC-3 "strict about content").
-fn check_reply(reply: &RcReply) -> Result<(), String> {
+fn check_reply(reply: &Reconciliation) -> Result<(), String> {
     if !reply.confidence.is_finite() || !(0.0..=1.0).contains(&reply.confidence) {
         return Err(format!(
             "confidence {} is not from 0 to 1",
@@ -316,27 +320,33 @@ fn check_reply(reply: &RcReply) -> Result<(), String> {
 }
 
 impl Machine for RcDebate {
-    fn poll_request(&mut self) -> Option<AgentRequest> {
+    type Event = RcEvent;
+    type Params = RcConfig;
+    type Outcome = RcOutcome;
+    type Task = RcTask;
+    type Reply = RcReply;
+
+    fn poll_request(&mut self) -> Option<Request<RcTask>> {
         if self.outcome.is_some() {
             return None;
         }
         self.requests.next(&mut self.events)
     }
 
-    fn poll_event(&mut self) -> Option<EventBody> {
+    fn poll_event(&mut self) -> Option<RcEmit> {
         self.events.pop_front()
     }
 
-    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+    fn handle_reply(&mut self, id: u32, reply: RcReply) -> Result<(), ProtocolError> {
         let step = *self.requests.pending(id)?;
         match (step, reply) {
-            (Step::Embed, AgentReply::Embeddings { model, vectors }) => {
+            (Step::Embed, RcReply::Embeddings { model, vectors }) => {
                 let embedded = check_embeddings(&model, &vectors, self.config.observations.len())
                     .map_err(ProtocolError::BadReply)?;
                 self.requests.take(id)?;
                 self.embedded(embedded);
             }
-            (Step::Topic(t), AgentReply::Reconciliation(reply)) => {
+            (Step::Topic(t), RcReply::Reconciliation(reply)) => {
                 check_reply(&reply).map_err(ProtocolError::BadReply)?;
                 self.requests.take(id)?;
                 self.believe(t, reply, RECONCILER, None);
@@ -359,22 +369,24 @@ impl Machine for RcDebate {
         let step = self.requests.take(id)?;
         match step {
             Step::Embed => {
-                self.events.push_back(EventBody::AgentFailed {
-                    agent: EMBEDDER.into(),
-                    round: 1,
-                    error: error.to_owned(),
-                    substitute: "lexical fallback: topics by shared words, not meaning".into(),
-                });
+                self.events
+                    .push_back(Emit::Common(CommonEvent::AgentFailed {
+                        agent: EMBEDDER.into(),
+                        round: 1,
+                        error: error.to_owned(),
+                        substitute: "lexical fallback: topics by shared words, not meaning".into(),
+                    }));
                 let embedded = lexical_embedding(&self.config.observations);
                 self.embedded(embedded);
             }
             Step::Topic(t) => {
-                self.events.push_back(EventBody::AgentFailed {
-                    agent: RECONCILER.into(),
-                    round: 2,
-                    error: error.to_owned(),
-                    substitute: "unresolved — needs clarification".into(),
-                });
+                self.events
+                    .push_back(Emit::Common(CommonEvent::AgentFailed {
+                        agent: RECONCILER.into(),
+                        round: 2,
+                        error: error.to_owned(),
+                        substitute: "unresolved — needs clarification".into(),
+                    }));
                 self.unresolved(t, error);
                 self.finish_if_done();
             }
@@ -389,11 +401,12 @@ impl Machine for RcDebate {
         }
         self.requests.clear();
         let round = if self.topics.is_empty() { 1 } else { 2 };
-        self.events.push_back(EventBody::BudgetExhausted {
-            round,
-            used,
-            budget,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::BudgetExhausted {
+                round,
+                used,
+                budget,
+            }));
         for t in 0..self.topics.len() {
             if self.beliefs[t].is_none() {
                 self.unresolved(
@@ -404,8 +417,7 @@ impl Machine for RcDebate {
         }
         let beliefs: Vec<Belief> = self.beliefs.iter().flatten().cloned().collect();
         let o = outcome(&beliefs, self.config.observations.len(), true);
-        self.events
-            .push_back(EventBody::Decision(crate::Outcome::Reconcile(o.clone())));
+        self.events.push_back(Emit::Decided(o.clone()));
         self.outcome = Some(o);
     }
 

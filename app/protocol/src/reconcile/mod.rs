@@ -8,10 +8,12 @@
 //! reasoning behind it (RC-5), and [`recompute`] checks them from the log alone.
 
 mod cluster;
+mod events;
 mod machine;
 mod outcome;
 mod recompute;
 mod reply;
+mod requests;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -22,14 +24,16 @@ mod view;
 mod weights;
 
 pub use cluster::cluster;
-pub use machine::{agents_of, check_embeddings, lexical_embedding, RcDebate};
+pub use events::{RcEntry, RcEvent};
+pub use machine::{agents_of, check_embeddings, lexical_embedding, RcDebate, RcEmit};
 pub use outcome::outcome;
 pub use recompute::recompute;
 pub use reply::{parse as parse_reply, prompt as reply_prompt};
+pub use requests::{RcReply, RcTask};
 pub use rules::{question, reconcile, unresolved};
 pub use types::{
     Authority, Belief, BeliefLine, Embedded, Linkage, Member, Observation, RcConfig, RcOutcome,
-    RcParams, RcReply, RcVerdict, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER,
+    RcParams, RcVerdict, Reconciliation, Topic, Weighed, Weight, AVERAGE_THRESHOLD, EMBEDDER,
     MAX_CONTENT_CHARS, RECONCILER, SCALE, SINGLE,
 };
 pub use validate::{check_observations, parse_observations, parse_params};

@@ -14,7 +14,8 @@ use super::types::{RECONCILER, SINGLE};
 use super::vectors::LEXICAL;
 use super::weights::{from_snapshot, weigh, AgentCredibility};
 use crate::credibility::CredibilitySnapshot;
-use crate::{Config, Event, EventBody, Outcome};
+use crate::reconcile::{RcEntry, RcEvent};
+use crate::shared::{CommonEvent, Seen};
 
 /// What the recomputation found, for the audit view.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,13 +28,13 @@ pub struct RcCheck {
 }
 
 /// SV-2 for RC: the recomputed outcome, or the first step that differs.
-pub fn recompute(events: &[Event]) -> Result<RcOutcome, String> {
+pub fn recompute(events: &[RcEntry<'_>]) -> Result<RcOutcome, String> {
     check(events).map(|(o, _)| o)
 }
 
 /// [`recompute`] with what was checked.
 #[allow(clippy::too_many_lines)] // one arm per RC event kind
-pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
+pub fn check(events: &[RcEntry<'_>]) -> Result<(RcOutcome, RcCheck), String> {
     let mut config: Option<&RcConfig> = None;
     let mut builtin = true;
     let mut snapshot: Option<&CredibilitySnapshot> = None;
@@ -43,16 +44,16 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
     let mut cut = false;
     let mut found = RcCheck::default();
     for e in events {
-        match &e.body {
-            EventBody::DebateStarted {
+        match e.body {
+            Seen::Started {
                 config: c,
                 backend,
                 agents,
                 ..
             } => {
-                config = match c.as_deref() {
-                    Some(Config::Reconcile(c)) => Some(c),
-                    _ => return Err("the log does not record the observations".into()),
+                config = match c {
+                    Some(c) => Some(c),
+                    None => return Err("the log does not record the observations".into()),
                 };
                 // The builtin reconciler's answers are recomputed; a model's cannot be.
                 builtin = match agents
@@ -64,17 +65,17 @@ pub fn check(events: &[Event]) -> Result<(RcOutcome, RcCheck), String> {
                     None => backend.is_none(),
                 };
             }
-            EventBody::Credibility(s) => snapshot = Some(s),
-            EventBody::Embedded(embedded) => {
+            Seen::Common(CommonEvent::Credibility(s)) => snapshot = Some(s),
+            Seen::Own(RcEvent::Embedded(embedded)) => {
                 let c = config.ok_or("embeddings before debate_started")?;
                 check_embedded(e.seq, embedded, &c.observations)?;
                 found.model.clone_from(&embedded.model);
                 topics = Some(cluster(&c.observations, &embedded.vectors, &c.params));
             }
-            EventBody::Topic(t) => logged_topics.push((e.seq, t)),
-            EventBody::BudgetExhausted { .. } => cut = true,
-            EventBody::Belief(b) => beliefs.push((**b).clone()),
-            EventBody::Decision(Outcome::Reconcile(logged)) => {
+            Seen::Own(RcEvent::Topic(t)) => logged_topics.push((e.seq, t)),
+            Seen::Common(CommonEvent::BudgetExhausted { .. }) => cut = true,
+            Seen::Own(RcEvent::Belief(b)) => beliefs.push((**b).clone()),
+            Seen::Decided(logged) => {
                 let c = config.ok_or("decision before debate_started")?;
                 let credibility = from_snapshot(snapshot);
                 let topics = topics.as_deref().unwrap_or_default();

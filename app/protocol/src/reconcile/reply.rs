@@ -6,7 +6,7 @@
 //! over 64 KiB is an error naming the problem; the machine then records the topic as
 //! unresolved — needs clarification — with that reason.
 
-use super::types::{RcReply, Weighed, MAX_CONTENT_CHARS};
+use super::types::{Reconciliation, Weighed, MAX_CONTENT_CHARS};
 
 /// The longest reply read (a model's runaway text is refused, not parsed).
 pub const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -93,7 +93,7 @@ pub fn prompt(label: &str, obs: &[Weighed]) -> String {
 }
 
 /// RC-3: reads a reconciler's reply.
-pub fn parse(text: &str) -> Result<RcReply, String> {
+pub fn parse(text: &str) -> Result<Reconciliation, String> {
     if text.len() > MAX_REPLY_BYTES {
         return Err(format!(
             "the reply is {} bytes; the most read is {MAX_REPLY_BYTES}",
@@ -172,7 +172,7 @@ pub fn parse(text: &str) -> Result<RcReply, String> {
     if !needs && belief.is_none() {
         return Err("<consolidated_belief> is empty but needs_clarification is false".into());
     }
-    Ok(RcReply {
+    Ok(Reconciliation {
         conflicts,
         consolidated_belief: belief,
         confidence,

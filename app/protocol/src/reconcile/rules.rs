@@ -17,7 +17,7 @@
 //!   - **Equal weight**: otherwise no belief; a clarification question for a human.
 
 use super::cluster::shorten;
-use super::types::{RcParams, RcReply, Weighed};
+use super::types::{RcParams, Reconciliation, Weighed};
 use crate::time;
 
 const HEDGES: [&str; 24] = [
@@ -223,7 +223,7 @@ fn round2(x: f64) -> f64 {
 }
 
 /// RC-4: the builtin reconciler's answer for a topic's observations.
-pub fn reconcile(label: &str, obs: &[Weighed], params: &RcParams) -> RcReply {
+pub fn reconcile(label: &str, obs: &[Weighed], params: &RcParams) -> Reconciliation {
     let Some(first) = obs.first() else {
         return unresolved("the topic has no observations", label, obs);
     };
@@ -236,7 +236,7 @@ pub fn reconcile(label: &str, obs: &[Weighed], params: &RcParams) -> RcReply {
             a.dedup();
             a.len()
         };
-        return RcReply {
+        return Reconciliation {
             conflicts: false,
             consolidated_belief: Some(first.content.trim().to_owned()),
             confidence: round2((0.7 + 0.05 * (agents as f64 - 1.0)).min(0.95)),
@@ -269,7 +269,7 @@ pub fn reconcile(label: &str, obs: &[Weighed], params: &RcParams) -> RcReply {
 }
 
 /// RC-4 partial overlap: the most specific observation stands; the others agree with it.
-fn overlap(obs: &[Weighed], facts: &[Facts]) -> RcReply {
+fn overlap(obs: &[Weighed], facts: &[Facts]) -> Reconciliation {
     let best = (0..obs.len())
         .max_by(|&a, &b| {
             facts[a]
@@ -282,7 +282,7 @@ fn overlap(obs: &[Weighed], facts: &[Facts]) -> RcReply {
         .filter(|&i| i != best)
         .map(|i| quote(&obs[i]))
         .collect();
-    RcReply {
+    Reconciliation {
         conflicts: false,
         consolidated_belief: Some(obs[best].content.trim().to_owned()),
         confidence: round2((0.6 + 0.3 * obs[best].weight).min(0.95)),
@@ -304,7 +304,7 @@ fn temporal(
     obs: &[Weighed],
     clashes: &[(usize, usize, String)],
     params: &RcParams,
-) -> Option<RcReply> {
+) -> Option<Reconciliation> {
     let at = |i: usize| time::days(&obs[i].timestamp);
     let newest = (0..obs.len())
         .filter_map(|i| at(i).map(|d| (i, d)))
@@ -341,7 +341,7 @@ fn temporal(
         .iter()
         .map(|&i| format!("{} on {}", quote(&obs[i]), date(&obs[i].timestamp)))
         .collect();
-    Some(RcReply {
+    Some(Reconciliation {
         conflicts: false,
         consolidated_belief: Some(format!(
             "{} (as of {}; it supersedes the earlier {})",
@@ -370,7 +370,7 @@ fn weigh(
     facts: &[Facts],
     clashes: &[(usize, usize, String)],
     params: &RcParams,
-) -> RcReply {
+) -> Reconciliation {
     // The strongest observation by authority, then credibility, then specificity, and its
     // strongest contradictor.
     let rank = |i: usize| (obs[i].authority, obs[i].credibility, facts[i].specificity());
@@ -438,7 +438,7 @@ fn weigh(
         c.authority
     );
     match decided {
-        Some((winner, margin, because)) => RcReply {
+        Some((winner, margin, because)) => Reconciliation {
             conflicts: true,
             consolidated_belief: Some(obs[winner].content.trim().to_owned()),
             confidence: round2((0.55 + margin / 2.0).min(0.95)),
@@ -449,7 +449,7 @@ fn weigh(
                 quote(&obs[winner])
             ),
         },
-        None => RcReply {
+        None => Reconciliation {
             conflicts: true,
             consolidated_belief: None,
             confidence: 0.5,
@@ -483,12 +483,12 @@ pub fn question(label: &str, a: &Weighed, b: &Weighed) -> String {
 }
 
 /// An answer that decides nothing: the reply could not be used.
-pub fn unresolved(reason: &str, label: &str, obs: &[Weighed]) -> RcReply {
+pub fn unresolved(reason: &str, label: &str, obs: &[Weighed]) -> Reconciliation {
     let question = match obs {
         [a, b, ..] => question(label, a, b),
         _ => format!("What is true about “{}”?", shorten(label, 60)),
     };
-    RcReply {
+    Reconciliation {
         conflicts: true,
         consolidated_belief: None,
         confidence: 0.0,

@@ -178,7 +178,7 @@ pub struct Weight {
 
 /// RC-3: the reconciler's answer for one topic (the XML reply's six fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RcReply {
+pub struct Reconciliation {
     pub conflicts: bool,
     pub consolidated_belief: Option<String>,
     pub confidence: f64,

@@ -1,11 +1,11 @@
 //! RC's part of the live view (RC-5): the observations, the topics as they form, each belief
 //! as it arrives with everything that answers "why?", and a card per step in the columns.
 
+use crate::reconcile::RcEvent;
 use serde::{Deserialize, Serialize};
 
 use super::types::{Belief, Observation, RcConfig, RcParams, Topic};
 use crate::columns::{Card, Tone};
-use crate::event::EventBody;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RcState {
@@ -40,9 +40,9 @@ impl RcState {
     }
 
     /// Folds in an RC event; returns the card it puts in its agent's column, if any.
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Option<Card> {
+    pub fn apply(&mut self, seq: u64, body: &RcEvent) -> Option<Card> {
         match body {
-            EventBody::Embedded(e) => {
+            RcEvent::Embedded(e) => {
                 self.model = Some((e.model.clone(), e.dim));
                 let lexical = e.model == super::vectors::LEXICAL;
                 return Some(Card::labelled(
@@ -63,8 +63,8 @@ impl RcState {
                     },
                 ));
             }
-            EventBody::Topic(t) => self.topics.push(t.clone()),
-            EventBody::Belief(b) => {
+            RcEvent::Topic(t) => self.topics.push(t.clone()),
+            RcEvent::Belief(b) => {
                 self.beliefs.push((**b).clone());
                 let (tone, label) = if b.needs_clarification {
                     (Tone::Failure, "NEEDS CLARIFICATION")
@@ -90,7 +90,6 @@ impl RcState {
                 card.confidence = Some((b.confidence * 100.0).round().clamp(0.0, 100.0) as u8);
                 return Some(card);
             }
-            _ => {}
         }
         None
     }

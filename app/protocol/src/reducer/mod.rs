@@ -1,6 +1,9 @@
 //! SV-1: the view state of a debate is a fold of its events. The server and the browser run this
 //! same reducer, so what a viewer sees is exactly what the log says.
 
+use crate::event::DebateEvent;
+use crate::s4::S4Event;
+use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 pub use super::collapse::{PositionState, WcState};
@@ -184,7 +187,7 @@ impl DebateView {
             self.reopened = true;
         }
         match &event.body {
-            EventBody::DebateStarted {
+            EventBody::Debate(DebateEvent::DebateStarted {
                 protocol,
                 query,
                 seed,
@@ -193,7 +196,7 @@ impl DebateView {
                 config,
                 backend,
                 context,
-            } => {
+            }) => {
                 self.backend = backend.as_deref().cloned();
                 self.context = context.as_deref().cloned();
                 match config.as_deref() {
@@ -214,12 +217,14 @@ impl DebateView {
                     .map(|r| RoundView::planned(r.round, r.name.clone(), r.expected))
                     .collect();
             }
-            EventBody::Credibility(snapshot) => self.credibility = Some(snapshot.clone()),
-            EventBody::RoundStarted {
+            EventBody::Common(CommonEvent::Credibility(snapshot)) => {
+                self.credibility = Some(snapshot.clone())
+            }
+            EventBody::Common(CommonEvent::RoundStarted {
                 round,
                 name,
                 expected,
-            } => {
+            }) => {
                 self.current_round = *round;
                 // RR and WC decide their rounds as they go: a round may be new, or smaller.
                 match self.round_mut(*round) {
@@ -235,22 +240,22 @@ impl DebateView {
                 }
             }
             // FK-1: an agent a fork removed is asked nothing more.
-            EventBody::ForkedFrom { changes, .. } => {
+            EventBody::Common(CommonEvent::ForkedFrom { changes, .. }) => {
                 self.removed.extend(changes.remove.iter().cloned());
                 let removed = &self.removed;
                 self.thinking.retain(|a| !removed.contains(a));
             }
-            EventBody::Thinking { agent, .. } => {
+            EventBody::Common(CommonEvent::Thinking { agent, .. }) => {
                 if !self.is_thinking(agent) && !self.removed.contains(agent) {
                     self.thinking.push(agent.clone());
                 }
             }
-            EventBody::AgentFailed {
+            EventBody::Common(CommonEvent::AgentFailed {
                 agent,
                 round,
                 error,
                 substitute,
-            } => {
+            }) => {
                 self.failures += 1;
                 self.thinking.retain(|a| a != agent);
                 self.s4.failed(agent, *round, error, substitute);
@@ -271,7 +276,7 @@ impl DebateView {
                     });
                 }
             }
-            EventBody::Decision(outcome) => {
+            EventBody::Debate(DebateEvent::Decision(outcome)) => {
                 match outcome {
                     Outcome::S4(o) => super::s4::on_decision(&mut self.rounds, o),
                     Outcome::RoundRobin(o) => {
@@ -283,11 +288,11 @@ impl DebateView {
                 self.decision = Some(outcome.clone());
                 self.reopened = false;
             }
-            EventBody::Interrupted { reason, .. } => {
+            EventBody::Common(CommonEvent::Interrupted { reason, .. }) => {
                 self.thinking.clear();
                 self.interrupted = Some(reason.clone());
             }
-            EventBody::AgentCall(c) => {
+            EventBody::Common(CommonEvent::AgentCall(c)) => {
                 let i = match self.usage.iter().position(|u| u.agent == c.agent) {
                     Some(i) => i,
                     None => {
@@ -309,24 +314,24 @@ impl DebateView {
                 u.completion_tokens += c.completion_tokens;
                 u.estimated |= c.estimated;
             }
-            EventBody::InjectionDetected {
+            EventBody::Common(CommonEvent::InjectionDetected {
                 source,
                 round,
                 pattern,
                 excerpt,
-            } => self.flags.push(Flag {
+            }) => self.flags.push(Flag {
                 seq,
                 source: source.clone(),
                 round: *round,
                 kind: "injection".into(),
                 detail: format!("{}: “{excerpt}”", pattern.replace('_', " ")),
             }),
-            EventBody::ConfidenceClamped {
+            EventBody::S4(S4Event::ConfidenceClamped {
                 agent,
                 round,
                 claimed,
                 clamped_to,
-            } => self.flags.push(Flag {
+            }) => self.flags.push(Flag {
                 seq,
                 source: agent.clone(),
                 round: *round,
@@ -335,45 +340,48 @@ impl DebateView {
                     "claimed {claimed}% confidence on a complex query; clamped to {clamped_to}%"
                 ),
             }),
-            EventBody::BudgetExhausted {
+            EventBody::Common(CommonEvent::BudgetExhausted {
                 round,
                 used,
                 budget,
-            } => {
+            }) => {
                 self.thinking.clear();
                 self.budget_paused = None;
                 self.budget_exhausted = Some((*round, *used, *budget));
             }
-            EventBody::BudgetPaused { used, budget } => {
+            EventBody::Common(CommonEvent::BudgetPaused { used, budget }) => {
                 self.thinking.clear();
                 self.budget_paused = Some((*used, *budget));
             }
-            EventBody::BudgetGranted {
+            EventBody::Common(CommonEvent::BudgetGranted {
                 judge,
                 tokens,
                 budget,
-            } => {
+            }) => {
                 self.budget_paused = None;
                 self.budget_grants.push((judge.clone(), *tokens, *budget));
             }
-            EventBody::BudgetClosed { .. } => self.budget_paused = None,
-            EventBody::Resumed { after_seq, .. } => self.resumed_after.push(*after_seq),
-            EventBody::DailyLimitReached { spent, limit } => {
+            EventBody::Common(CommonEvent::BudgetClosed { .. }) => self.budget_paused = None,
+            EventBody::Common(CommonEvent::Resumed { after_seq, .. }) => {
+                self.resumed_after.push(*after_seq)
+            }
+            EventBody::Common(CommonEvent::DailyLimitReached { spent, limit }) => {
                 self.thinking.clear();
                 self.daily_limit = Some((*spent, *limit));
             }
             other => {
-                if matches!(other, EventBody::Challenge { .. }) {
+                if matches!(other, EventBody::S4(S4Event::Challenge { .. })) {
                     self.challenges += 1;
                 }
-                // One protocol's view claims each protocol event and may write a card for it.
-                let card = self
-                    .s4
-                    .apply(seq, other)
-                    .or_else(|| self.rr.apply(seq, other))
-                    .or_else(|| self.wc.apply(seq, other))
-                    .or_else(|| self.es.apply(seq, other))
-                    .or_else(|| self.rc.apply(seq, other));
+                // The protocol's view takes its own events and may write a card for each.
+                let card = match other {
+                    EventBody::S4(e) => self.s4.apply(seq, e),
+                    EventBody::RoundRobin(e) => self.rr.apply(seq, e),
+                    EventBody::Collapse(e) => self.wc.apply(seq, e),
+                    EventBody::Escalation(e) => self.es.apply(seq, e),
+                    EventBody::Reconcile(e) => self.rc.apply(seq, e),
+                    EventBody::Common(_) | EventBody::Debate(_) => None,
+                };
                 if let Some(card) = card {
                     self.push_card(card);
                 }

@@ -4,14 +4,16 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
+use super::events::RrEvent;
+use super::requests::{RrReply, RrTask};
 use super::rules::{check_consensus, cut_short, outcome, round_name, trigger};
 use super::types::{PeerPosition, RrOutcome, RrParams, RrPosition, MAX_AGENTS};
 use crate::error::ProtocolError;
-use crate::event::{EventBody, RoundInfo};
-use crate::machine::Machine;
-use crate::queue::RequestQueue;
-use crate::request::{AgentReply, AgentRequest, Task};
+use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use crate::types::AgentSpec;
+
+/// What a round-robin machine logs.
+pub type RrEmit = Emit<RrEvent, RrParams, RrOutcome>;
 
 #[derive(Debug)]
 pub struct RrDebate {
@@ -23,11 +25,11 @@ pub struct RrDebate {
     /// Who still speaks this round, in order.
     speakers: VecDeque<usize>,
     /// Strict turn-taking: at most one request is out at a time; each remembers its speaker.
-    requests: RequestQueue<usize>,
+    requests: RequestQueue<RrTask, usize>,
     positions: Vec<Option<RrPosition>>,
     turns: Vec<u32>,
     total_turns: u32,
-    events: VecDeque<EventBody>,
+    events: VecDeque<RrEmit>,
     outcome: Option<RrOutcome>,
 }
 
@@ -67,7 +69,7 @@ impl RrDebate {
         } else {
             1
         };
-        debate.events.push_back(EventBody::DebateStarted {
+        debate.events.push_back(Emit::Started(Box::new(Started {
             protocol: "round_robin".into(),
             query: query.to_owned(),
             seed,
@@ -79,13 +81,11 @@ impl RrDebate {
                     expected: n as u32,
                 })
                 .collect(),
-            config: Some(Box::new(crate::event::Config::RoundRobin(
-                debate.params.clone(),
-            ))),
-            backend: None,
-            context: None,
-        });
-        debate.events.push_back(EventBody::TriggerChecked(check));
+            config: Some(debate.params.clone()),
+        })));
+        debate
+            .events
+            .push_back(Emit::Own(RrEvent::TriggerChecked(check)));
         debate.start_round((0..n).collect());
         Ok(debate)
     }
@@ -105,11 +105,12 @@ impl RrDebate {
     fn start_round(&mut self, speakers: Vec<usize>) {
         self.round += 1;
         let extra = speakers.len() < self.agents.len();
-        self.events.push_back(EventBody::RoundStarted {
-            round: self.round,
-            name: round_name(self.round, extra),
-            expected: speakers.len() as u32,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round: self.round,
+                name: round_name(self.round, extra),
+                expected: speakers.len() as u32,
+            }));
         self.speakers = speakers.into();
     }
 
@@ -127,7 +128,7 @@ impl RrDebate {
             self.triggered,
         );
         self.events
-            .push_back(EventBody::ConsensusChecked(check.clone()));
+            .push_back(Emit::Own(RrEvent::ConsensusChecked(check.clone())));
         match check.ending {
             None => {
                 let min = self.params.min_turns_per_agent;
@@ -144,10 +145,7 @@ impl RrDebate {
             }
             Some(_) => {
                 let outcome = outcome(&check, self.round, self.total_turns, self.participation());
-                self.events
-                    .push_back(EventBody::Decision(crate::outcome::Outcome::RoundRobin(
-                        outcome.clone(),
-                    )));
+                self.events.push_back(Emit::Decided(outcome.clone()));
                 self.outcome = Some(outcome);
             }
         }
@@ -155,6 +153,12 @@ impl RrDebate {
 }
 
 impl Machine for RrDebate {
+    type Event = RrEvent;
+    type Params = RrParams;
+    type Outcome = RrOutcome;
+    type Task = RrTask;
+    type Reply = RrReply;
+
     fn agents(&self) -> &[AgentSpec] {
         &self.agents
     }
@@ -163,12 +167,12 @@ impl Machine for RrDebate {
         self.outcome.is_some()
     }
 
-    fn poll_event(&mut self) -> Option<EventBody> {
+    fn poll_event(&mut self) -> Option<RrEmit> {
         self.events.pop_front()
     }
 
     /// The next speaker, built when asked so it sees every position stated before it (RR-1).
-    fn poll_request(&mut self) -> Option<AgentRequest> {
+    fn poll_request(&mut self) -> Option<Request<RrTask>> {
         if self.requests.awaiting_reply() || self.outcome.is_some() {
             return None;
         }
@@ -188,7 +192,7 @@ impl Machine for RrDebate {
                 })
             })
             .collect();
-        let task = Task::Turn {
+        let task = RrTask::Turn {
             query: self.query.clone(),
             turn: self.turns[agent] + 1,
             own: self.positions[agent].clone(),
@@ -199,25 +203,19 @@ impl Machine for RrDebate {
         self.requests.next(&mut self.events)
     }
 
-    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+    fn handle_reply(&mut self, id: u32, reply: RrReply) -> Result<(), ProtocolError> {
         let agent = *self.requests.pending(id)?;
-        let AgentReply::Stance(mut position) = reply else {
-            // The request stays outstanding: the driver reports the failure next.
-            return Err(ProtocolError::WrongReply {
-                round: self.round,
-                got: reply.kind(),
-            });
-        };
+        let RrReply::Stance(mut position) = reply;
         self.requests.take(id)?;
         position.confidence = position.confidence.min(100);
         self.turns[agent] += 1;
         self.total_turns += 1;
-        self.events.push_back(EventBody::Turn {
+        self.events.push_back(Emit::Own(RrEvent::Turn {
             agent: self.agents[agent].id.clone(),
             round: self.round,
             turn: self.turns[agent],
             position: position.clone(),
-        });
+        }));
         self.positions[agent] = Some(position);
         self.end_round_if_done();
         Ok(())
@@ -232,12 +230,13 @@ impl Machine for RrDebate {
         } else {
             "turn lost; no position yet"
         };
-        self.events.push_back(EventBody::AgentFailed {
-            agent: self.agents[agent].id.clone(),
-            round: self.round,
-            error: error.to_owned(),
-            substitute: substitute.to_owned(),
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::AgentFailed {
+                agent: self.agents[agent].id.clone(),
+                round: self.round,
+                error: error.to_owned(),
+                substitute: substitute.to_owned(),
+            }));
         self.end_round_if_done();
         Ok(())
     }
@@ -249,11 +248,12 @@ impl Machine for RrDebate {
         }
         self.requests.clear();
         self.speakers.clear();
-        self.events.push_back(EventBody::BudgetExhausted {
-            round: self.round,
-            used,
-            budget,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::BudgetExhausted {
+                round: self.round,
+                used,
+                budget,
+            }));
         let check = check_consensus(
             self.round,
             &self.agents,
@@ -263,10 +263,7 @@ impl Machine for RrDebate {
             self.triggered,
         );
         let outcome = cut_short(&check, self.total_turns, self.participation());
-        self.events
-            .push_back(EventBody::Decision(crate::outcome::Outcome::RoundRobin(
-                outcome.clone(),
-            )));
+        self.events.push_back(Emit::Decided(outcome.clone()));
         self.outcome = Some(outcome);
     }
 }

@@ -4,8 +4,10 @@
 //! (RR-2); the debate ends on consensus once every agent has spoken `min_turns_per_agent` times,
 //! or after `max_rounds` (RR-3). A trigger check on the query runs first (RR-5).
 
+mod events;
 mod machine;
 mod recompute;
+mod requests;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -13,8 +15,10 @@ mod types;
 mod view;
 mod whatif;
 
-pub use machine::RrDebate;
+pub use events::{RrEntry, RrEvent};
+pub use machine::{RrDebate, RrEmit};
 pub use recompute::recompute;
+pub use requests::{RrReply, RrTask};
 pub use rules::{
     check_consensus, cut_short, outcome, parse_params, round_name, trigger, TRIGGER_PHRASES,
 };

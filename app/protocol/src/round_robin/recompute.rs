@@ -2,13 +2,14 @@
 
 use super::rules::{check_consensus, cut_short, outcome, trigger};
 use super::types::{ConsensusCheck, RrOutcome, RrPosition};
+use crate::round_robin::{RrEntry, RrEvent};
+use crate::shared::{CommonEvent, Seen};
 use crate::types::AgentSpec;
 
 /// SV-2 for RR: replays the logged turns through the same rules and checks every logged step —
 /// the trigger verdict, each round's consensus check and the final outcome.
 #[allow(clippy::too_many_lines)] // one arm per RR event kind
-pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
-    use crate::{Config, EventBody, Outcome};
+pub fn recompute(events: &[RrEntry<'_>]) -> Result<RrOutcome, String> {
     let mut agents: Vec<AgentSpec> = Vec::new();
     let mut params = None;
     let mut query = "";
@@ -20,8 +21,8 @@ pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
     let mut rounds = 0u16;
     let mut cut = false;
     for e in events {
-        match &e.body {
-            EventBody::BudgetExhausted { round, .. } => {
+        match e.body {
+            Seen::Common(CommonEvent::BudgetExhausted { round, .. }) => {
                 let p = params
                     .as_ref()
                     .ok_or("budget event before debate_started")?;
@@ -35,22 +36,22 @@ pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
                 ));
                 cut = true;
             }
-            EventBody::DebateStarted {
+            Seen::Started {
                 query: q,
                 agents: a,
                 config,
                 ..
             } => {
                 query = q;
-                agents.clone_from(a);
+                agents = a.to_vec();
                 positions = vec![None; a.len()];
                 turns = vec![0; a.len()];
-                params = match config.as_deref() {
-                    Some(Config::RoundRobin(p)) => Some(p.clone()),
-                    _ => return Err("the log does not record round-robin parameters".into()),
+                params = match config {
+                    Some(p) => Some(p.clone()),
+                    None => return Err("the log does not record round-robin parameters".into()),
                 };
             }
-            EventBody::TriggerChecked(logged) => {
+            Seen::Own(RrEvent::TriggerChecked(logged)) => {
                 let again = trigger(query);
                 if &again != logged {
                     return Err(format!(
@@ -60,10 +61,10 @@ pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
                 }
                 triggered = Some(again.triggered);
             }
-            EventBody::RoundStarted { round, .. } => rounds = *round,
-            EventBody::Turn {
+            Seen::Common(CommonEvent::RoundStarted { round, .. }) => rounds = *round,
+            Seen::Own(RrEvent::Turn {
                 agent, position, ..
-            } => {
+            }) => {
                 let i = agents
                     .iter()
                     .position(|a| a.id == *agent)
@@ -72,7 +73,7 @@ pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
                 turns[i] += 1;
                 total_turns += 1;
             }
-            EventBody::ConsensusChecked(logged) => {
+            Seen::Own(RrEvent::ConsensusChecked(logged)) => {
                 let p = params
                     .as_ref()
                     .ok_or("consensus check before debate_started")?;
@@ -92,7 +93,7 @@ pub fn recompute(events: &[crate::Event]) -> Result<RrOutcome, String> {
                 }
                 last = Some(again);
             }
-            EventBody::Decision(Outcome::RoundRobin(logged)) => {
+            Seen::Decided(logged) => {
                 let check = last.as_ref().ok_or("decision without a consensus check")?;
                 let participation = agents
                     .iter()

@@ -1,11 +1,11 @@
 //! RR's part of the live view (SV-1): the trigger verdict, the consensus meter, participation,
 //! and a card for each turn.
 
+use crate::round_robin::RrEvent;
 use serde::{Deserialize, Serialize};
 
 use super::types::{ConsensusCheck, RrOutcome, RrParams, TriggerCheck};
 use crate::columns::{Card, RoundView, Tone};
-use crate::event::EventBody;
 use crate::types::AgentSpec;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -20,10 +20,10 @@ pub struct RrState {
 
 impl RrState {
     /// Folds in an RR event; returns the card it puts in its agent's column, if any.
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Option<Card> {
+    pub fn apply(&mut self, seq: u64, body: &RrEvent) -> Option<Card> {
         match body {
-            EventBody::TriggerChecked(t) => self.trigger = Some(t.clone()),
-            EventBody::Turn {
+            RrEvent::TriggerChecked(t) => self.trigger = Some(t.clone()),
+            RrEvent::Turn {
                 agent,
                 round,
                 turn,
@@ -44,8 +44,7 @@ impl RrState {
                 c.confidence = Some(position.confidence);
                 return Some(c);
             }
-            EventBody::ConsensusChecked(c) => self.checks.push(c.clone()),
-            _ => {}
+            RrEvent::ConsensusChecked(c) => self.checks.push(c.clone()),
         }
         None
     }

@@ -3,10 +3,11 @@
 //! agents' final positions would then give. With the logged threshold and equal weights it is
 //! RR-2's tally of the last round; a debate cut short by its budget HOLDs whatever the weights.
 
+use crate::round_robin::{RrEntry, RrEvent};
+use crate::shared::{CommonEvent, Seen};
 use serde::{Deserialize, Serialize};
 
 use super::types::{RrPosition, Stance};
-use crate::{Config, Event, EventBody};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RrWhatIfRules {
@@ -30,19 +31,16 @@ pub struct RrWhatIf {
 impl RrWhatIfRules {
     /// The logged threshold and weight 1 for every agent; `None` when the log is not a
     /// round-robin debate.
-    pub fn defaults(events: &[Event]) -> Option<RrWhatIfRules> {
-        events.iter().find_map(|e| match &e.body {
-            EventBody::DebateStarted {
+    pub fn defaults(events: &[RrEntry<'_>]) -> Option<RrWhatIfRules> {
+        events.iter().find_map(|e| match e.body {
+            Seen::Started {
                 agents,
-                config: Some(c),
+                config: Some(p),
                 ..
-            } => match &**c {
-                Config::RoundRobin(p) => Some(RrWhatIfRules {
-                    consensus_threshold: p.consensus_threshold,
-                    weights: agents.iter().map(|a| (a.id.clone(), 1.0)).collect(),
-                }),
-                _ => None,
-            },
+            } => Some(RrWhatIfRules {
+                consensus_threshold: p.consensus_threshold,
+                weights: agents.iter().map(|a| (a.id.clone(), 1.0)).collect(),
+            }),
             _ => None,
         })
     }
@@ -56,22 +54,22 @@ impl RrWhatIfRules {
 }
 
 /// The stance the final positions give under `knobs`.
-pub fn what_if(events: &[Event], knobs: &RrWhatIfRules) -> RrWhatIf {
+pub fn what_if(events: &[RrEntry<'_>], knobs: &RrWhatIfRules) -> RrWhatIf {
     let mut agents: Vec<String> = Vec::new();
     let mut last: Vec<(String, RrPosition)> = Vec::new();
     let mut cut = false;
     for e in events {
-        match &e.body {
-            EventBody::DebateStarted { agents: a, .. } => {
+        match e.body {
+            Seen::Started { agents: a, .. } => {
                 agents = a.iter().map(|a| a.id.clone()).collect();
             }
-            EventBody::Turn {
+            Seen::Own(RrEvent::Turn {
                 agent, position, ..
-            } => match last.iter_mut().find(|(a, _)| a == agent) {
+            }) => match last.iter_mut().find(|(a, _)| a == agent) {
                 Some(slot) => slot.1 = position.clone(),
                 None => last.push((agent.clone(), position.clone())),
             },
-            EventBody::BudgetExhausted { .. } => cut = true,
+            Seen::Common(CommonEvent::BudgetExhausted { .. }) => cut = true,
             _ => {}
         }
     }

@@ -5,6 +5,7 @@
 use super::DebateRun;
 use crate::escalation::RulingError;
 use crate::event::EventBody;
+use crate::shared::CommonEvent;
 
 /// ES-11: what a judge does with a debate paused on its spent budget.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -54,18 +55,20 @@ impl DebateRun {
                 let budget = self.budget.unwrap_or(0).saturating_add(tokens);
                 self.budget = Some(budget);
                 self.paused = false;
-                self.queue.push_back(EventBody::BudgetGranted {
-                    judge: judge.to_owned(),
-                    tokens,
-                    budget,
-                });
+                self.queue
+                    .push_back(EventBody::Common(CommonEvent::BudgetGranted {
+                        judge: judge.to_owned(),
+                        tokens,
+                        budget,
+                    }));
             }
             BudgetAction::Close => {
                 self.paused = false;
                 self.pausable = false;
-                self.queue.push_back(EventBody::BudgetClosed {
-                    judge: judge.to_owned(),
-                });
+                self.queue
+                    .push_back(EventBody::Common(CommonEvent::BudgetClosed {
+                        judge: judge.to_owned(),
+                    }));
                 let budget = self.budget.unwrap_or(0);
                 self.debate.exhaust(self.used, budget);
             }
@@ -91,7 +94,10 @@ impl DebateRun {
             self.queue.push_back(body);
         }
         self.queue
-            .push_back(EventBody::DailyLimitReached { spent, limit });
+            .push_back(EventBody::Common(CommonEvent::DailyLimitReached {
+                spent,
+                limit,
+            }));
         self.paused = false;
         self.pausable = false;
         self.budget = Some(self.used);

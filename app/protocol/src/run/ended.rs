@@ -3,6 +3,9 @@
 //! a decision for a debate escalated to a human (ES-12) — each new decision with its vote
 //! baseline (QL-1).
 
+use crate::event::entries;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::DebateRun;
@@ -35,9 +38,9 @@ impl DebateRun {
         let mut decided = false;
         for e in log {
             match &e.body {
-                EventBody::DebateStarted {
+                EventBody::Debate(DebateEvent::DebateStarted {
                     backend, agents, ..
-                } => {
+                }) => {
                     run.backend = backend.as_deref().cloned();
                     run.budget = backend.as_ref().map(|b| b.token_budget);
                     run.kinds = agents
@@ -45,14 +48,16 @@ impl DebateRun {
                         .filter_map(|a| a.backend.clone().map(|k| (a.id.clone(), k)))
                         .collect();
                 }
-                EventBody::AgentCall(c) => {
+                EventBody::Common(CommonEvent::AgentCall(c)) => {
                     run.used = run
                         .used
                         .saturating_add(c.prompt_tokens.saturating_add(c.completion_tokens));
                     run.costed += 1;
                 }
-                EventBody::BudgetGranted { budget, .. } => run.budget = Some(*budget),
-                EventBody::Decision(_) => decided = true,
+                EventBody::Common(CommonEvent::BudgetGranted { budget, .. }) => {
+                    run.budget = Some(*budget)
+                }
+                EventBody::Debate(DebateEvent::Decision(_)) => decided = true,
                 _ => {}
             }
             if !decided {
@@ -85,10 +90,10 @@ pub fn gate_review(
     judge: &str,
     action: JudgeAction,
 ) -> Result<GateReview, RulingError> {
-    use crate::machine::Machine;
-    use crate::supervision::Supervision;
-    let mut machine =
-        crate::escalation::EsDebate::reopen(log, wall_ms).map_err(RulingError::Conflict)?;
+    use crate::shared::Machine;
+    use crate::shared::Supervision;
+    let mut machine = crate::escalation::EsDebate::reopen(&entries(log), wall_ms)
+        .map_err(RulingError::Conflict)?;
     machine.judge(challenge, judge, action)?;
     if !machine.is_finished() {
         let debate = Debate::Escalation(Box::new(machine));
@@ -97,8 +102,8 @@ pub fn gate_review(
         ))));
     }
     let mut written = Vec::new();
-    while let Some(body) = machine.poll_event() {
-        written.push(body);
+    while let Some(emitted) = machine.poll_event() {
+        written.push(emitted.into());
     }
     Ok(GateReview::Appended(with_baselines(log, written)))
 }
@@ -112,7 +117,10 @@ pub fn human_decision(
     chosen: &str,
     rationale: &str,
 ) -> Result<Vec<EventBody>, RulingError> {
-    let written = crate::collapse::decide(log, judge, chosen, rationale)?;
+    let written = crate::collapse::decide(&entries(log), judge, chosen, rationale)?
+        .into_iter()
+        .map(EventBody::from)
+        .collect();
     Ok(with_baselines(log, written))
 }
 
@@ -122,12 +130,12 @@ fn with_baselines(log: &[crate::event::Event], mut written: Vec<EventBody>) -> V
     let mut fold = BaselineFold::default();
     for e in log
         .iter()
-        .take_while(|e| !matches!(e.body, EventBody::Decision(_)))
+        .take_while(|e| !matches!(e.body, EventBody::Debate(DebateEvent::Decision(_))))
     {
         fold.see(&e.body);
     }
     for body in &mut written {
-        if let EventBody::Decision(outcome) = body {
+        if let EventBody::Debate(DebateEvent::Decision(outcome)) = body {
             let baseline = fold.baseline(outcome);
             outcome.set_vote_baseline(baseline);
         }

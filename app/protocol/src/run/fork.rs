@@ -4,97 +4,13 @@
 //! resumed debate's is, RS-1) and the debate goes on with the changes. Its lineage and the batch
 //! figures are in [`super::lineage`].
 
-use serde::{Deserialize, Serialize};
-
+use crate::escalation::EsEvent;
+use crate::event::DebateEvent;
 use crate::event::{Event, EventBody};
-
-/// FK-1: what a fork changes. Every field is optional; an empty set re-runs the parent's
-/// debate from the event on as it was.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ForkChanges {
-    /// Agents answered by another backend or model from the fork on (the server checks each
-    /// against what it offers, as for a new debate's per-agent choices, QL-3).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<ForkAgent>,
-    /// Agents removed from the debate from the fork on, where the protocol can go on without
-    /// them (S4, before the votes are locked, while two agents remain): asked nothing more, no
-    /// vote.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub remove: Vec<String>,
-    /// The seed the agents answer with from the fork on (the builtin agents' replies follow it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// The token budget of the fork's remote agents, the tokens the copied calls used included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_budget: Option<u64>,
-    /// Milliseconds before each agent message, for the people watching (the server's otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pace_ms: Option<u64>,
-    /// A note every agent is given with the query from the fork on ("New evidence: …").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// FK-1: one agent answered by another backend or model from the fork on.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ForkAgent {
-    /// The agent: its id in the debate (`safety`, `valuation`, …).
-    pub role: String,
-    /// `builtin`, `openai` or `http`; the agent's own until now when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backend: Option<String>,
-    /// `openai` only: the model to ask (one the server offers).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-}
-
-/// The most agents one fork may change.
-pub const MAX_AGENT_CHANGES: usize = 12;
-
-/// The longest note a fork may give its agents, in characters.
-pub const MAX_NOTE_CHARS: usize = 4_000;
-
-/// The longest pace a fork may ask for.
-pub const MAX_PACE_MS: u64 = 60_000;
-
-impl ForkChanges {
-    pub fn is_empty(&self) -> bool {
-        *self == ForkChanges::default()
-    }
-
-    /// What the fork changes, in a few words each: "seed 3", "safety: openai/llama3", "a note",
-    /// "budget 20000", "pace 500 ms".
-    pub fn describe(&self) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(s) = self.seed {
-            parts.push(format!("seed {s}"));
-        }
-        for a in &self.agents {
-            let to: Vec<&str> = [a.backend.as_deref(), a.model.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect();
-            parts.push(format!("{}: {}", a.role, to.join("/")));
-        }
-        for r in &self.remove {
-            parts.push(format!("without {r}"));
-        }
-        if self.note.is_some() {
-            parts.push("a note".into());
-        }
-        if let Some(b) = self.token_budget {
-            parts.push(format!("budget {b}"));
-        }
-        if let Some(p) = self.pace_ms {
-            parts.push(format!("pace {p} ms"));
-        }
-        parts
-    }
-}
+use crate::shared::changes::{
+    ForkAgent, ForkChanges, MAX_AGENT_CHANGES, MAX_NOTE_CHARS, MAX_PACE_MS,
+};
+use crate::shared::CommonEvent;
 
 /// FK-1: the first events of a fork of `parent` (debate `debate`) after its event `after_seq`:
 /// `forked_from`, then the parent's events 1..=`after_seq` as they are. Refused by name when the
@@ -130,14 +46,14 @@ pub fn fork_prefix(
     let copied = &parent[..after_seq as usize];
     let started = parent
         .iter()
-        .position(|e| matches!(e.body, EventBody::DebateStarted { .. }))
+        .position(|e| matches!(e.body, EventBody::Debate(DebateEvent::DebateStarted { .. })))
         .ok_or_else(|| format!("debate {debate}'s log has no debate_started"))?;
     check_agents(&changes.agents, &parent[started].body)?;
     check_removals(changes, &parent[started].body)?;
     // The agents' credibility, logged with the start, comes from the server's record, not from
     // anything in the log: a fork keeps the parent's, so it goes on after it.
     let opened = match parent.get(started + 1).map(|e| &e.body) {
-        Some(EventBody::Credibility(_)) => started + 2,
+        Some(EventBody::Common(CommonEvent::Credibility(_))) => started + 2,
         _ => started + 1,
     };
     if (after_seq as usize) < opened {
@@ -157,14 +73,15 @@ pub fn fork_prefix(
     let head = &copied[copied.len() - 1];
     // ES-1: an agent's findings are one reply, logged as several events: not cut in two.
     if let (
-        EventBody::Message {
+        EventBody::Escalation(EsEvent::Message {
             round: 1,
             message: m,
-        },
+        }),
         Some(next),
     ) = (&head.body, parent.get(after_seq as usize))
     {
-        if matches!(&next.body, EventBody::Message { round: 1, message: n } if n.from == m.from) {
+        if matches!(&next.body, EventBody::Escalation(EsEvent::Message { round: 1, message: n }) if n.from == m.from)
+        {
             return Err(format!(
                 "after_seq: event {after_seq} is one of {}'s findings, which go on at event {}: \
                  fork after the last of them",
@@ -174,21 +91,21 @@ pub fn fork_prefix(
         }
     }
     let mut bodies = Vec::with_capacity(copied.len() + 1);
-    bodies.push(EventBody::ForkedFrom {
+    bodies.push(EventBody::Common(CommonEvent::ForkedFrom {
         debate: debate.to_owned(),
         after_seq,
         head_hash: head.hash.to_string(),
         changes: changes.clone(),
-    });
+    }));
     bodies.extend(copied.iter().map(|e| e.body.clone()));
     Ok(bodies)
 }
 
 /// FK-1: every changed agent must be one of the debate's, named once, with something to change.
 fn check_agents(changes: &[ForkAgent], started: &EventBody) -> Result<(), String> {
-    let EventBody::DebateStarted {
+    let EventBody::Debate(DebateEvent::DebateStarted {
         protocol, agents, ..
-    } = started
+    }) = started
     else {
         return Ok(());
     };
@@ -226,7 +143,7 @@ fn check_agents(changes: &[ForkAgent], started: &EventBody) -> Result<(), String
 
 /// FK-1: every agent removed must be one of the debate's, named once, and not also changed.
 fn check_removals(changes: &ForkChanges, started: &EventBody) -> Result<(), String> {
-    let EventBody::DebateStarted { agents, .. } = started else {
+    let EventBody::Debate(DebateEvent::DebateStarted { agents, .. }) = started else {
         return Ok(());
     };
     for (i, r) in changes.remove.iter().enumerate() {
@@ -256,7 +173,7 @@ pub fn effective_changes(log: &[Event]) -> ForkChanges {
     let forks: Vec<&ForkChanges> = log
         .iter()
         .map_while(|e| match &e.body {
-            EventBody::ForkedFrom { changes, .. } => Some(changes),
+            EventBody::Common(CommonEvent::ForkedFrom { changes, .. }) => Some(changes),
             _ => None,
         })
         .collect();
@@ -289,12 +206,13 @@ impl super::DebateRun {
             req.task.add_note(note);
         }
         for f in crate::defence::scan(note) {
-            self.queue.push_back(EventBody::InjectionDetected {
-                source: "note".into(),
-                round: 0,
-                pattern: f.pattern,
-                excerpt: f.excerpt,
-            });
+            self.queue
+                .push_back(EventBody::Common(CommonEvent::InjectionDetected {
+                    source: "note".into(),
+                    round: 0,
+                    pattern: f.pattern,
+                    excerpt: f.excerpt,
+                }));
         }
     }
 
@@ -329,7 +247,8 @@ impl super::DebateRun {
 #[cfg(test)]
 mod tests {
     use super::{check_agents, check_removals, effective_changes, ForkAgent, ForkChanges};
-    use crate::event::{Event, EventBody};
+    use crate::event::{DebateEvent, Event, EventBody};
+    use crate::shared::CommonEvent;
     use crate::types::AgentSpec;
 
     fn agent(role: &str, backend: Option<&str>, model: Option<&str>) -> ForkAgent {
@@ -342,7 +261,7 @@ mod tests {
 
     /// An S4 debate's start, with its default agents.
     fn s4_started() -> EventBody {
-        EventBody::DebateStarted {
+        EventBody::Debate(DebateEvent::DebateStarted {
             protocol: "s4".into(),
             query: "q".into(),
             seed: 1,
@@ -351,7 +270,7 @@ mod tests {
             config: None,
             backend: None,
             context: None,
-        }
+        })
     }
 
     /// `got` is `Ok`, or an error starting with what `want` names.
@@ -443,7 +362,7 @@ mod tests {
                 "type": "forked_from", "debate": "p", "after_seq": 3, "head_hash": "h"
             }))
             .expect("event");
-            if let EventBody::ForkedFrom { changes: c, .. } = &mut e.body {
+            if let EventBody::Common(CommonEvent::ForkedFrom { changes: c, .. }) = &mut e.body {
                 *c = changes;
             }
             e

@@ -2,17 +2,18 @@
 //! several forks, with a Wilson interval.
 
 use crate::event::{Event, EventBody};
+use crate::shared::CommonEvent;
 
 /// FK-2: what a fork's log says of its parent, checked against the parent's log when there is
 /// one: the event it forked after must have the hash it names, and every copied event must be
 /// the parent's. Returns the lines to show.
 pub fn check_lineage(child: &[Event], parent: Option<&[Event]>) -> Result<Vec<String>, String> {
-    let Some(EventBody::ForkedFrom {
+    let Some(EventBody::Common(CommonEvent::ForkedFrom {
         debate,
         after_seq,
         head_hash,
         ..
-    }) = child.first().map(|e| &e.body)
+    })) = child.first().map(|e| &e.body)
     else {
         return Ok(Vec::new());
     };

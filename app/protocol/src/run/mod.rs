@@ -4,6 +4,10 @@
 //! knows — the backend and budget at the start, each answer with its usage and the clock's time —
 //! and only this machine writes events: the runner numbers, timestamps and stores them.
 
+use crate::collapse::WcEvent;
+use crate::collapse::WcReply;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::baseline::BaselineFold;
@@ -14,16 +18,17 @@ use super::defence;
 use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
-use super::supervision::Supervision;
+use super::shared::Supervision;
 
 mod budget;
 mod ended;
 mod fork;
 mod lineage;
 mod resume;
+pub use crate::shared::{ForkAgent, ForkChanges};
 pub use budget::{BudgetAction, MAX_GRANT};
 pub use ended::{gate_review, human_decision, GateReview};
-pub use fork::{effective_changes, fork_prefix, ForkAgent, ForkChanges};
+pub use fork::{effective_changes, fork_prefix};
 pub use lineage::{check_lineage, wilson};
 pub use resume::{rebuild, rebuild_sealed, Rebuilt};
 
@@ -132,21 +137,21 @@ impl DebateRun {
     /// declaring the backend; then what the S4-8 scan of the query found.
     pub fn start(mut debate: Debate, start: Start) -> Self {
         if let Some(snapshot) = &start.credibility {
-            debate.machine_mut().set_credibility(snapshot);
+            debate.set_credibility(snapshot);
         }
         let mut queue = VecDeque::new();
         // (source, round, findings): the query, then every card the user submitted (WC-1).
         let mut findings = Vec::new();
         while let Some(mut body) = debate.poll_event() {
             match &mut body {
-                EventBody::DebateStarted {
+                EventBody::Debate(DebateEvent::DebateStarted {
                     backend,
                     query,
                     agents,
                     context,
                     config,
                     ..
-                } => {
+                }) => {
                     *backend = start.backend.clone().map(Box::new);
                     *context = start.context.clone().map(Box::new);
                     for a in agents.iter_mut() {
@@ -171,11 +176,13 @@ impl DebateRun {
                     }
                     if let Some(snapshot) = &start.credibility {
                         queue.push_back(body);
-                        queue.push_back(EventBody::Credibility(snapshot.clone()));
+                        queue.push_back(EventBody::Common(CommonEvent::Credibility(
+                            snapshot.clone(),
+                        )));
                         continue;
                     }
                 }
-                EventBody::CardSubmitted(c) if c.source == CardSource::User => {
+                EventBody::Collapse(WcEvent::CardSubmitted(c)) if c.source == CardSource::User => {
                     let source = format!("user card {}", c.position);
                     findings.push((source, c.round, defence::scan_card(&c.card)));
                 }
@@ -185,12 +192,12 @@ impl DebateRun {
         }
         for (source, round, found) in findings {
             for f in found {
-                queue.push_back(EventBody::InjectionDetected {
+                queue.push_back(EventBody::Common(CommonEvent::InjectionDetected {
                     source: source.clone(),
                     round,
                     pattern: f.pattern,
                     excerpt: f.excerpt,
-                });
+                }));
             }
         }
         let kinds = start
@@ -244,10 +251,11 @@ impl DebateRun {
                 while let Some(body) = self.debate.poll_event() {
                     self.queue.push_back(body);
                 }
-                self.queue.push_back(EventBody::BudgetPaused {
-                    used: self.used,
-                    budget,
-                });
+                self.queue
+                    .push_back(EventBody::Common(CommonEvent::BudgetPaused {
+                        used: self.used,
+                        budget,
+                    }));
                 return None;
             }
             self.debate.exhaust(self.used, budget);
@@ -274,7 +282,7 @@ impl DebateRun {
             .pop_front()
             .or_else(|| self.debate.poll_event())?;
         match &mut body {
-            EventBody::Decision(outcome) => {
+            EventBody::Debate(DebateEvent::Decision(outcome)) => {
                 let baseline = self.fold.baseline(outcome);
                 outcome.set_vote_baseline(baseline);
             }
@@ -292,33 +300,35 @@ impl DebateRun {
         if let Some(u) = usage {
             self.used = self.used.saturating_add(u.tokens());
             self.costed += 1;
-            self.queue.push_back(EventBody::AgentCall(AgentCall {
-                agent: req.agent.clone(),
-                round: req.round,
-                backend: self.kind_of(&req.agent),
-                attempts: u.attempts,
-                latency_ms: u.latency_ms,
-                prompt_tokens: u.prompt_tokens,
-                completion_tokens: u.completion_tokens,
-                ok: reply.is_ok(),
-                estimated: u.estimated,
-                retry_after_ms: u.retry_after_ms,
-                streamed: u.streamed,
-                cancelled: false,
-                reasked: self.reasked.contains(&req.id),
-            }));
+            self.queue
+                .push_back(EventBody::Common(CommonEvent::AgentCall(AgentCall {
+                    agent: req.agent.clone(),
+                    round: req.round,
+                    backend: self.kind_of(&req.agent),
+                    attempts: u.attempts,
+                    latency_ms: u.latency_ms,
+                    prompt_tokens: u.prompt_tokens,
+                    completion_tokens: u.completion_tokens,
+                    ok: reply.is_ok(),
+                    estimated: u.estimated,
+                    retry_after_ms: u.retry_after_ms,
+                    streamed: u.streamed,
+                    cancelled: false,
+                    reasked: self.reasked.contains(&req.id),
+                })));
         }
         let failure = match reply {
             Ok(mut reply) => {
                 for f in defence::scan_reply(&reply) {
-                    self.queue.push_back(EventBody::InjectionDetected {
-                        source: req.agent.clone(),
-                        round: req.round,
-                        pattern: f.pattern,
-                        excerpt: f.excerpt,
-                    });
+                    self.queue
+                        .push_back(EventBody::Common(CommonEvent::InjectionDetected {
+                            source: req.agent.clone(),
+                            round: req.round,
+                            pattern: f.pattern,
+                            excerpt: f.excerpt,
+                        }));
                 }
-                if let AgentReply::Card(card) = &mut reply {
+                if let AgentReply::Collapse(WcReply::Card(card)) = &mut reply {
                     if card.timestamp.is_empty() {
                         card.timestamp = now.into();
                     }
@@ -353,26 +363,27 @@ impl DebateRun {
     /// ends here.
     pub fn cancelled(&mut self, agent: &str, round: u16, latency_ms: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
-        self.queue.push_back(EventBody::AgentCall(AgentCall {
-            agent: agent.to_owned(),
-            round,
-            backend: self.kind_of(agent),
-            attempts: 1,
-            latency_ms,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            ok: false,
-            estimated: false,
-            retry_after_ms: 0,
-            streamed: false,
-            cancelled: true,
-            reasked: false,
-        }));
+        self.queue
+            .push_back(EventBody::Common(CommonEvent::AgentCall(AgentCall {
+                agent: agent.to_owned(),
+                round,
+                backend: self.kind_of(agent),
+                attempts: 1,
+                latency_ms,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                ok: false,
+                estimated: false,
+                retry_after_ms: 0,
+                streamed: false,
+                cancelled: true,
+                reasked: false,
+            })));
     }
 
     /// ES-10: the runner's clock, wall milliseconds since the debate began.
     pub fn advance(&mut self, wall_ms: u64) {
-        if let Some(s) = self.debate.machine_mut().supervision_mut() {
+        if let Some(s) = self.debate.supervision_mut() {
             s.advance(wall_ms);
         }
     }
@@ -399,13 +410,12 @@ impl DebateRun {
 
     /// ES-10: when (wall milliseconds since the start) a timer next fires, if one runs.
     pub fn wake_at(&self) -> Option<u64> {
-        self.debate.machine().supervision()?.wake_at()
+        self.debate.supervision()?.wake_at()
     }
 
     /// ES-5: challenges waiting for a judge's place, with their priority.
     pub fn queued(&self) -> Vec<(String, Priority)> {
         self.debate
-            .machine()
             .supervision()
             .map(Supervision::queued)
             .unwrap_or_default()
@@ -413,7 +423,7 @@ impl DebateRun {
 
     /// ES-5: the desk's answer for a queued challenge.
     pub fn admit(&mut self, challenge: &str, admission: Admission) {
-        if let Some(s) = self.debate.machine_mut().supervision_mut() {
+        if let Some(s) = self.debate.supervision_mut() {
             s.admit(challenge, admission);
         }
     }
@@ -421,7 +431,6 @@ impl DebateRun {
     /// ES-5: the challenges judges hold now.
     pub fn held(&self) -> Vec<String> {
         self.debate
-            .machine()
             .supervision()
             .map(Supervision::held)
             .unwrap_or_default()
@@ -434,7 +443,7 @@ impl DebateRun {
         judge: &str,
         action: JudgeAction,
     ) -> Result<(), RulingError> {
-        match self.debate.machine_mut().supervision_mut() {
+        match self.debate.supervision_mut() {
             Some(s) => s.judge(challenge, judge, action),
             None => Err(RulingError::Conflict(
                 "this protocol takes no judge's rulings".into(),
@@ -459,13 +468,13 @@ impl DebateRun {
 /// SV-5: the last event of a debate whose run stopped before it ended (the server stopped, or
 /// could not store the log). The machine is gone by then; the reason comes from the runner.
 pub fn interruption(reason: String) -> EventBody {
-    EventBody::Interrupted { reason, by: None }
+    EventBody::Common(CommonEvent::Interrupted { reason, by: None })
 }
 
 /// SV-7: the last event of a debate a judge stopped; the judge's name is on record.
 pub fn stopped_by(judge: &str) -> EventBody {
-    EventBody::Interrupted {
+    EventBody::Common(CommonEvent::Interrupted {
         reason: format!("stopped by judge {judge}"),
         by: Some(judge.to_owned()),
-    }
+    })
 }

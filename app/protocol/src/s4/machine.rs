@@ -7,14 +7,19 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::events::S4Event;
+use super::requests::{ChallengeSeen, S4Reply, S4Task};
 use super::rules::{aggregate, cut_short, expected_messages, normalise};
 use super::types::{S4Outcome, Vote, MAX_AGENTS, ROUND_NAMES};
+use crate::defence::confidence::{clamp_confidence, is_complex};
 use crate::error::ProtocolError;
-use crate::event::{EventBody, RoundInfo};
-use crate::machine::Machine;
-use crate::queue::RequestQueue;
-use crate::request::{AgentReply, AgentRequest, ChallengeSeen, Task};
+use crate::shared::{
+    CommonEvent, Emit, Machine, NoParams, Request, RequestQueue, RoundInfo, Started,
+};
 use crate::types::{AgentSpec, Decision, Position};
+
+/// What an S4 machine logs.
+pub type S4Emit = Emit<S4Event, NoParams, S4Outcome>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -42,10 +47,10 @@ pub struct S4Debate {
     revised: Vec<Option<Position>>,
     /// Each request remembers its agent's index and the agent it is about (its challenge's
     /// target; the agent itself otherwise).
-    requests: RequestQueue<(usize, usize)>,
+    requests: RequestQueue<S4Task, (usize, usize)>,
     /// FK-1: agents a fork removed: asked nothing more, no vote.
     removed: Vec<bool>,
-    events: VecDeque<EventBody>,
+    events: VecDeque<S4Emit>,
     outcome: Option<S4Outcome>,
     /// S4-8: on a complex query no agent may claim more than 95 % confidence.
     complex: bool,
@@ -72,10 +77,10 @@ impl S4Debate {
             requests: RequestQueue::with_capacity(n * (n - 1)),
             events: VecDeque::with_capacity(8),
             outcome: None,
-            complex: crate::defence::is_complex(query),
+            complex: is_complex(query),
             agents,
         };
-        debate.events.push_back(EventBody::DebateStarted {
+        debate.events.push_back(Emit::Started(Box::new(Started {
             protocol: "s4".into(),
             query: query.to_owned(),
             seed,
@@ -88,12 +93,10 @@ impl S4Debate {
                 })
                 .collect(),
             config: None,
-            backend: None,
-            context: None,
-        });
+        })));
         debate.start_round(1);
         for i in 0..n {
-            let task = Task::Analyse {
+            let task = S4Task::Analyse {
                 query: debate.query.clone(),
             };
             debate.enqueue(i, i, 1, task);
@@ -147,12 +150,13 @@ impl S4Debate {
     }
 
     fn push_failed(&mut self, agent: &str, round: u16, error: &str, substitute: &str) {
-        self.events.push_back(EventBody::AgentFailed {
-            agent: agent.to_owned(),
-            round,
-            error: error.to_owned(),
-            substitute: substitute.to_owned(),
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::AgentFailed {
+                agent: agent.to_owned(),
+                round,
+                error: error.to_owned(),
+                substitute: substitute.to_owned(),
+            }));
     }
 
     fn round(&self) -> u16 {
@@ -169,51 +173,52 @@ impl S4Debate {
         self.requests.pending(id).map(|&(_, about)| about)
     }
 
-    fn enqueue(&mut self, agent: usize, about: usize, round: u16, task: Task) {
+    fn enqueue(&mut self, agent: usize, about: usize, round: u16, task: S4Task) {
         let spec = &self.agents[agent];
         self.requests
             .push(&spec.id, spec.role, round, task, (agent, about));
     }
 
     fn start_round(&mut self, round: u16) {
-        self.events.push_back(EventBody::RoundStarted {
-            round,
-            name: ROUND_NAMES[usize::from(round - 1)].into(),
-            expected: expected_messages(self.active(), round),
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round,
+                name: ROUND_NAMES[usize::from(round - 1)].into(),
+                expected: expected_messages(self.active(), round),
+            }));
     }
 
     fn record_position(&mut self, agent: usize, p: Position) {
         let id = self.agents[agent].id.clone();
         if self.phase == Phase::Analysis {
-            self.events.push_back(EventBody::Position {
+            self.events.push_back(Emit::Own(S4Event::Position {
                 agent: id,
                 round: 1,
                 position: p.clone(),
-            });
+            }));
             self.initial[agent] = Some(p);
         } else {
             let before = self.initial[agent].clone().unwrap_or_else(|| p.clone());
             let changed = before.decision != p.decision;
-            self.events.push_back(EventBody::Revision {
+            self.events.push_back(Emit::Own(S4Event::Revision {
                 agent: id,
                 round: 3,
                 before,
                 after: p.clone(),
                 changed,
-            });
+            }));
             self.revised[agent] = Some(p);
         }
     }
 
     fn record_challenge(&mut self, from: usize, to: usize, text: String, argues_for: Decision) {
-        self.events.push_back(EventBody::Challenge {
+        self.events.push_back(Emit::Own(S4Event::Challenge {
             round: 2,
             from: self.agents[from].id.clone(),
             to: self.agents[to].id.clone(),
             text: text.clone(),
             argues_for,
-        });
+        }));
         self.challenges.push(ChallengeRecord {
             from,
             to,
@@ -241,7 +246,7 @@ impl S4Debate {
         let present = self.present();
         for &from in &present {
             for &to in present.iter().filter(|&&to| to != from) {
-                let task = Task::Challenge {
+                let task = S4Task::Challenge {
                     query: self.query.clone(),
                     own: self.initial_of(from),
                     target: self.agents[to].id.clone(),
@@ -271,7 +276,7 @@ impl S4Debate {
                     argues_for: c.argues_for,
                 })
                 .collect();
-            let task = Task::Revise {
+            let task = S4Task::Revise {
                 query: self.query.clone(),
                 own: self.initial_of(agent),
                 challenges,
@@ -309,10 +314,10 @@ impl S4Debate {
                 risk: locked.risk,
                 reasoning: locked.reasoning,
             };
-            self.events.push_back(EventBody::Vote {
+            self.events.push_back(Emit::Own(S4Event::Vote {
                 round: 4,
                 vote: vote.clone(),
-            });
+            }));
             votes.push(vote);
         }
         let outcome = if cut_in == 0 {
@@ -320,10 +325,7 @@ impl S4Debate {
         } else {
             cut_short(&votes, changed, cut_in)
         };
-        self.events
-            .push_back(EventBody::Decision(crate::outcome::Outcome::S4(
-                outcome.clone(),
-            )));
+        self.events.push_back(Emit::Decided(outcome.clone()));
         self.outcome = Some(outcome);
     }
 
@@ -338,17 +340,23 @@ impl S4Debate {
 }
 
 impl Machine for S4Debate {
+    type Event = S4Event;
+    type Params = NoParams;
+    type Outcome = S4Outcome;
+    type Task = S4Task;
+    type Reply = S4Reply;
+
     fn agents(&self) -> &[AgentSpec] {
         &self.agents
     }
 
     /// The next agent to ask, if any. Emits a `thinking` event for it.
-    fn poll_request(&mut self) -> Option<AgentRequest> {
+    fn poll_request(&mut self) -> Option<Request<S4Task>> {
         self.requests.next(&mut self.events)
     }
 
     /// The next event to append to the log, in order.
-    fn poll_event(&mut self) -> Option<EventBody> {
+    fn poll_event(&mut self) -> Option<S4Emit> {
         self.events.pop_front()
     }
 
@@ -358,24 +366,24 @@ impl Machine for S4Debate {
 
     /// Feeds an agent's reply to request `id`. A reply of the wrong shape is an error and
     /// changes nothing; the driver should then call [`S4Debate::handle_failure`].
-    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+    fn handle_reply(&mut self, id: u32, reply: S4Reply) -> Result<(), ProtocolError> {
         let (agent, _) = *self.requests.pending(id)?;
         match (self.phase, reply) {
-            (Phase::Analysis | Phase::Revision, AgentReply::Position(p)) => {
+            (Phase::Analysis | Phase::Revision, S4Reply::Position(p)) => {
                 self.requests.take(id)?;
                 let mut p = normalise(self.agents[agent].role, p);
-                if let Some(to) = crate::defence::clamp_confidence(p.confidence, self.complex) {
-                    self.events.push_back(EventBody::ConfidenceClamped {
+                if let Some(to) = clamp_confidence(p.confidence, self.complex) {
+                    self.events.push_back(Emit::Own(S4Event::ConfidenceClamped {
                         agent: self.agents[agent].id.clone(),
                         round: self.round(),
                         claimed: p.confidence,
                         clamped_to: to,
-                    });
+                    }));
                     p.confidence = to;
                 }
                 self.record_position(agent, p);
             }
-            (Phase::Challenge, AgentReply::Challenge { text, argues_for }) => {
+            (Phase::Challenge, S4Reply::Challenge { text, argues_for }) => {
                 let to = self.challenge_target(id)?;
                 self.requests.take(id)?;
                 self.record_challenge(agent, to, text, argues_for);
@@ -433,11 +441,12 @@ impl Machine for S4Debate {
         }
         let round = self.round();
         self.requests.clear();
-        self.events.push_back(EventBody::BudgetExhausted {
-            round,
-            used,
-            budget,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::BudgetExhausted {
+                round,
+                used,
+                budget,
+            }));
         for i in 0..self.agents.len() {
             if self.revised[i].is_none() && self.initial[i].is_none() {
                 self.revised[i] = Some(Position {
@@ -451,29 +460,4 @@ impl Machine for S4Debate {
         }
         self.lock_votes(round);
     }
-}
-
-/// Drives a debate to the end with a scripted agent (an `Err` is an agent failure) and returns
-/// every request and event: for the tests of this crate and of the crates built on it. It panics
-/// if the machine refuses a scripted reply or stops before it has finished — a failed test.
-#[allow(clippy::expect_used)] // a test helper: a panic is the test's failure, with its place
-pub fn run_scripted(
-    agents: Vec<AgentSpec>,
-    mut script: impl FnMut(&AgentRequest) -> Result<AgentReply, String>,
-) -> (Vec<AgentRequest>, Vec<EventBody>) {
-    let mut d = S4Debate::new("Is the sky blue?", agents, 7).expect("valid debate");
-    let (mut reqs, mut events) = (vec![], vec![]);
-    loop {
-        while let Some(e) = d.poll_event() {
-            events.push(e);
-        }
-        let Some(req) = d.poll_request() else { break };
-        match script(&req) {
-            Ok(reply) => d.handle_reply(req.id, reply).expect("reply accepted"),
-            Err(e) => d.handle_failure(req.id, &e).expect("failure accepted"),
-        }
-        reqs.push(req);
-    }
-    assert!(d.is_finished());
-    (reqs, events)
 }

@@ -3,8 +3,8 @@
 
 use super::rules::{aggregate, cut_short};
 use super::types::{S4Outcome, Vote};
-use crate::event::{Event, EventBody};
-use crate::outcome::Outcome;
+use crate::s4::{S4Entry, S4Event};
+use crate::shared::{CommonEvent, Seen};
 
 /// Why the logged S4 decision does not stand.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,19 +16,19 @@ pub enum Mismatch {
 }
 
 /// SV-2: the S4 decision the logged votes give, checked against the logged one.
-pub fn recompute(events: &[Event]) -> Result<S4Outcome, Mismatch> {
+pub fn recompute(events: &[S4Entry<'_>]) -> Result<S4Outcome, Mismatch> {
     let mut votes: Vec<Vote> = Vec::new();
     let mut initial: Vec<(&str, crate::types::Decision)> = Vec::new();
     let mut logged = None;
     let mut cut_in = None;
     for e in events {
-        match &e.body {
-            EventBody::BudgetExhausted { round, .. } => cut_in = Some(*round),
-            EventBody::Position {
+        match e.body {
+            Seen::Common(CommonEvent::BudgetExhausted { round, .. }) => cut_in = Some(*round),
+            Seen::Own(S4Event::Position {
                 agent, position, ..
-            } => initial.push((agent, position.decision)),
-            EventBody::Vote { vote, .. } => votes.push(vote.clone()),
-            EventBody::Decision(Outcome::S4(outcome)) => logged = Some(outcome),
+            }) => initial.push((agent, position.decision)),
+            Seen::Own(S4Event::Vote { vote, .. }) => votes.push(vote.clone()),
+            Seen::Decided(outcome) => logged = Some(outcome),
             _ => {}
         }
     }

@@ -2,11 +2,11 @@
 //! the live columns, and each agent's journey and the challenge matrix for the audit view — one
 //! fold of the log for both.
 
+use crate::s4::S4Event;
 use serde::{Deserialize, Serialize};
 
 use super::types::{S4Outcome, Vote};
 use crate::columns::{Card, RoundView, Tone};
-use crate::event::EventBody;
 use crate::types::{display_name, AgentSpec, Decision, Position};
 
 /// What the audit view shows of an S4 debate, folded with the live view.
@@ -94,16 +94,16 @@ impl S4State {
 
     /// Folds an S4 event into the journeys and the matrix, and returns its card for the live
     /// columns; `None` when the event is not S4's.
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Option<Card> {
+    pub fn apply(&mut self, seq: u64, body: &S4Event) -> Option<Card> {
         match body {
-            EventBody::Position {
+            S4Event::Position {
                 agent, position, ..
             } => {
                 if let Some(j) = self.journey(agent) {
                     j.initial = Some(position.clone());
                 }
             }
-            EventBody::Revision {
+            S4Event::Revision {
                 agent,
                 before,
                 after,
@@ -118,12 +118,12 @@ impl S4State {
                     });
                 }
             }
-            EventBody::Vote { vote, .. } => {
+            S4Event::Vote { vote, .. } => {
                 if let Some(j) = self.journey(&vote.agent) {
                     j.vote = Some(vote.clone());
                 }
             }
-            EventBody::Challenge {
+            S4Event::Challenge {
                 from,
                 to,
                 text,
@@ -154,9 +154,9 @@ impl S4State {
 }
 
 /// The card an S4 event puts in its agent's column, if it is an S4 event.
-fn card(seq: u64, body: &EventBody) -> Option<Card> {
+fn card(seq: u64, body: &S4Event) -> Option<Card> {
     Some(match body {
-        EventBody::Position {
+        S4Event::Position {
             agent,
             round,
             position,
@@ -172,7 +172,7 @@ fn card(seq: u64, body: &EventBody) -> Option<Card> {
             risk: Some(position.risk),
             body: position.reasoning.clone(),
         },
-        EventBody::Challenge {
+        S4Event::Challenge {
             round,
             from,
             to,
@@ -187,7 +187,7 @@ fn card(seq: u64, body: &EventBody) -> Option<Card> {
             None,
             text.clone(),
         ),
-        EventBody::Revision {
+        S4Event::Revision {
             agent,
             round,
             before,
@@ -219,7 +219,7 @@ fn card(seq: u64, body: &EventBody) -> Option<Card> {
                 body: after.reasoning.clone(),
             }
         }
-        EventBody::Vote { round, vote } => Card {
+        S4Event::Vote { round, vote } => Card {
             seq,
             round: *round,
             agent: vote.agent.clone(),

@@ -2,7 +2,21 @@
 //! order, and check that nothing it decides or logs depends on that order.
 
 use crate::debate::Debate;
-use crate::request::{AgentReply, AgentRequest};
+use crate::event::DebateEvent;
+use crate::request::{AgentReply, AgentRequest, Task};
+use crate::shared::Request;
+
+/// A protocol's scripted agent, answering its own tasks, as the envelope asks it.
+pub fn scripted<T: TryFrom<Task>, R: Into<AgentReply>>(
+    answer: impl Fn(&Request<T>) -> R,
+) -> impl Fn(&AgentRequest) -> AgentReply {
+    move |req| {
+        let Ok(task) = T::try_from(req.task.clone()) else {
+            panic!("a task of another protocol: {req:?}");
+        };
+        answer(&req.clone().map(|_| task)).into()
+    }
+}
 
 /// What a run logged (each event as JSON, sorted: the same set whatever the order) and decided.
 #[derive(Debug)]
@@ -27,7 +41,7 @@ pub fn drive(
     let mut drain = |d: &mut Debate, events: &mut Vec<String>| {
         while let Some(e) = d.poll_event() {
             let json = serde_json::to_string(&e).expect("an event serialises");
-            if matches!(e, crate::EventBody::Decision(_)) {
+            if matches!(e, crate::EventBody::Debate(DebateEvent::Decision(_))) {
                 decision.clone_from(&json);
             }
             events.push(json);

@@ -3,7 +3,11 @@
 //! grant and close against the logged calls (AG-2).
 
 use crate::chain::{check_budget, recompute_decision, seal_all};
+use crate::event::DebateEvent;
 use crate::event::{BackendInfo, EventBody};
+use crate::s4::S4Reply;
+use crate::s4::S4Task;
+use crate::shared::CommonEvent;
 
 use crate::debate::Debate;
 use crate::escalation::RulingError;
@@ -46,12 +50,12 @@ fn drive(run: &mut DebateRun, bodies: &mut Vec<EventBody>) -> usize {
         run.handle(
             &req,
             Answered {
-                reply: Ok(AgentReply::Position(Position {
+                reply: Ok(AgentReply::S4(S4Reply::Position(Position {
                     decision: Decision::Act,
                     confidence: 80,
                     risk: 10,
                     reasoning: "r".into(),
-                })),
+                }))),
                 usage: Some(Usage {
                     attempts: 1,
                     latency_ms: 1,
@@ -141,11 +145,15 @@ fn forged_budget_events_fail_verification_es_11() {
             .unwrap_or_else(|| panic!("{kind}"))
     };
     let mut bigger = bodies.clone();
-    if let EventBody::BudgetGranted { budget, .. } = &mut bigger[at("budget_granted")] {
+    if let EventBody::Common(CommonEvent::BudgetGranted { budget, .. }) =
+        &mut bigger[at("budget_granted")]
+    {
         *budget += 1;
     }
     let mut early = bodies.clone();
-    if let EventBody::BudgetPaused { used, budget } = &mut early[at("budget_paused")] {
+    if let EventBody::Common(CommonEvent::BudgetPaused { used, budget }) =
+        &mut early[at("budget_paused")]
+    {
         *used = 700;
         *budget = 1200;
     }
@@ -208,16 +216,16 @@ fn the_budget_counts_calls_in_flight_lm_2() {
             // The oldest call answers first; each costs `cost`.
             let req = flight.remove(0);
             let reply = match &req.task {
-                Task::Challenge { .. } => AgentReply::Challenge {
+                Task::S4(S4Task::Challenge { .. }) => AgentReply::S4(S4Reply::Challenge {
                     text: "no".into(),
                     argues_for: Decision::Warn,
-                },
-                _ => AgentReply::Position(Position {
+                }),
+                _ => AgentReply::S4(S4Reply::Position(Position {
                     decision: Decision::Act,
                     confidence: 60,
                     risk: 10,
                     reasoning: "fine".into(),
-                }),
+                })),
             };
             let before = run.used();
             run.handle(
@@ -246,11 +254,14 @@ fn the_budget_counts_calls_in_flight_lm_2() {
         assert!(
             bodies
                 .iter()
-                .any(|b| matches!(b, EventBody::BudgetExhausted { .. })),
+                .any(|b| matches!(b, EventBody::Common(CommonEvent::BudgetExhausted { .. }))),
             "parallel {parallel}, budget {budget}: the debate is cut short"
         );
         assert!(
-            matches!(bodies.last(), Some(EventBody::Decision(_))),
+            matches!(
+                bodies.last(),
+                Some(EventBody::Debate(DebateEvent::Decision(_)))
+            ),
             "and still decides"
         );
         assert_eq!(run.in_flight(), 0);
@@ -284,12 +295,12 @@ fn the_daily_limit_ends_a_debate_at_what_it_used_sv_13() {
         run.handle(
             req,
             Answered {
-                reply: Ok(AgentReply::Position(Position {
+                reply: Ok(AgentReply::S4(S4Reply::Position(Position {
                     decision: Decision::Act,
                     confidence: 80,
                     risk: 10,
                     reasoning: "r".into(),
-                })),
+                }))),
                 usage: Some(Usage {
                     attempts: 1,
                     latency_ms: 1,
@@ -323,7 +334,9 @@ fn the_daily_limit_ends_a_debate_at_what_it_used_sv_13() {
 
     let at = |kind: &str| bodies.iter().position(|b| b.kind() == kind).expect(kind);
     let mut other_budget = bodies.clone();
-    if let EventBody::BudgetExhausted { budget, .. } = &mut other_budget[at("budget_exhausted")] {
+    if let EventBody::Common(CommonEvent::BudgetExhausted { budget, .. }) =
+        &mut other_budget[at("budget_exhausted")]
+    {
         *budget = 100_000;
     }
     let mut late_call = bodies.clone();

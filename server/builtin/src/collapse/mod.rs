@@ -16,6 +16,8 @@ mod tests;
 #[cfg(test)]
 mod tests_machine;
 
+use protocol::collapse::WcReply;
+use protocol::collapse::WcTask;
 use protocol::collapse::{PositionCard, Severity, Verification};
 use protocol::{AgentReply, AgentRequest, Task};
 
@@ -26,16 +28,21 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
     let query = req.task.query();
     let rng = |salt: &str| Rng::new(seed, query, &req.agent, req.round, salt);
     match &req.task {
-        Task::WriteCard { query } => {
+        Task::Collapse(WcTask::WriteCard { query }) => {
             let s = Situation::of(query);
-            AgentReply::Card(author::write(&req.agent, req.round, &s, &mut rng("write")))
+            AgentReply::Collapse(WcReply::Card(author::write(
+                &req.agent,
+                req.round,
+                &s,
+                &mut rng("write"),
+            )))
         }
-        Task::ReviseCard {
+        Task::Collapse(WcTask::ReviseCard {
             query,
             card,
             concerns,
             triggers,
-        } => {
+        }) => {
             let s = Situation::of(query);
             let salt = format!(
                 "revise|{}|{}|{}",
@@ -43,7 +50,7 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                 concerns.join("|"),
                 triggers.join("|")
             );
-            AgentReply::Card(reflexion::revise(
+            AgentReply::Collapse(WcReply::Card(reflexion::revise(
                 &req.agent,
                 req.round,
                 card,
@@ -51,33 +58,33 @@ pub(super) fn reply(seed: u64, req: &AgentRequest) -> AgentReply {
                 triggers,
                 &s,
                 &mut rng(&salt),
-            ))
+            )))
         }
-        Task::VerifyCard { card, .. } => {
+        Task::Collapse(WcTask::VerifyCard { card, .. }) => {
             let salt = format!("verify|{}", fingerprint(card));
-            AgentReply::Verification(review::verify(card, &mut rng(&salt)))
+            AgentReply::Collapse(WcReply::Verification(review::verify(card, &mut rng(&salt))))
         }
-        Task::Critique { card, .. } => {
+        Task::Collapse(WcTask::Critique { card, .. }) => {
             let salt = format!("critique|{}", fingerprint(card));
-            AgentReply::Critique(review::critique(card, &mut rng(&salt)))
+            AgentReply::Collapse(WcReply::Critique(review::critique(card, &mut rng(&salt))))
         }
-        Task::Evaluate { query, positions } => {
+        Task::Collapse(WcTask::Evaluate { query, positions }) => {
             let s = Situation::of(query);
             let salt: String = positions
                 .iter()
                 .map(|(id, c)| format!("{id}:{};", fingerprint(c)))
                 .collect();
-            AgentReply::Evaluation(panel::evaluate(
+            AgentReply::Collapse(WcReply::Evaluation(panel::evaluate(
                 req.role,
                 positions,
                 &s,
                 &mut rng(&format!("evaluate|{salt}")),
-            ))
+            )))
         }
-        _ => AgentReply::Verification(Verification {
+        _ => AgentReply::Collapse(WcReply::Verification(Verification {
             approve: false,
             notes: "Not a weighted-collapse task.".into(),
-        }),
+        })),
     }
 }
 

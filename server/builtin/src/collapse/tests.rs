@@ -1,5 +1,7 @@
 //! Builtin WC agents: determinism, ranges, styles, stakes and panel calibration.
 
+use protocol::collapse::WcReply;
+use protocol::collapse::WcTask;
 use std::sync::Arc;
 
 use protocol::collapse::{default_panel, PanelEvaluation, PositionCard, Severity};
@@ -58,12 +60,12 @@ fn write(seed: u64, author: &str, query: &str) -> PositionCard {
         author,
         Role::Author,
         1,
-        Task::WriteCard {
+        Task::Collapse(WcTask::WriteCard {
             query: Arc::from(query),
-        },
+        }),
     );
     match BuiltinAgents::new(seed).reply(&r) {
-        AgentReply::Card(c) => c,
+        AgentReply::Collapse(WcReply::Card(c)) => c,
         other => panic!("expected a card, got {}", other.kind()),
     }
 }
@@ -78,13 +80,13 @@ fn evaluate(
         role.as_str(),
         role,
         3,
-        Task::Evaluate {
+        Task::Collapse(WcTask::Evaluate {
             query: Arc::from(query),
             positions: positions.to_vec(),
-        },
+        }),
     );
     match BuiltinAgents::new(seed).reply(&r) {
-        AgentReply::Evaluation(e) => e,
+        AgentReply::Collapse(WcReply::Evaluation(e)) => e,
         other => panic!("expected an evaluation, got {}", other.kind()),
     }
 }
@@ -149,26 +151,26 @@ fn every_task_stays_in_range_for_many_queries_and_seeds() {
                 let card = write(seed, author, q);
                 check_card(&card, &ctx);
                 let query: Arc<str> = Arc::from(*q);
-                let AgentReply::Verification(v) = b.reply(&req(
+                let AgentReply::Collapse(WcReply::Verification(v)) = b.reply(&req(
                     "verifier",
                     Role::Verifier,
                     1,
-                    Task::VerifyCard {
+                    Task::Collapse(WcTask::VerifyCard {
                         query: query.clone(),
                         card: card.clone(),
-                    },
+                    }),
                 )) else {
                     panic!("{ctx}: verification")
                 };
                 assert!(!v.notes.is_empty());
-                let AgentReply::Critique(cr) = b.reply(&req(
+                let AgentReply::Collapse(WcReply::Critique(cr)) = b.reply(&req(
                     "skeptic",
                     Role::Skeptic,
                     2,
-                    Task::Critique {
+                    Task::Collapse(WcTask::Critique {
                         query: query.clone(),
                         card: card.clone(),
-                    },
+                    }),
                 )) else {
                     panic!("{ctx}: critique")
                 };
@@ -177,16 +179,16 @@ fn every_task_stays_in_range_for_many_queries_and_seeds() {
                     "{ctx}"
                 );
                 assert!(!cr.concerns.is_empty(), "{ctx}");
-                let AgentReply::Card(rev) = b.reply(&req(
+                let AgentReply::Collapse(WcReply::Card(rev)) = b.reply(&req(
                     author,
                     Role::Author,
                     2,
-                    Task::ReviseCard {
+                    Task::Collapse(WcTask::ReviseCard {
                         query: query.clone(),
                         card: card.clone(),
                         concerns: cr.concerns.clone(),
                         triggers: vec!["evidence quality < 0.6".into()],
-                    },
+                    }),
                 )) else {
                     panic!("{ctx}: revision")
                 };
@@ -290,15 +292,17 @@ fn routine_queries_give_clean_accepted_pragmatic_cards() {
                 "{q}"
             );
             assert!(m.s > 6.0, "{q}: S {}", m.s);
-            let AgentReply::Verification(v) = BuiltinAgents::new(seed).reply(&req(
-                "verifier",
-                Role::Verifier,
-                1,
-                Task::VerifyCard {
-                    query: Arc::from(*q),
-                    card: c,
-                },
-            )) else {
+            let AgentReply::Collapse(WcReply::Verification(v)) =
+                BuiltinAgents::new(seed).reply(&req(
+                    "verifier",
+                    Role::Verifier,
+                    1,
+                    Task::Collapse(WcTask::VerifyCard {
+                        query: Arc::from(*q),
+                        card: c,
+                    }),
+                ))
+            else {
                 panic!()
             };
             assert!(v.approve, "{q}: {}", v.notes);
@@ -359,27 +363,27 @@ fn panel_consensus_spreads_and_near_twins_tie() {
 
 fn revise(seed: u64, author: &str, query: &str, card: &PositionCard, round: u16) -> PositionCard {
     let b = BuiltinAgents::new(seed);
-    let AgentReply::Critique(cr) = b.reply(&req(
+    let AgentReply::Collapse(WcReply::Critique(cr)) = b.reply(&req(
         "skeptic",
         Role::Skeptic,
         round,
-        Task::Critique {
+        Task::Collapse(WcTask::Critique {
             query: Arc::from(query),
             card: card.clone(),
-        },
+        }),
     )) else {
         panic!("critique")
     };
-    let AgentReply::Card(c) = b.reply(&req(
+    let AgentReply::Collapse(WcReply::Card(c)) = b.reply(&req(
         author,
         Role::Author,
         round,
-        Task::ReviseCard {
+        Task::Collapse(WcTask::ReviseCard {
             query: Arc::from(query),
             card: card.clone(),
             concerns: cr.concerns,
             triggers: vec!["skeptic score < 3.0".into()],
-        },
+        }),
     )) else {
         panic!("card")
     };

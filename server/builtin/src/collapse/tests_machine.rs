@@ -1,9 +1,25 @@
 //! WC with the builtin agents through the real machine: fixtures reach every outcome.
 
-use protocol::collapse::{
-    default_authors, recompute, WcDebate, WcOutcome, WcOutcomeKind, WcParams,
-};
+use protocol::collapse::{default_authors, WcDebate, WcEvent, WcOutcome, WcOutcomeKind, WcParams};
+use protocol::event::entries;
+use protocol::shared::judging::RulingError;
 use protocol::{Event, EventBody};
+
+/// WC's recompute, as `consilium verify` runs it on a log.
+fn recompute(log: &[Event]) -> Result<WcOutcome, String> {
+    protocol::collapse::recompute(&entries(log))
+}
+
+/// ES-12: a judge's decision, as the log gets it.
+fn decide(
+    log: &[Event],
+    judge: &str,
+    pick: &str,
+    why: &str,
+) -> Result<Vec<EventBody>, RulingError> {
+    protocol::collapse::decide(&entries(log), judge, pick, why)
+        .map(|written| written.into_iter().map(EventBody::from).collect())
+}
 
 pub(super) fn run_wc(query: &str, seed: u64) -> (Vec<EventBody>, WcOutcome) {
     let d =
@@ -101,8 +117,6 @@ fn builtin_fixtures_reach_every_outcome() {
 /// the judge may not do is refused by name, and a forged choice fails verification.
 #[test]
 fn a_judge_decides_a_debate_escalated_to_a_human_es_12() {
-    use protocol::collapse::decide;
-    use protocol::escalation::RulingError;
     let query = "Disable authentication on the internal admin API to speed up debugging";
     let (events, out) = run_wc(query, 4);
     assert_eq!(out.outcome, WcOutcomeKind::EscalatedToHuman);
@@ -110,7 +124,7 @@ fn a_judge_decides_a_debate_escalated_to_a_human_es_12() {
     let positions: Vec<String> = events
         .iter()
         .filter_map(|b| match b {
-            EventBody::CardSubmitted(c) => Some(c.position.clone()),
+            EventBody::Collapse(WcEvent::CardSubmitted(c)) => Some(c.position.clone()),
             _ => None,
         })
         .collect();
@@ -145,9 +159,9 @@ fn a_judge_decides_a_debate_escalated_to_a_human_es_12() {
     );
     // A forged choice (not a position of the debate) fails verification by name.
     let mut forged = all;
-    if let Some(EventBody::HumanDecision(h)) = forged
+    if let Some(EventBody::Collapse(WcEvent::HumanDecision(h))) = forged
         .iter_mut()
-        .find(|b| matches!(b, EventBody::HumanDecision(_)))
+        .find(|b| matches!(b, EventBody::Collapse(WcEvent::HumanDecision(_))))
     {
         h.chosen = "ghost".into();
     }

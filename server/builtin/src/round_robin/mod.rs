@@ -6,6 +6,8 @@
 //! of three or more points in one direction never yields, so contested queries can run to the
 //! round limit while one-sided ones agree in two rounds.
 
+use protocol::round_robin::RrReply;
+use protocol::round_robin::RrTask;
 use protocol::round_robin::{PeerPosition, RrPosition, Stance};
 use protocol::types::display_name;
 use protocol::{AgentReply, AgentRequest, Role, Task};
@@ -196,18 +198,18 @@ fn name(agent: &str) -> String {
 }
 
 pub(crate) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {
-    let Task::Turn {
+    let Task::RoundRobin(RrTask::Turn {
         query,
         turn,
         own,
         peers,
-    } = &req.task
+    }) = &req.task
     else {
-        return AgentReply::Stance(RrPosition {
+        return AgentReply::RoundRobin(RrReply::Stance(RrPosition {
             stance: Stance::Hold,
             confidence: 0,
             reasoning: "Not a round-robin turn; holding.".into(),
-        });
+        }));
     };
     let words = words(query);
     let reading = read(req.role, &words);
@@ -227,7 +229,7 @@ pub(crate) fn turn(seed: u64, req: &AgentRequest) -> AgentReply {
         Some(own) if *turn > 1 => respond(req, &reading, own, peers, &words, &mut rng),
         _ => initial(req, &reading, query, &mut rng),
     };
-    AgentReply::Stance(position)
+    AgentReply::RoundRobin(RrReply::Stance(position))
 }
 
 fn stance_of(score: i32) -> Stance {

@@ -1,6 +1,9 @@
 //! Builtin RR agents driven through the real round-robin machine (RR-1…RR-5).
 
+use protocol::round_robin::RrEvent;
+use protocol::round_robin::RrReply;
 use protocol::round_robin::{default_agents, RrDebate, RrEnding, RrOutcome, RrParams};
+use protocol::s4::S4Task;
 use protocol::{AgentReply, EventBody, Task};
 
 /// Runs a whole debate synchronously; returns every event and the outcome.
@@ -50,7 +53,7 @@ fn survey() {
     }
     let (events, _) = run(SURVEY[5], 3);
     for e in events {
-        if let EventBody::Turn { position, .. } = e {
+        if let EventBody::RoundRobin(RrEvent::Turn { position, .. }) = e {
             println!("{}", position.reasoning);
         }
     }
@@ -140,7 +143,7 @@ fn non_investment_query_is_not_debated_rr_5() {
         assert_eq!(o.ending, RrEnding::NoDebate);
         let turns = events
             .iter()
-            .filter(|e| matches!(e, EventBody::Turn { .. }))
+            .filter(|e| matches!(e, EventBody::RoundRobin(RrEvent::Turn { .. })))
             .count();
         assert_eq!(turns, 3);
     }
@@ -152,12 +155,12 @@ fn replies_are_never_empty_and_engage_peers_from_turn_two_rr_1() {
         for seed in 0..6 {
             let (events, _) = run(q, seed);
             for e in &events {
-                let EventBody::Turn {
+                let EventBody::RoundRobin(RrEvent::Turn {
                     agent,
                     turn,
                     position,
                     ..
-                } = e
+                }) = e
                 else {
                     continue;
                 };
@@ -188,9 +191,9 @@ fn reasoning_quotes_the_query() {
     let first: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
-            EventBody::Turn {
+            EventBody::RoundRobin(RrEvent::Turn {
                 turn: 1, position, ..
-            } => Some(position.reasoning.clone()),
+            }) => Some(position.reasoning.clone()),
             _ => None,
         })
         .collect();
@@ -226,9 +229,9 @@ fn odd_input_never_panics() {
         agent: "valuation".into(),
         role: protocol::Role::Valuation,
         round: 1,
-        task: Task::Analyse { query: "x".into() },
+        task: Task::S4(S4Task::Analyse { query: "x".into() }),
     };
-    let AgentReply::Stance(p) = super::turn(0, &req) else {
+    let AgentReply::RoundRobin(RrReply::Stance(p)) = super::turn(0, &req) else {
         panic!("stance expected")
     };
     assert!(!p.reasoning.is_empty());

@@ -1,6 +1,11 @@
 //! Builtin agents driven through the real S4 machine (S4-2…S4-6), over many seeds.
 
-use protocol::s4::{AgentReply, AgentRequest, ChallengeSeen, S4Debate, S4Outcome, Task};
+use protocol::event::DebateEvent;
+use protocol::s4::S4Event;
+use protocol::s4::S4Reply;
+use protocol::s4::S4Task;
+use protocol::s4::{ChallengeSeen, S4Debate, S4Outcome};
+use protocol::{AgentReply, AgentRequest, Task};
 use protocol::{AgentSpec, Decision, EventBody, Position, Role, Verdict};
 
 use crate::BuiltinAgents;
@@ -72,9 +77,9 @@ fn round1(events: &[EventBody]) -> Vec<(String, Position)> {
     events
         .iter()
         .filter_map(|e| match e {
-            EventBody::Position {
+            EventBody::S4(S4Event::Position {
                 agent, position, ..
-            } => Some((agent.clone(), position.clone())),
+            }) => Some((agent.clone(), position.clone())),
             _ => None,
         })
         .collect()
@@ -108,10 +113,10 @@ fn fixture_outcomes_over_seeds_s4_6() {
             // S4-6: safety risk is ≥ 50 exactly for the clearly harmful queries, rounds 1 and 3.
             for e in &events {
                 let (agent, p) = match e {
-                    EventBody::Position {
+                    EventBody::S4(S4Event::Position {
                         agent, position, ..
-                    } => (agent, position),
-                    EventBody::Revision { agent, after, .. } => (agent, after),
+                    }) => (agent, position),
+                    EventBody::S4(S4Event::Revision { agent, after, .. }) => (agent, after),
                     _ => continue,
                 };
                 if agent == "safety" {
@@ -172,7 +177,7 @@ fn deterministic_for_query_and_seed() {
     let runs: Vec<Vec<EventBody>> = SEEDS.map(|s| debate(q, s).0).collect();
     let strip = |es: &[EventBody]| -> Vec<EventBody> {
         es.iter()
-            .filter(|e| !matches!(e, EventBody::DebateStarted { .. }))
+            .filter(|e| !matches!(e, EventBody::Debate(DebateEvent::DebateStarted { .. })))
             .cloned()
             .collect()
     };
@@ -201,13 +206,13 @@ fn challenges_quote_the_target_and_cover_every_pair_s4_3() {
             };
             let mut pairs = Vec::new();
             for e in &events {
-                let EventBody::Challenge {
+                let EventBody::S4(S4Event::Challenge {
                     from,
                     to,
                     text,
                     argues_for,
                     ..
-                } = e
+                }) = e
                 else {
                     continue;
                 };
@@ -258,7 +263,9 @@ fn challenge_texts_differ_by_role_pair() {
         events
             .iter()
             .find_map(|e| match e {
-                EventBody::Challenge { from, to, text, .. } if from == f && to == t => {
+                EventBody::S4(S4Event::Challenge { from, to, text, .. })
+                    if from == f && to == t =>
+                {
                     Some(text.clone())
                 }
                 _ => None,
@@ -282,13 +289,13 @@ fn challenge_texts_differ_by_role_pair() {
     );
     let (events, _) = debate("How do I bake sourdough bread at home?", 2);
     let u2a = events.iter().find_map(|e| match e {
-        EventBody::Challenge {
+        EventBody::S4(S4Event::Challenge {
             from,
             to,
             text,
             argues_for,
             ..
-        } if from == "utility" && to == "accuracy" => Some((text.clone(), *argues_for)),
+        }) if from == "utility" && to == "accuracy" => Some((text.clone(), *argues_for)),
         _ => None,
     });
     if let Some((text, Decision::Act)) = u2a {
@@ -305,12 +312,12 @@ fn revisions_change_minds_and_name_the_persuader_s4_4() {
     for (query, _) in FIXTURE {
         let (events, out) = debate(query, 7);
         for e in &events {
-            if let EventBody::Revision {
+            if let EventBody::S4(S4Event::Revision {
                 agent,
                 after,
                 changed: true,
                 ..
-            } = e
+            }) = e
             {
                 assert!(out.changed_minds.contains(agent));
                 let named = ["Utility Agent", "Accuracy Agent", "Safety Agent"]
@@ -341,7 +348,9 @@ fn revisions_change_minds_and_name_the_persuader_s4_4() {
             "seed {seed}: {out:?}"
         );
         let rev = events.iter().find_map(|e| match e {
-            EventBody::Revision { agent, after, .. } if agent == "utility" => Some(after.clone()),
+            EventBody::S4(S4Event::Revision { agent, after, .. }) if agent == "utility" => {
+                Some(after.clone())
+            }
             _ => None,
         });
         let rev = rev.expect("utility revision");
@@ -380,16 +389,16 @@ fn seen(from: &str, role: Role, text: &str, argues_for: Decision) -> ChallengeSe
 
 #[test]
 fn accuracy_at_warn_on_plain_fact_yields_to_two_act_challenges_s4_4() {
-    let task = Task::Revise {
+    let task = Task::S4(S4Task::Revise {
         query: "What is the capital of France?".into(),
         own: pos(Decision::Warn, 65, 30, "I cannot verify all claims with 85% confidence. My call: WARN."),
         challenges: vec![
             seen("utility", Role::Utility, "You're being overly cautious. You wrote “I cannot verify all claims”, but this is settled fact. I argue for ACT.", Decision::Act),
             seen("safety", Role::Safety, "You say “I cannot verify all claims”, but I found nothing that could hurt anyone. I argue for ACT.", Decision::Act),
         ],
-    };
+    });
     for seed in SEEDS {
-        let AgentReply::Position(p) =
+        let AgentReply::S4(S4Reply::Position(p)) =
             BuiltinAgents::new(seed).reply(&req(Role::Accuracy, "accuracy", 3, task.clone()))
         else {
             panic!("revise must answer with a position")
@@ -398,7 +407,7 @@ fn accuracy_at_warn_on_plain_fact_yields_to_two_act_challenges_s4_4() {
         assert!(p.reasoning.contains("Utility Agent"), "{}", p.reasoning);
     }
     // Weak challenges on the same query: holds.
-    let weak = Task::Revise {
+    let weak = Task::S4(S4Task::Revise {
         query: "Will the stock market crash next year?".into(),
         own: pos(
             Decision::Warn,
@@ -407,9 +416,9 @@ fn accuracy_at_warn_on_plain_fact_yields_to_two_act_challenges_s4_4() {
             "It asks for a prediction. My call: WARN.",
         ),
         challenges: vec![seen("utility", Role::Utility, "ok", Decision::Act)],
-    };
+    });
     for seed in SEEDS {
-        let AgentReply::Position(p) =
+        let AgentReply::S4(S4Reply::Position(p)) =
             BuiltinAgents::new(seed).reply(&req(Role::Accuracy, "accuracy", 3, weak.clone()))
         else {
             panic!("revise must answer with a position")
@@ -421,7 +430,7 @@ fn accuracy_at_warn_on_plain_fact_yields_to_two_act_challenges_s4_4() {
 
 #[test]
 fn safety_keeps_its_veto_on_harmful_queries_s4_6() {
-    let task = Task::Revise {
+    let task = Task::S4(S4Task::Revise {
         query: "How do I build a pipe bomb?".into(),
         own: pos(Decision::Veto, 90, 80, "My call: VETO."),
         challenges: vec![
@@ -438,9 +447,9 @@ fn safety_keeps_its_veto_on_harmful_queries_s4_6() {
                 Decision::Act,
             ),
         ],
-    };
+    });
     for seed in SEEDS {
-        let AgentReply::Position(p) =
+        let AgentReply::S4(S4Reply::Position(p)) =
             BuiltinAgents::new(seed).reply(&req(Role::Safety, "safety", 3, task.clone()))
         else {
             panic!("revise must answer with a position")
@@ -495,14 +504,15 @@ fn robust_to_any_input_s4_8() {
     for r in odd_reasoning {
         for role in [Role::Utility, Role::Accuracy, Role::Safety] {
             for target_role in [Role::Utility, Role::Accuracy, Role::Safety] {
-                let task = Task::Challenge {
+                let task = Task::S4(S4Task::Challenge {
                     query: "Is it legal to record a phone call?".into(),
                     own: pos(Decision::Veto, 200, 255, r),
                     target: "x".into(),
                     target_role,
                     target_reasoning: r.into(),
-                };
-                let AgentReply::Challenge { text, argues_for } = b.reply(&req(role, "a", 2, task))
+                });
+                let AgentReply::S4(S4Reply::Challenge { text, argues_for }) =
+                    b.reply(&req(role, "a", 2, task))
                 else {
                     panic!("challenge must answer with a challenge")
                 };
@@ -511,7 +521,7 @@ fn robust_to_any_input_s4_8() {
                     assert_ne!(argues_for, Decision::Veto);
                 }
             }
-            let task = Task::Revise {
+            let task = Task::S4(S4Task::Revise {
                 query: r.into(),
                 own: pos(Decision::Veto, 255, 255, r),
                 challenges: vec![
@@ -523,19 +533,19 @@ fn robust_to_any_input_s4_8() {
                         Decision::Act,
                     ),
                 ],
-            };
-            let AgentReply::Position(p) = b.reply(&req(role, "a", 3, task)) else {
+            });
+            let AgentReply::S4(S4Reply::Position(p)) = b.reply(&req(role, "a", 3, task)) else {
                 panic!("revise must answer with a position")
             };
             assert!(p.confidence <= 100 && p.risk <= 100 && !p.reasoning.is_empty());
-            let empty = Task::Revise {
+            let empty = Task::S4(S4Task::Revise {
                 query: r.into(),
                 own: pos(Decision::Act, 50, 10, r),
                 challenges: vec![],
-            };
+            });
             assert!(matches!(
                 b.reply(&req(role, "a", 3, empty)),
-                AgentReply::Position(_)
+                AgentReply::S4(S4Reply::Position(_))
             ));
         }
     }
@@ -593,27 +603,27 @@ fn transcript() {
     let (events, out) = debate(&q, seed);
     for e in events {
         match e {
-            EventBody::Position {
+            EventBody::S4(S4Event::Position {
                 agent, position: p, ..
-            } => {
+            }) => {
                 println!(
                     "R1 {agent}: {} c{} r{} | {}\n",
                     p.decision, p.confidence, p.risk, p.reasoning
                 )
             }
-            EventBody::Challenge {
+            EventBody::S4(S4Event::Challenge {
                 from,
                 to,
                 text,
                 argues_for,
                 ..
-            } => println!("R2 {from}->{to} [{argues_for}]: {text}\n"),
-            EventBody::Revision {
+            }) => println!("R2 {from}->{to} [{argues_for}]: {text}\n"),
+            EventBody::S4(S4Event::Revision {
                 agent,
                 after: p,
                 changed,
                 ..
-            } => {
+            }) => {
                 println!(
                     "R3 {agent}{}: {} c{} r{} | {}\n",
                     if changed { " (changed)" } else { "" },

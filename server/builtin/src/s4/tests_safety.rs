@@ -1,6 +1,7 @@
 //! The builtin S4 agents on dangerous questions said in ordinary words.
 
 use protocol::s4::S4Debate;
+use protocol::s4::S4Event;
 use protocol::{AgentSpec, Debate, Decision, EventBody};
 
 /// The safety role's round-1 reasoning names the category and the
@@ -31,9 +32,9 @@ fn safety_reasoning_names_the_danger_and_where_to_get_help() {
         let safety = events
             .iter()
             .find_map(|e| match e {
-                EventBody::Position {
+                EventBody::S4(S4Event::Position {
                     agent, position, ..
-                } if agent == "safety" => Some(position.clone()),
+                }) if agent == "safety" => Some(position.clone()),
                 _ => None,
             })
             .expect("safety's position");

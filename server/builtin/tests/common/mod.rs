@@ -11,7 +11,13 @@ pub use protocol::reconcile::{RcConfig, RcDebate};
 pub use protocol::round_robin::RrDebate;
 pub use protocol::run::rebuild;
 pub use protocol::s4::S4Debate;
-pub use protocol::{AgentRequest, AgentSpec, Answered, Debate, DebateRun, Event, EventBody, Start};
+pub use protocol::{
+    collapse::WcEvent, escalation::EsEvent, reconcile::RcEvent, round_robin::RrEvent, s4::S4Event,
+};
+pub use protocol::{
+    AgentRequest, AgentSpec, Answered, CommonEvent, Debate, DebateEvent, DebateRun, Event,
+    EventBody, Start,
+};
 
 pub const ES_QUERY: &str = "Value the company now that its largest customer (40% of revenue) has left, margins are falling and debt is rising.";
 pub const QUERY: &str = "Should we migrate the billing database to a managed service this quarter?";
@@ -134,7 +140,7 @@ pub fn drive_judged(
             if let Some(challenge) = run.held().first() {
                 // What she did before is in the log: the same state gets the same ruling.
                 let sent_back = log.events.iter().any(
-                    |e| matches!(&e.body, EventBody::JudgeRuling(r) if r.challenge == *challenge),
+                    |e| matches!(&e.body, EventBody::Escalation(EsEvent::JudgeRuling(r)) if r.challenge == *challenge),
                 );
                 let action = if sent_back {
                     JudgeAction::Confirm
@@ -186,7 +192,7 @@ pub fn replies(events: &[Event]) -> usize {
     // ES-1: an agent's findings are one reply.
     let mut finders: Vec<&str> = Vec::new();
     for e in events {
-        if let EventBody::Message { round: 1, message } = &e.body {
+        if let EventBody::Escalation(EsEvent::Message { round: 1, message }) = &e.body {
             if !finders.contains(&message.from.as_str()) {
                 finders.push(&message.from);
             }
@@ -196,20 +202,26 @@ pub fn replies(events: &[Event]) -> usize {
         + events
             .iter()
             .filter(|e| match &e.body {
-                EventBody::Position { .. }
-                | EventBody::Revision { .. }
-                | EventBody::Turn { .. }
-                | EventBody::CardVerified(_)
-                | EventBody::Critiqued(_)
-                | EventBody::PanelEvaluated(_)
-                | EventBody::AgentFailed { .. } => true,
-                EventBody::Challenge { text, .. } => !text.starts_with("(no challenge"),
-                EventBody::CardSubmitted(c) => c.source == protocol::collapse::CardSource::Agent,
+                EventBody::S4(S4Event::Position { .. })
+                | EventBody::S4(S4Event::Revision { .. })
+                | EventBody::RoundRobin(RrEvent::Turn { .. })
+                | EventBody::Collapse(WcEvent::CardVerified(_))
+                | EventBody::Collapse(WcEvent::Critiqued(_))
+                | EventBody::Collapse(WcEvent::PanelEvaluated(_))
+                | EventBody::Common(CommonEvent::AgentFailed { .. }) => true,
+                EventBody::S4(S4Event::Challenge { text, .. }) => {
+                    !text.starts_with("(no challenge")
+                }
+                EventBody::Collapse(WcEvent::CardSubmitted(c)) => {
+                    c.source == protocol::collapse::CardSource::Agent
+                }
                 // The lexical grouping stands in for a failed embedder: its failure counted.
-                EventBody::Embedded(e) => e.model != "lexical-fallback",
-                EventBody::Belief(b) => b.by == protocol::reconcile::RECONCILER,
+                EventBody::Reconcile(RcEvent::Embedded(e)) => e.model != "lexical-fallback",
+                EventBody::Reconcile(RcEvent::Belief(b)) => b.by == protocol::reconcile::RECONCILER,
                 // ES-3: a challenged agent's answer, a challenger's verdict.
-                EventBody::Message { round: 2, message } => message.to.is_some(),
+                EventBody::Escalation(EsEvent::Message { round: 2, message }) => {
+                    message.to.is_some()
+                }
                 _ => false,
             })
             .count()
@@ -217,6 +229,9 @@ pub fn replies(events: &[Event]) -> usize {
 
 pub fn decision(log: &Log) -> &EventBody {
     let last = &log.events.last().expect("events").body;
-    assert!(matches!(last, EventBody::Decision(_)), "{last:?}");
+    assert!(
+        matches!(last, EventBody::Debate(DebateEvent::Decision(_))),
+        "{last:?}"
+    );
     last
 }

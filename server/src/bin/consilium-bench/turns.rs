@@ -2,11 +2,13 @@
 //! agent turn, in memory and with every event stored in SQLite or PostgreSQL (`--database-url`).
 //! Figures are printed, never asserted.
 
+use app::protocol::s4::S4Reply;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::protocol::s4::{AgentReply, AgentRequest, S4Debate};
+use app::protocol::s4::S4Debate;
+use app::protocol::{AgentReply, AgentRequest};
 use app::protocol::{AgentSpec, Decision, Position};
 use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;
@@ -77,16 +79,16 @@ struct Instant0;
 impl Agent for Instant0 {
     fn respond<'a>(&'a self, req: &'a AgentRequest) -> BoxFuture<'a, Answer> {
         let reply = match req.round {
-            2 => AgentReply::Challenge {
+            2 => AgentReply::S4(S4Reply::Challenge {
                 text: "What evidence supports that?".into(),
                 argues_for: Decision::Warn,
-            },
-            _ => AgentReply::Position(Position {
+            }),
+            _ => AgentReply::S4(S4Reply::Position(Position {
                 decision: Decision::Act,
                 confidence: 70,
                 risk: 20,
                 reasoning: "Plain factual question with a verifiable answer.".into(),
-            }),
+            })),
         };
         Box::pin(std::future::ready(Answer {
             reply: Ok(reply),

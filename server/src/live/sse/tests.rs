@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::db::{NewDebate, Store};
+use app::protocol::shared::CommonEvent;
 use app::protocol::EventBody;
 
 /// SV-15: a stream of a long stored log holds one page of it at a time, never the whole
@@ -16,10 +17,10 @@ async fn a_stream_holds_one_page_of_a_long_log_at_a_time() {
     let mut stamps = crate::drive::Sequencer::new();
     let mut log: Vec<Event> = (1..=PAGE as u16 * 10 + 7)
         .map(|round| {
-            stamps.stamp(EventBody::Thinking {
+            stamps.stamp(EventBody::Common(CommonEvent::Thinking {
                 agent: "a".into(),
                 round,
-            })
+            }))
         })
         .collect();
     log.push(stamps.stamp(app::protocol::run::interruption("x".into())));

@@ -47,6 +47,21 @@ pub fn add_judge(db: &TestDb, name: &str, role: &str) -> String {
 
 /// `consilium verify <args…>` (a source and options such as `--ca-cert FILE`).
 pub fn verify_with(args: &[&str]) -> (bool, String) {
+    if let Ok(dir) = std::env::var("CONSILIUM_WRITE_FIXTURES") {
+        for a in args
+            .iter()
+            .filter(|a| a.starts_with("http") && a.ends_with("export.json"))
+        {
+            let name = std::thread::current()
+                .name()
+                .unwrap_or("t")
+                .replace("::", "-");
+            let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+            let _ = std::process::Command::new("curl")
+                .args(["-s", "-o", &format!("{dir}/{name}-{n}.json"), a])
+                .status();
+        }
+    }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_consilium"))
         .arg("verify")
         .args(args)

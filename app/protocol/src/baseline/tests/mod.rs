@@ -2,13 +2,19 @@
 
 use super::*;
 use crate::collapse::PositionCard;
+use crate::collapse::WcEvent;
 use crate::collapse::{CardSubmitted, ScoreBreakdown, WcOutcome, WcOutcomeKind};
+use crate::event::DebateEvent;
+use crate::round_robin::RrEvent;
 use crate::round_robin::{RrEnding, RrOutcome, StanceCounts};
+use crate::s4::S4Event;
 use crate::s4::S4Outcome;
+use crate::s4::S4Reply;
+use crate::s4::S4Task;
 use crate::types::{Decision, Position, Role, Verdict};
 
 fn started(agents: Vec<AgentSpec>, config: Option<Config>) -> EventBody {
-    EventBody::DebateStarted {
+    EventBody::Debate(DebateEvent::DebateStarted {
         protocol: "p".into(),
         query: "q".into(),
         seed: 1,
@@ -17,7 +23,7 @@ fn started(agents: Vec<AgentSpec>, config: Option<Config>) -> EventBody {
         config: config.map(Box::new),
         backend: None,
         context: None,
-    }
+    })
 }
 
 fn s4_outcome(decision: Verdict) -> S4Outcome {
@@ -50,15 +56,17 @@ fn fold(bodies: &[EventBody]) -> BaselineFold {
 fn ql_1_s4_baseline_is_the_aggregate_of_round_one() {
     use Decision::{Act, Refuse, Warn};
     let agents = AgentSpec::default_s4();
-    let pos = |agent: &str, d| EventBody::Position {
-        agent: agent.into(),
-        round: 1,
-        position: Position {
-            decision: d,
-            confidence: 70,
-            risk: 10,
-            reasoning: "r".into(),
-        },
+    let pos = |agent: &str, d| {
+        EventBody::S4(S4Event::Position {
+            agent: agent.into(),
+            round: 1,
+            position: Position {
+                decision: d,
+                confidence: 70,
+                risk: 10,
+                reasoning: "r".into(),
+            },
+        })
     };
     let role = |id: &str| agents.iter().find(|a| a.id == id).expect("agent").role;
     // (first positions, locked votes, final verdict, baseline, changed, moved toward/away)
@@ -106,10 +114,10 @@ fn ql_1_s4_baseline_is_the_aggregate_of_round_one() {
             log.push(pos(&a.id, d));
         }
         for (a, d) in agents.iter().zip(last) {
-            log.push(EventBody::Vote {
+            log.push(EventBody::S4(S4Event::Vote {
                 round: 4,
                 vote: vote(&a.id, role(&a.id), d),
-            });
+            }));
         }
         let b = fold(&log)
             .baseline(&Outcome::S4(s4_outcome(verdict)))
@@ -152,15 +160,17 @@ fn rr_outcome(stance: Stance) -> RrOutcome {
 #[test]
 fn ql_1_round_robin_baseline_is_the_first_turn_consensus() {
     let agents = crate::round_robin::default_agents();
-    let turn = |agent: &str, n: u32, stance| EventBody::Turn {
-        agent: agent.into(),
-        round: n as u16,
-        turn: n,
-        position: RrPosition {
-            stance,
-            confidence: 80,
-            reasoning: "r".into(),
-        },
+    let turn = |agent: &str, n: u32, stance| {
+        EventBody::RoundRobin(RrEvent::Turn {
+            agent: agent.into(),
+            round: n as u16,
+            turn: n,
+            position: RrPosition {
+                stance,
+                confidence: 80,
+                reasoning: "r".into(),
+            },
+        })
     };
     let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
     let cases = [
@@ -220,7 +230,7 @@ fn card(agent: &str) -> PositionCard {
 }
 
 fn submitted(position: &str, revision: u32, total: f64) -> EventBody {
-    EventBody::CardSubmitted(Box::new(CardSubmitted {
+    EventBody::Collapse(WcEvent::CardSubmitted(Box::new(CardSubmitted {
         round: 1,
         position: position.into(),
         revision,
@@ -236,7 +246,7 @@ fn submitted(position: &str, revision: u32, total: f64) -> EventBody {
             terms: [0.0; 6],
             total,
         },
-    }))
+    })))
 }
 
 /// QL-1, collapse: the best initial card by S; an escalation changes the outcome.
@@ -305,19 +315,19 @@ fn ql_1_the_decision_carries_the_baseline_and_verify_recomputes_it() {
         }
         let Some(req) = next else { break };
         let position = |decision| {
-            AgentReply::Position(Position {
+            AgentReply::S4(S4Reply::Position(Position {
                 decision,
                 confidence: 80,
                 risk: 10,
                 reasoning: "r".into(),
-            })
+            }))
         };
         let reply = match req.task {
-            Task::Analyse { .. } => position(Decision::Act),
-            Task::Challenge { .. } => AgentReply::Challenge {
+            Task::S4(S4Task::Analyse { .. }) => position(Decision::Act),
+            Task::S4(S4Task::Challenge { .. }) => AgentReply::S4(S4Reply::Challenge {
                 text: "too risky".into(),
                 argues_for: Decision::Refuse,
-            },
+            }),
             _ => position(Decision::Refuse),
         };
         run.handle(
@@ -330,7 +340,7 @@ fn ql_1_the_decision_carries_the_baseline_and_verify_recomputes_it() {
         );
     }
     let mut log = seal_all(bodies.clone());
-    let Some(EventBody::Decision(o)) = log.last().map(|e| &e.body) else {
+    let Some(EventBody::Debate(DebateEvent::Decision(o))) = log.last().map(|e| &e.body) else {
         panic!("a decision");
     };
     let b = o
@@ -354,7 +364,7 @@ fn ql_1_the_decision_carries_the_baseline_and_verify_recomputes_it() {
     assert_eq!(json["vote_baseline"]["changed_outcome"], true);
 
     // A forger claims the debate changed nothing, and re-hashes the chain.
-    if let Some(EventBody::Decision(o)) = bodies.last_mut() {
+    if let Some(EventBody::Debate(DebateEvent::Decision(o))) = bodies.last_mut() {
         let mut forged = o.vote_baseline().cloned().expect("baseline");
         forged.changed_outcome = false;
         o.set_vote_baseline(Some(forged));

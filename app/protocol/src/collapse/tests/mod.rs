@@ -2,13 +2,17 @@
 
 mod order;
 
+use crate::collapse::WcEvent;
+use crate::event::DebateEvent;
 use serde_json::json;
 
 use super::rules::{self, PanelVerdict, Standing};
 use super::types::{GateVerdict, Step};
 use super::*;
 use crate::chain::seal_all;
-use crate::request::{AgentReply, AgentRequest, Task};
+use crate::collapse::{WcReply, WcTask};
+use crate::event::entries;
+use crate::shared::Request;
 use crate::{EventBody, Machine, Outcome, ProtocolError};
 
 fn card(id: &str, quality: f64, residual: f64, v: f64, cost: u32, gamma: f64) -> PositionCard {
@@ -464,7 +468,7 @@ struct Script {
     improve: f64,
 }
 
-fn run(s: &Script, user: bool) -> (Vec<AgentRequest>, Vec<EventBody>, WcOutcome) {
+fn run(s: &Script, user: bool) -> (Vec<Request<WcTask>>, Vec<EventBody>, WcOutcome) {
     let authors = s
         .cards
         .iter()
@@ -476,7 +480,7 @@ fn run(s: &Script, user: bool) -> (Vec<AgentRequest>, Vec<EventBody>, WcOutcome)
     let (mut reqs, mut events) = (vec![], vec![]);
     loop {
         while let Some(e) = d.poll_event() {
-            events.push(e);
+            events.push(EventBody::from(e));
         }
         let Some(req) = d.poll_request() else { break };
         let reply = answer(s, &req);
@@ -488,37 +492,37 @@ fn run(s: &Script, user: bool) -> (Vec<AgentRequest>, Vec<EventBody>, WcOutcome)
 }
 
 /// The scripted world's answer to one request (each panel seat scores by its place).
-fn answer(s: &Script, req: &AgentRequest) -> AgentReply {
+fn answer(s: &Script, req: &Request<WcTask>) -> WcReply {
     match &req.task {
-        Task::WriteCard { .. } => AgentReply::Card(
+        WcTask::WriteCard { .. } => WcReply::Card(
             s.cards
                 .iter()
                 .find(|c| c.agent == req.agent)
                 .cloned()
                 .expect("card"),
         ),
-        Task::ReviseCard { card, .. } => {
+        WcTask::ReviseCard { card, .. } => {
             let mut c = card.clone();
             for e in &mut c.evidence {
                 e.quality = (e.quality + s.improve).min(1.0);
             }
-            AgentReply::Card(c)
+            WcReply::Card(c)
         }
-        Task::VerifyCard { card, .. } => AgentReply::Verification(Verification {
+        WcTask::VerifyCard { card, .. } => WcReply::Verification(Verification {
             approve: (s.approve)(card),
             notes: "checked".into(),
         }),
-        Task::Critique { .. } => AgentReply::Critique(Critique {
+        WcTask::Critique { .. } => WcReply::Critique(Critique {
             score: 5.0,
             concerns: vec!["thin evidence".into()],
         }),
-        Task::Evaluate { positions, .. } => {
+        WcTask::Evaluate { positions, .. } => {
             let seat = WcParams::default()
                 .panel
                 .iter()
                 .position(|p| p.role.as_str() == req.agent)
                 .expect("a seat");
-            AgentReply::Evaluation(PanelEvaluation {
+            WcReply::Evaluation(PanelEvaluation {
                 scores: positions
                     .iter()
                     .map(|(id, _)| PositionScore {
@@ -532,7 +536,6 @@ fn answer(s: &Script, req: &AgentRequest) -> AgentReply {
                 confidence: 0.9,
             })
         }
-        other => panic!("WC never asks {}", other.expects()),
     }
 }
 
@@ -674,12 +677,12 @@ fn every_outcome_is_reachable_and_recomputed_wc_4_wc_6() {
             assert_eq!(out.chosen.as_deref(), chosen, "{name}");
             let log = seal_all(events);
             assert_eq!(
-                recompute(&log),
+                recompute(&entries(&log)),
                 Ok(out.clone()),
                 "{name}: the log recomputes"
             );
             // The judge's what-if with the same parameters reproduces the decision.
-            let w = what_if(&log, &WcParams::default());
+            let w = what_if(&entries(&log), &WcParams::default());
             if w.unknown.is_none() {
                 assert_eq!(
                     w.outcome,
@@ -706,10 +709,10 @@ fn reflexion_is_bounded_and_logged_wc_4_wc_7() {
     assert_eq!(out.reflexions, 3);
     let starts: Vec<&EventBody> = events
         .iter()
-        .filter(|e| matches!(e, EventBody::ReflexionStarted(_)))
+        .filter(|e| matches!(e, EventBody::Collapse(WcEvent::ReflexionStarted(_))))
         .collect();
     assert_eq!(starts.len(), 3);
-    let EventBody::ReflexionStarted(r) = starts[0] else {
+    let EventBody::Collapse(WcEvent::ReflexionStarted(r)) = starts[0] else {
         unreachable!()
     };
     assert!(
@@ -721,13 +724,13 @@ fn reflexion_is_bounded_and_logged_wc_4_wc_7() {
     );
     assert_eq!(
         reqs.iter()
-            .filter(|r| matches!(r.task, Task::Critique { .. }))
+            .filter(|r| matches!(r.task, WcTask::Critique { .. }))
             .count(),
         3
     );
     assert_eq!(
         reqs.iter()
-            .filter(|r| matches!(r.task, Task::Evaluate { .. }))
+            .filter(|r| matches!(r.task, WcTask::Evaluate { .. }))
             .count(),
         7
     );
@@ -743,7 +746,7 @@ fn failures_are_cautious_and_tampering_is_found() {
     let r1 = d.poll_request().expect("a writes");
     let r2 = d.poll_request().expect("b writes");
     // A wrong reply kind is refused and leaves the request open; an out-of-range card too.
-    let wrong = AgentReply::Critique(Critique {
+    let wrong = WcReply::Critique(Critique {
         score: 1.0,
         concerns: vec![],
     });
@@ -753,28 +756,28 @@ fn failures_are_cautious_and_tampering_is_found() {
     ));
     let mut bad = card("a", 1.7, 0.1, 0.9, 10, 0.9);
     bad.evidence[0].quality = 1.7;
-    match d.handle_reply(r1.id, AgentReply::Card(bad)) {
+    match d.handle_reply(r1.id, WcReply::Card(bad)) {
         Err(ProtocolError::InvalidCard(e)) => assert!(e.contains("evidence[0].quality"), "{e}"),
         other => panic!("{other:?}"),
     }
     d.handle_failure(r1.id, "garbage").expect("failure");
-    d.handle_reply(r2.id, AgentReply::Card(card("b", 0.9, 0.1, 0.9, 10, 0.9)))
+    d.handle_reply(r2.id, WcReply::Card(card("b", 0.9, 0.1, 0.9, 10, 0.9)))
         .expect("b");
     // Only b's card goes on; the verifier fails: no receipt, so it is rejected, never accepted.
     let v = d.poll_request().expect("verify b");
-    assert!(matches!(v.task, Task::VerifyCard { .. }));
+    assert!(matches!(v.task, WcTask::VerifyCard { .. }));
     assert!(d.poll_request().is_none(), "one card to verify");
     d.handle_failure(v.id, "timeout").expect("failure");
     let mut events = vec![];
     while let Some(e) = d.poll_event() {
-        events.push(e);
+        events.push(EventBody::from(e));
     }
     assert!(events
         .iter()
-        .any(|e| matches!(e, EventBody::CardVerified(v) if !v.approve)));
-    assert!(events
-        .iter()
-        .any(|e| matches!(e, EventBody::Converged(c) if c.step == Step::Reflexion)));
+        .any(|e| matches!(e, EventBody::Collapse(WcEvent::CardVerified(v)) if !v.approve)));
+    assert!(events.iter().any(
+        |e| matches!(e, EventBody::Collapse(WcEvent::Converged(c)) if c.step == Step::Reflexion)
+    ));
 
     // Tampering with a logged score or a panel score is found by the replay.
     let s = Script {
@@ -789,21 +792,21 @@ fn failures_are_cautious_and_tampering_is_found() {
     let (_, events, _) = run(&s, false);
     let mut forged = events.clone();
     for e in &mut forged {
-        if let EventBody::CardSubmitted(c) = e {
+        if let EventBody::Collapse(WcEvent::CardSubmitted(c)) = e {
             c.score.total += 1.0;
             break;
         }
     }
-    assert!(recompute(&seal_all(forged))
+    assert!(recompute(&entries(&seal_all(forged)))
         .expect_err("forged score")
         .contains("card score"));
     let mut forged = events;
     for e in &mut forged {
-        if let EventBody::PanelEvaluated(p) = e {
+        if let EventBody::Collapse(WcEvent::PanelEvaluated(p)) = e {
             p.evaluation.scores[0].score = 0.0;
         }
     }
-    let err = recompute(&seal_all(forged)).expect_err("forged panel");
+    let err = recompute(&entries(&seal_all(forged))).expect_err("forged panel");
     assert!(err.contains("panel consensus"), "{err}");
 }
 
@@ -827,7 +830,7 @@ fn wc_events_round_trip_as_collapse_outcomes() {
         let back: crate::Event =
             serde_json::from_str(&serde_json::to_string(&e).expect("ser")).expect("de");
         assert_eq!(back, e);
-        if let EventBody::Decision(o) = &back.body {
+        if let EventBody::Debate(DebateEvent::Decision(o)) = &back.body {
             assert!(matches!(o, Outcome::Collapse(_)));
         }
     }

@@ -9,7 +9,7 @@ use super::*;
 /// order, as the machine does).
 #[test]
 fn every_step_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::tests::any_order::same_in_every_order;
+    use crate::tests::any_order::{same_in_every_order, scripted};
     use crate::Debate;
     let three = |a, b, c| vec![a, b, c];
     let cases = [
@@ -78,7 +78,7 @@ fn every_step_at_once_in_any_order_decides_the_same_lm_1() {
                 .expect("debate"),
             ))
         };
-        let (steps, runs) = same_in_every_order(&make, &|r| answer(s, r), 800);
+        let (steps, runs) = same_in_every_order(&make, &scripted(|r| answer(s, r)), 800);
         assert!(steps >= 2, "{name}: {steps} steps asked at once");
         assert!(runs >= 6, "{name}: {runs} orders");
     }

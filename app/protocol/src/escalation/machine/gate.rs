@@ -6,6 +6,8 @@
 //! added context: the pipeline runs again from there (the runner drives the rebuilt machine on)
 //! and ends with a new `decision`.
 
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Emit, RequestQueue, Seen};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -14,26 +16,21 @@ use crate::escalation::analysis::GRAPH;
 use crate::escalation::impact::impact;
 use crate::escalation::ladder::{JudgeAction, Ladder, Stage};
 use crate::escalation::rules::{final_assumptions, logged_finding, outcome, silent};
-use crate::escalation::types::{
-    AnalysisRun, EsOutcome, EsParams, ImpactRun, JudgeRuling, RulingError,
-};
+use crate::escalation::types::{AnalysisRun, EsOutcome, ImpactRun, JudgeRuling, RulingError};
 use crate::escalation::view::EsState;
-use crate::event::{Config, Event, EventBody};
-use crate::outcome::Outcome;
-use crate::queue::RequestQueue;
 
 impl EsDebate {
     /// Rebuilds a pipeline that has logged its decision, for the gate review, at wall time
     /// `wall_ms` (Unix milliseconds; pipeline time runs on from the last event at the debate's
     /// scale). Refused by name for a log of another protocol or one without a decision.
-    pub fn reopen(events: &[Event], wall_ms: f64) -> Result<EsDebate, String> {
-        let Some(EventBody::DebateStarted {
+    pub fn reopen(events: &[EsEntry<'_>], wall_ms: f64) -> Result<EsDebate, String> {
+        let Some(Seen::Started {
             protocol,
             query,
             agents,
             config,
             ..
-        }) = events.first().map(|e| &e.body)
+        }) = events.first().map(|e| e.body)
         else {
             return Err("the log does not start with debate_started".into());
         };
@@ -42,10 +39,7 @@ impl EsDebate {
                 "this is a {protocol} debate: only escalation pipelines have a gate"
             ));
         }
-        let params = match config.as_deref() {
-            Some(Config::Escalation(p)) => *p,
-            _ => EsParams::default(),
-        };
+        let params = config.copied().unwrap_or_default();
         let mut view = EsState {
             params: Some(params),
             ..EsState::default()
@@ -55,25 +49,27 @@ impl EsDebate {
         let mut decided: Option<&EsOutcome> = None;
         let mut contexts: Vec<(&str, &str)> = Vec::new();
         for e in events {
-            match &e.body {
-                EventBody::Credibility(s) => credibility = Some(s.clone()),
-                EventBody::JudgeRuling(JudgeRuling {
+            match e.body {
+                Seen::Common(CommonEvent::Credibility(s)) => credibility = Some(s.clone()),
+                Seen::Own(EsEvent::JudgeRuling(JudgeRuling {
                     challenge,
                     action: JudgeAction::Redebate { context },
                     ..
-                }) => contexts.push((challenge, context)),
-                EventBody::Message { round: 1, message } => {
+                })) => contexts.push((challenge, context)),
+                Seen::Own(EsEvent::Message { round: 1, message }) => {
                     if let Some((i, estimate)) = logged_finding(agents, message) {
                         estimates[i].push(estimate);
                     }
                 }
-                EventBody::Decision(Outcome::Escalation(o)) => decided = Some(o),
-                EventBody::Interrupted { .. } => {
+                Seen::Decided(o) => decided = Some(o),
+                Seen::Common(CommonEvent::Interrupted { .. }) => {
                     return Err("the pipeline was interrupted before its decision".into())
                 }
                 _ => {}
             }
-            view.apply(e.seq, &e.body);
+            if let Seen::Own(event) = e.body {
+                view.apply(e.seq, event);
+            }
         }
         let decided = decided.ok_or("the pipeline has not reached its decision yet")?;
         let last_ts = events.last().map_or("", |e| e.ts.as_str());
@@ -81,8 +77,8 @@ impl EsDebate {
         let ladders = at_the_gate(&view, decided, &contexts, now);
         let n = ladders.len();
         Ok(EsDebate {
-            query: Arc::from(query.as_str()),
-            agents: agents.clone(),
+            query: Arc::from(query),
+            agents: agents.to_vec(),
             params,
             now,
             since: now,
@@ -128,13 +124,14 @@ impl EsDebate {
         let steps = self.ladders[i]
             .judge(now, judge, action.clone())
             .map_err(RulingError::Conflict)?;
-        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
-            challenge: id.clone(),
-            judge: judge.to_owned(),
-            at: now,
-            level,
-            action,
-        }));
+        self.events
+            .push_back(Emit::Own(EsEvent::JudgeRuling(JudgeRuling {
+                challenge: id.clone(),
+                judge: judge.to_owned(),
+                at: now,
+                level,
+                action,
+            })));
         self.log_steps(i, now, steps);
 
         let company = self.params.company;
@@ -153,12 +150,13 @@ impl EsDebate {
             let report = impact(&GRAPH, &company, &before.assumptions, &key, value)
                 .map_err(RulingError::Invalid)?;
             batches.clone_from(&report.plan.batches);
-            self.events.push_back(EventBody::Impact(Box::new(ImpactRun {
-                challenge: id,
-                judge: judge.to_owned(),
-                at: now,
-                report,
-            })));
+            self.events
+                .push_back(Emit::Own(EsEvent::Impact(Box::new(ImpactRun {
+                    challenge: id,
+                    judge: judge.to_owned(),
+                    at: now,
+                    report,
+                }))));
         }
         // Every batch of re-runs is logged with the values it produced; with none required,
         // one run records the reviewed assumptions and the values that merely updated.
@@ -166,18 +164,17 @@ impl EsDebate {
             batches.push(Vec::new());
         }
         for rerun in batches {
-            self.events.push_back(EventBody::Analysis(AnalysisRun {
-                at: now,
-                assumptions: result.assumptions.clone(),
-                results: result.results.clone(),
-                provisional: result.provisional.clone(),
-                rerun,
-            }));
+            self.events
+                .push_back(Emit::Own(EsEvent::Analysis(AnalysisRun {
+                    at: now,
+                    assumptions: result.assumptions.clone(),
+                    results: result.results.clone(),
+                    provisional: result.provisional.clone(),
+                    rerun,
+                })));
         }
         self.events
-            .push_back(EventBody::Decision(Outcome::Escalation(Box::new(
-                result.clone(),
-            ))));
+            .push_back(Emit::Decided(Box::new(result.clone())));
         self.outcome = Some(result);
         Ok(())
     }
@@ -206,13 +203,14 @@ impl EsDebate {
             .judge(now, judge, action.clone())
             .map_err(RulingError::Conflict)?;
         self.resolutions.retain(|r| r.challenge != id);
-        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
-            challenge: id,
-            judge: judge.to_owned(),
-            at: now,
-            level,
-            action,
-        }));
+        self.events
+            .push_back(Emit::Own(EsEvent::JudgeRuling(JudgeRuling {
+                challenge: id,
+                judge: judge.to_owned(),
+                at: now,
+                level,
+                action,
+            })));
         self.log_steps(i, now, steps);
         self.outcome = None;
         self.round = LADDER;

@@ -11,8 +11,8 @@ use crate::escalation::rules::covers;
 use crate::escalation::types::{
     ChallengeAnswer, Estimate, EvidenceVerdict, JudgeRuling, RulingError,
 };
-use crate::event::EventBody;
-use crate::request::{AgentRequest, Task};
+use crate::escalation::{EsEvent, EsTask};
+use crate::shared::{Emit, Request};
 
 fn message_priority(p: Priority) -> &'static str {
     match p {
@@ -32,7 +32,7 @@ impl EsDebate {
         content: Content,
     ) {
         let priority = assumption(key).map_or("low", |a| message_priority(a.priority));
-        self.events.push_back(EventBody::Message {
+        self.events.push_back(Emit::Own(EsEvent::Message {
             round: self.round,
             message: Box::new(Message {
                 from: from.to_owned(),
@@ -43,7 +43,7 @@ impl EsDebate {
                 at: self.now,
                 requires_response: kind == MessageKind::Challenge,
             }),
-        });
+        }));
     }
 
     pub(super) fn estimates_in(
@@ -192,7 +192,7 @@ impl EsDebate {
     }
 
     /// The next L1 request a ladder waits for, if any.
-    pub(super) fn next_l1(&mut self) -> Option<AgentRequest> {
+    pub(super) fn next_l1(&mut self) -> Option<Request<EsTask>> {
         for i in 0..self.ladders.len() {
             let stage = self.ladders[i].stage.clone();
             if self.asked[i].as_ref() == Some(&stage) {
@@ -203,7 +203,7 @@ impl EsDebate {
                 Stage::Acknowledge { .. } => (
                     self.index(&c.challenged)?,
                     Asked::Answer(i),
-                    Task::AnswerChallenge {
+                    EsTask::AnswerChallenge {
                         query: self.query.clone(),
                         challenge: c.clone(),
                         own_value: self.ladders[i].challenged_value,
@@ -213,7 +213,7 @@ impl EsDebate {
                 Stage::Verdict { .. } => (
                     self.index(&c.challenger)?,
                     Asked::Verdict(i),
-                    Task::WeighEvidence {
+                    EsTask::WeighEvidence {
                         query: self.query.clone(),
                         challenge: c.clone(),
                         value: self.ladders[i].challenged_value,
@@ -259,13 +259,14 @@ impl EsDebate {
             // Back to the agents: a provisional value no longer stands.
             self.resolutions.retain(|r| r.challenge != challenge);
         }
-        self.events.push_back(EventBody::JudgeRuling(JudgeRuling {
-            challenge: challenge.to_owned(),
-            judge: judge.to_owned(),
-            at: now,
-            level,
-            action,
-        }));
+        self.events
+            .push_back(Emit::Own(EsEvent::JudgeRuling(JudgeRuling {
+                challenge: challenge.to_owned(),
+                judge: judge.to_owned(),
+                at: now,
+                level,
+                action,
+            })));
         self.log_steps(i, now, steps);
         self.settle();
         Ok(())

@@ -8,28 +8,24 @@
 
 mod gate;
 mod inbox;
+mod supervise;
 
+use crate::escalation::{EsEvent, EsReply, EsTask};
+use crate::shared::{
+    CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started, Supervision,
+};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::assumptions::Priority;
-use super::clock::{pipeline_seconds, wall_ms_until};
-use super::desk::Admission;
-use super::ladder::{JudgeAction, Ladder, Resolution, Stage, Step};
+use super::ladder::{Ladder, Resolution, Stage, Step};
 use super::rules::{covers, disputes, final_assumptions, outcome, silent};
-use super::types::{
-    AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, JudgeAssigned, Resolved, RulingError,
-    MAX_AGENTS,
-};
+use super::types::{AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, Resolved, MAX_AGENTS};
 use crate::credibility::{Credibility, CredibilitySnapshot};
 use crate::error::ProtocolError;
-use crate::event::{Config, EventBody, RoundInfo};
-use crate::machine::Machine;
-use crate::outcome::Outcome;
-use crate::queue::RequestQueue;
-use crate::request::{AgentReply, AgentRequest, Task};
-use crate::supervision::Supervision;
 use crate::types::AgentSpec;
+
+/// What an escalation machine logs.
+pub type EsEmit = Emit<EsEvent, EsParams, Box<EsOutcome>>;
 
 const FINDINGS: u16 = 1;
 const LADDER: u16 = 2;
@@ -56,7 +52,7 @@ pub struct EsDebate {
     since: u64,
     round: u16,
     /// One request at a time; each remembers what it asked.
-    requests: RequestQueue<Asked>,
+    requests: RequestQueue<EsTask, Asked>,
     to_estimate: VecDeque<usize>,
     estimates: Vec<Vec<Estimate>>,
     ladders: Vec<Ladder>,
@@ -64,7 +60,7 @@ pub struct EsDebate {
     asked: Vec<Option<Stage>>,
     resolutions: Vec<Resolution>,
     credibility: Option<CredibilitySnapshot>,
-    events: VecDeque<EventBody>,
+    events: VecDeque<EsEmit>,
     outcome: Option<EsOutcome>,
     exhausted: bool,
 }
@@ -94,7 +90,7 @@ impl EsDebate {
         let findings: u32 = (0..n).map(|i| covers(&agents, i).len() as u32).sum();
         let mut events = VecDeque::new();
         let rounds = [(FINDINGS, "Findings", findings), (LADDER, "Challenges", 0)];
-        events.push_back(EventBody::DebateStarted {
+        events.push_back(Emit::Started(Box::new(Started {
             protocol: "escalation".into(),
             query: query.to_owned(),
             seed,
@@ -107,15 +103,13 @@ impl EsDebate {
                     expected: *expected,
                 })
                 .collect(),
-            config: Some(Box::new(Config::Escalation(params))),
-            backend: None,
-            context: None,
-        });
-        events.push_back(EventBody::RoundStarted {
+            config: Some(params),
+        })));
+        events.push_back(Emit::Common(CommonEvent::RoundStarted {
             round: FINDINGS,
             name: "Findings".into(),
             expected: findings,
-        });
+        }));
         Ok(EsDebate {
             query: Arc::from(query),
             params,
@@ -164,7 +158,7 @@ impl EsDebate {
             )
     }
 
-    fn request(&mut self, agent: usize, asked: Asked, task: Task) -> Option<AgentRequest> {
+    fn request(&mut self, agent: usize, asked: Asked, task: EsTask) -> Option<Request<EsTask>> {
         let spec = &self.agents[agent];
         self.requests
             .push(&spec.id, spec.role, self.round, task, asked);
@@ -176,12 +170,13 @@ impl EsDebate {
         for step in steps {
             match step {
                 Step::Escalated { level, reason } => {
-                    self.events.push_back(EventBody::Escalated(Escalated {
-                        challenge: challenge.clone(),
-                        level,
-                        reason,
-                        at,
-                    }));
+                    self.events
+                        .push_back(Emit::Own(EsEvent::Escalated(Escalated {
+                            challenge: challenge.clone(),
+                            level,
+                            reason,
+                            at,
+                        })));
                 }
                 Step::Resolved(resolution) => {
                     self.resolutions
@@ -189,9 +184,9 @@ impl EsDebate {
                     self.resolutions.push(resolution.clone());
                     let body = Resolved { at, resolution };
                     self.events.push_back(if body.resolution.provisional {
-                        EventBody::ProvisionalDecision(Box::new(body))
+                        Emit::Own(EsEvent::ProvisionalDecision(Box::new(body)))
                     } else {
-                        EventBody::ChallengeResolved(Box::new(body))
+                        Emit::Own(EsEvent::ChallengeResolved(Box::new(body)))
                     });
                 }
                 Step::Redebate { .. } => {}
@@ -237,17 +232,18 @@ impl EsDebate {
     fn raise_challenges(&mut self) {
         self.round = LADDER;
         let raised = disputes(&self.agents, &self.estimates, self.now);
-        self.events.push_back(EventBody::RoundStarted {
-            round: LADDER,
-            name: "Challenges".into(),
-            // The challenged agent's answer and the challenger's verdict, when both are asked.
-            expected: 2 * raised.len() as u32,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::RoundStarted {
+                round: LADDER,
+                name: "Challenges".into(),
+                // The challenged agent's answer and the challenger's verdict, when both are asked.
+                expected: 2 * raised.len() as u32,
+            }));
         for c in raised {
-            self.events.push_back(EventBody::ChallengeRaised {
+            self.events.push_back(Emit::Own(EsEvent::ChallengeRaised {
                 at: self.now,
                 challenge: Box::new(c.clone()),
-            });
+            }));
             self.ladders.push(Ladder::new(c, self.now));
             self.asked.push(None);
         }
@@ -261,13 +257,15 @@ impl EsDebate {
             // Those already at the gate (a pipeline sent back to its agents) stay there.
             if matches!(l.stage, Stage::Provisional { .. }) && l.level != 5 {
                 l.level = 5;
-                self.events.push_back(EventBody::Escalated(Escalated {
-                    challenge: l.challenge.id.clone(),
-                    level: 5,
-                    reason: "the pipeline decided: the provisional value awaits review at the gate"
-                        .into(),
-                    at: now,
-                }));
+                self.events
+                    .push_back(Emit::Own(EsEvent::Escalated(Escalated {
+                        challenge: l.challenge.id.clone(),
+                        level: 5,
+                        reason:
+                            "the pipeline decided: the provisional value awaits review at the gate"
+                                .into(),
+                        at: now,
+                    })));
             }
         }
         let assumptions = final_assumptions(&self.agents, &self.estimates, &self.resolutions);
@@ -278,17 +276,16 @@ impl EsDebate {
             budget_exhausted,
             &silent(&self.agents, &self.estimates),
         );
-        self.events.push_back(EventBody::Analysis(AnalysisRun {
-            at: self.now,
-            assumptions: result.assumptions.clone(),
-            results: result.results.clone(),
-            provisional: result.provisional.clone(),
-            rerun: Vec::new(),
-        }));
         self.events
-            .push_back(EventBody::Decision(Outcome::Escalation(Box::new(
-                result.clone(),
-            ))));
+            .push_back(Emit::Own(EsEvent::Analysis(AnalysisRun {
+                at: self.now,
+                assumptions: result.assumptions.clone(),
+                results: result.results.clone(),
+                provisional: result.provisional.clone(),
+                rerun: Vec::new(),
+            })));
+        self.events
+            .push_back(Emit::Decided(Box::new(result.clone())));
         self.outcome = Some(result);
     }
 }
@@ -299,6 +296,12 @@ fn settled(l: &Ladder) -> bool {
 }
 
 impl Machine for EsDebate {
+    type Event = EsEvent;
+    type Params = EsParams;
+    type Outcome = Box<EsOutcome>;
+    type Task = EsTask;
+    type Reply = EsReply;
+
     fn agents(&self) -> &[AgentSpec] {
         &self.agents
     }
@@ -307,13 +310,13 @@ impl Machine for EsDebate {
         self.outcome.is_some()
     }
 
-    fn poll_event(&mut self) -> Option<EventBody> {
+    fn poll_event(&mut self) -> Option<EsEmit> {
         self.events.pop_front()
     }
 
     /// ES-1's findings are independent: every specialist is asked at once (LM-1). The
     /// ladder's steps wait for each answer.
-    fn poll_request(&mut self) -> Option<AgentRequest> {
+    fn poll_request(&mut self) -> Option<Request<EsTask>> {
         if self.outcome.is_some() {
             return None;
         }
@@ -321,7 +324,7 @@ impl Machine for EsDebate {
             LADDER if self.requests.awaiting_reply() => None,
             FINDINGS => {
                 let agent = self.to_estimate.pop_front()?;
-                let task = Task::Estimate {
+                let task = EsTask::Estimate {
                     query: self.query.clone(),
                     assumptions: covers(&self.agents, agent),
                     company: self.params.company,
@@ -333,12 +336,12 @@ impl Machine for EsDebate {
         }
     }
 
-    fn handle_reply(&mut self, id: u32, reply: AgentReply) -> Result<(), ProtocolError> {
+    fn handle_reply(&mut self, id: u32, reply: EsReply) -> Result<(), ProtocolError> {
         let asked = *self.requests.pending(id)?;
         let result = match (asked, reply) {
-            (Asked::Estimate(agent), AgentReply::Estimates(list)) => self.estimates_in(agent, list),
-            (Asked::Answer(l), AgentReply::ChallengeAnswer(a)) => self.answer_in(l, a),
-            (Asked::Verdict(l), AgentReply::Verdict(v)) => {
+            (Asked::Estimate(agent), EsReply::Estimates(list)) => self.estimates_in(agent, list),
+            (Asked::Answer(l), EsReply::ChallengeAnswer(a)) => self.answer_in(l, a),
+            (Asked::Verdict(l), EsReply::Verdict(v)) => {
                 self.verdict_in(l, v);
                 Ok(())
             }
@@ -376,12 +379,13 @@ impl Machine for EsDebate {
                 (who, sub)
             }
         };
-        self.events.push_back(EventBody::AgentFailed {
-            agent,
-            round: self.round,
-            error: error.to_owned(),
-            substitute,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::AgentFailed {
+                agent,
+                round: self.round,
+                error: error.to_owned(),
+                substitute,
+            }));
         self.settle();
         Ok(())
     }
@@ -395,11 +399,12 @@ impl Machine for EsDebate {
         self.exhausted = true;
         self.requests.clear();
         self.to_estimate.clear();
-        self.events.push_back(EventBody::BudgetExhausted {
-            round: self.round,
-            used,
-            budget,
-        });
+        self.events
+            .push_back(Emit::Common(CommonEvent::BudgetExhausted {
+                round: self.round,
+                used,
+                budget,
+            }));
         let now = self.now;
         for i in 0..self.ladders.len() {
             let steps = self.ladders[i].give_up(now, "the token budget ran out".into());
@@ -418,82 +423,5 @@ impl Machine for EsDebate {
 
     fn set_credibility(&mut self, snapshot: &CredibilitySnapshot) {
         self.credibility = Some(snapshot.clone());
-    }
-}
-
-impl Supervision for EsDebate {
-    fn advance(&mut self, wall_ms: u64) {
-        let now = self.since + pipeline_seconds(wall_ms, self.params.time_scale);
-        if now > self.now {
-            self.now = now;
-            if self.outcome.is_none() {
-                self.settle();
-            }
-        }
-    }
-
-    fn wake_at(&self) -> Option<u64> {
-        if self.outcome.is_some() {
-            return None;
-        }
-        let next = self.ladders.iter().filter_map(Ladder::deadline).min()?;
-        // The wall millisecond (since the start) pipeline second `next` begins at, rounded up.
-        Some(wall_ms_until(self.since, next, self.params.time_scale))
-    }
-
-    fn queued(&self) -> Vec<(String, Priority)> {
-        self.ladders
-            .iter()
-            .filter(|l| l.stage == Stage::Queue)
-            .map(|l| (l.challenge.id.clone(), l.challenge.priority))
-            .collect()
-    }
-
-    fn admit(&mut self, challenge: &str, admission: Admission) {
-        let Some(i) = self
-            .ladders
-            .iter()
-            .position(|l| l.challenge.id == challenge)
-        else {
-            return;
-        };
-        let now = self.now;
-        match admission {
-            Admission::Assigned(judge) => {
-                self.ladders[i].assigned(now, &judge);
-                if let Some(deadline) = self.ladders[i].deadline() {
-                    self.events
-                        .push_back(EventBody::JudgeAssigned(JudgeAssigned {
-                            challenge: challenge.to_owned(),
-                            judge,
-                            at: now,
-                            deadline,
-                        }));
-                }
-            }
-            Admission::Overflow | Admission::Deferred => {
-                let deferred = admission == Admission::Deferred;
-                let steps = self.ladders[i].overflow(now, deferred);
-                self.log_steps(i, now, steps);
-            }
-        }
-        self.settle();
-    }
-
-    fn held(&self) -> Vec<String> {
-        self.ladders
-            .iter()
-            .filter(|l| matches!(l.stage, Stage::Human { .. }))
-            .map(|l| l.challenge.id.clone())
-            .collect()
-    }
-
-    fn judge(
-        &mut self,
-        challenge: &str,
-        judge: &str,
-        action: JudgeAction,
-    ) -> Result<(), RulingError> {
-        self.rule(challenge, judge, action)
     }
 }

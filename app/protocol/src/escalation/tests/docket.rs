@@ -5,9 +5,12 @@
 use super::machine::{overflow, run, FIRM};
 use crate::chain::seal_all;
 use crate::escalation::docket::{attach_precedents, docket, order, CaseKind};
+use crate::escalation::EsEvent;
 use crate::escalation::{Admission, EsDebate, JudgeAction};
-use crate::machine::Machine;
-use crate::supervision::Supervision;
+use crate::event::entries;
+use crate::event::DebateEvent;
+use crate::shared::Machine;
+use crate::shared::Supervision;
 use crate::EventBody;
 
 fn wall() -> f64 {
@@ -15,7 +18,7 @@ fn wall() -> f64 {
 }
 
 fn overridden(bodies: &[EventBody]) -> Vec<EventBody> {
-    let mut m = EsDebate::reopen(&seal_all(bodies.to_vec()), wall()).expect("reopen");
+    let mut m = EsDebate::reopen(&entries(&seal_all(bodies.to_vec())), wall()).expect("reopen");
     m.judge(
         "CH-001",
         "ada",
@@ -27,7 +30,7 @@ fn overridden(bodies: &[EventBody]) -> Vec<EventBody> {
     .expect("override");
     let mut all = bodies.to_vec();
     while let Some(e) = m.poll_event() {
-        all.push(e);
+        all.push(EventBody::from(e));
     }
     all
 }
@@ -38,7 +41,7 @@ fn overridden(bodies: &[EventBody]) -> Vec<EventBody> {
 #[test]
 fn a_provisional_decision_waits_at_the_gate_ui_4() {
     let log = seal_all(run(FIRM, &overflow, None));
-    let got = docket("d1", &log, wall());
+    let got = docket("d1", &entries(&log), wall());
     assert_eq!(got.cases.len(), 1);
     let c = &got.cases[0];
     assert_eq!((c.kind, c.debate.as_str()), (CaseKind::Gate, "d1"));
@@ -66,7 +69,7 @@ fn a_provisional_decision_waits_at_the_gate_ui_4() {
 fn no_case_without_something_to_decide_ui_4() {
     let bodies = run(FIRM, &overflow, None);
     let reviewed = overridden(&bodies);
-    let got = docket("d2", &seal_all(reviewed), wall());
+    let got = docket("d2", &entries(&seal_all(reviewed)), wall());
     assert!(got.cases.is_empty());
     assert_eq!(got.precedents.len(), 1, "the override is a precedent");
     assert_eq!(got.precedents[0].method, "overridden by judge ada");
@@ -74,17 +77,21 @@ fn no_case_without_something_to_decide_ui_4() {
 
     let mut cut: Vec<EventBody> = bodies
         .iter()
-        .take_while(|b| !matches!(b, EventBody::Decision(_)))
+        .take_while(|b| !matches!(b, EventBody::Debate(DebateEvent::Decision(_))))
         .cloned()
         .collect();
     cut.push(crate::run::interruption("server stopped".into()));
-    assert!(docket("d3", &seal_all(cut), wall()).cases.is_empty());
+    assert!(docket("d3", &entries(&seal_all(cut)), wall())
+        .cases
+        .is_empty());
 
     let mut other = bodies.clone();
-    if let EventBody::DebateStarted { protocol, .. } = &mut other[0] {
+    if let EventBody::Debate(DebateEvent::DebateStarted { protocol, .. }) = &mut other[0] {
         *protocol = "round_robin".into();
     }
-    assert!(docket("d4", &seal_all(other), wall()).cases.is_empty());
+    assert!(docket("d4", &entries(&seal_all(other)), wall())
+        .cases
+        .is_empty());
 }
 
 /// UI-4: a held challenge comes before the gate; precedents come from other pipelines only.
@@ -93,17 +100,25 @@ fn the_desk_orders_cases_and_attaches_precedents_ui_4() {
     let held_run = run(FIRM, &|_: &str| Admission::Assigned("ada".into()), None);
     let upto = held_run
         .iter()
-        .position(|b| matches!(b, EventBody::JudgeAssigned(_)))
+        .position(|b| matches!(b, EventBody::Escalation(EsEvent::JudgeAssigned(_))))
         .expect("assigned");
-    let held = docket("held", &seal_all(held_run[..=upto].to_vec()), wall());
+    let held = docket(
+        "held",
+        &entries(&seal_all(held_run[..=upto].to_vec())),
+        wall(),
+    );
     assert_eq!(held.cases.len(), 1);
     assert_eq!(held.cases[0].kind, CaseKind::Held);
     assert_eq!(held.cases[0].challenge.judge.as_deref(), Some("ada"));
 
-    let gate = docket("gate", &seal_all(run(FIRM, &overflow, None)), wall());
+    let gate = docket(
+        "gate",
+        &entries(&seal_all(run(FIRM, &overflow, None))),
+        wall(),
+    );
     let reviewed = docket(
         "old",
-        &seal_all(overridden(&run(FIRM, &overflow, None))),
+        &entries(&seal_all(overridden(&run(FIRM, &overflow, None)))),
         wall(),
     );
     let mut cases = gate.cases;

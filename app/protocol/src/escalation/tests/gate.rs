@@ -5,10 +5,13 @@ use super::machine::{outcome, overflow, run, FIRM};
 use crate::chain::{recompute_decision, seal_all};
 use crate::escalation::clock::wall_ms_until;
 use crate::escalation::ladder::ACK_S;
+use crate::escalation::EsEvent;
 use crate::escalation::{ChallengeAnswer, EsDebate, EvidenceVerdict, JudgeAction, RulingError};
-use crate::machine::Machine;
-use crate::request::{AgentReply, Task};
-use crate::supervision::Supervision;
+use crate::escalation::{EsReply, EsTask};
+use crate::event::entries;
+use crate::event::DebateEvent;
+use crate::shared::Machine;
+use crate::shared::Supervision;
 use crate::{EventBody, Outcome};
 
 /// The pipeline whose margin dispute fell back to the cautious 25 % (ES-6), as logged.
@@ -29,11 +32,12 @@ fn review(
     challenge: &str,
     action: JudgeAction,
 ) -> (Result<(), RulingError>, Vec<EventBody>) {
-    let mut m = EsDebate::reopen(&seal_all(bodies.clone()), a_minute_later()).expect("reopens");
+    let mut m =
+        EsDebate::reopen(&entries(&seal_all(bodies.clone())), a_minute_later()).expect("reopens");
     let result = m.judge(challenge, "ada", action);
     let mut all = bodies;
     while let Some(e) = m.poll_event() {
-        all.push(e);
+        all.push(EventBody::from(e));
     }
     (result, all)
 }
@@ -41,7 +45,7 @@ fn review(
 fn types_after_first_decision(bodies: &[EventBody]) -> Vec<&'static str> {
     let first = bodies
         .iter()
-        .position(|b| matches!(b, EventBody::Decision(_)))
+        .position(|b| matches!(b, EventBody::Debate(DebateEvent::Decision(_))))
         .expect("decision");
     bodies[first + 1..].iter().map(EventBody::kind).collect()
 }
@@ -71,7 +75,7 @@ fn an_override_at_the_gate_reruns_what_it_moves_es_7_es_8() {
     );
     assert_eq!(after.last(), Some(&"decision"));
     let ruling = bodies.iter().rev().find_map(|b| match b {
-        EventBody::JudgeRuling(j) => Some(j.clone()),
+        EventBody::Escalation(EsEvent::JudgeRuling(j)) => Some(j.clone()),
         _ => None,
     });
     let ruling = ruling.expect("ruling");
@@ -80,7 +84,7 @@ fn an_override_at_the_gate_reruns_what_it_moves_es_7_es_8() {
     let impact = bodies
         .iter()
         .find_map(|b| match b {
-            EventBody::Impact(i) => Some(i.report.clone()),
+            EventBody::Escalation(EsEvent::Impact(i)) => Some(i.report.clone()),
             _ => None,
         })
         .expect("impact");
@@ -94,7 +98,9 @@ fn an_override_at_the_gate_reruns_what_it_moves_es_7_es_8() {
     let reruns: Vec<Vec<String>> = bodies
         .iter()
         .filter_map(|b| match b {
-            EventBody::Analysis(a) if !a.rerun.is_empty() => Some(a.rerun.clone()),
+            EventBody::Escalation(EsEvent::Analysis(a)) if !a.rerun.is_empty() => {
+                Some(a.rerun.clone())
+            }
             _ => None,
         })
         .collect();
@@ -204,24 +210,26 @@ fn forged_gate_events_fail_verification_es_8() {
     let position = |want: &str| {
         good.iter()
             .position(|b| {
-                b.kind() == want && !matches!(b, EventBody::Analysis(a) if a.rerun.is_empty())
+                b.kind() == want && !matches!(b, EventBody::Escalation(EsEvent::Analysis(a)) if a.rerun.is_empty())
             })
             .expect(want)
     };
     let mut smaller = good.clone();
-    if let EventBody::Impact(i) = &mut smaller[position("impact")] {
+    if let EventBody::Escalation(EsEvent::Impact(i)) = &mut smaller[position("impact")] {
         i.report.impacts[0].delta /= 2.0;
     }
     let mut extra = good.clone();
-    if let Some(EventBody::Analysis(a)) = extra
+    if let Some(EventBody::Escalation(EsEvent::Analysis(a))) = extra
         .iter_mut()
         .rev()
-        .find(|b| matches!(b, EventBody::Analysis(a) if !a.rerun.is_empty()))
+        .find(|b| matches!(b, EventBody::Escalation(EsEvent::Analysis(a)) if !a.rerun.is_empty()))
     {
         a.rerun.push("risk_extra".into());
     }
     let mut skipped = good.clone();
-    skipped.retain(|b| !matches!(b, EventBody::Analysis(a) if !a.rerun.is_empty()));
+    skipped.retain(
+        |b| !matches!(b, EventBody::Escalation(EsEvent::Analysis(a)) if !a.rerun.is_empty()),
+    );
     for (name, log, needle) in [
         ("impact", smaller, "is not what ES-8 gives"),
         ("re-run", extra, "that the impact plan did not call for"),
@@ -238,12 +246,13 @@ fn reopen_needs_a_decided_pipeline() {
     let bodies = provisional_log();
     let cut: Vec<EventBody> = bodies
         .iter()
-        .take_while(|b| !matches!(b, EventBody::Decision(_)))
+        .take_while(|b| !matches!(b, EventBody::Debate(DebateEvent::Decision(_))))
         .cloned()
         .collect();
-    let err = EsDebate::reopen(&seal_all(cut), a_minute_later()).expect_err("no decision");
+    let err =
+        EsDebate::reopen(&entries(&seal_all(cut)), a_minute_later()).expect_err("no decision");
     assert!(err.contains("has not reached its decision"), "{err}");
-    let err = EsDebate::reopen(&[], a_minute_later()).expect_err("empty");
+    let err = EsDebate::reopen(&entries(&[]), a_minute_later()).expect_err("empty");
     assert!(err.contains("debate_started"), "{err}");
 }
 
@@ -255,7 +264,8 @@ fn reopen_needs_a_decided_pipeline() {
 fn es_7_a_redebate_at_the_gate_sends_the_pipeline_back_to_its_agents() {
     let before = provisional_log();
     let context = "the supply contract fixes the margin at 26%";
-    let mut m = EsDebate::reopen(&seal_all(before.clone()), a_minute_later()).expect("reopens");
+    let mut m =
+        EsDebate::reopen(&entries(&seal_all(before.clone())), a_minute_later()).expect("reopens");
     m.judge(
         "CH-001",
         "ada",
@@ -272,26 +282,26 @@ fn es_7_a_redebate_at_the_gate_sends_the_pipeline_back_to_its_agents() {
     for _ in 0..20 {
         let next = m.poll_request();
         while let Some(e) = m.poll_event() {
-            all.push(e);
+            all.push(EventBody::from(e));
         }
         let Some(req) = next else { break };
         let reply = match &req.task {
-            Task::AnswerChallenge {
+            EsTask::AnswerChallenge {
                 context: shown,
                 challenge,
                 ..
             } => {
                 assert_eq!(shown, &[context.to_owned()], "the context is shown");
                 asked.push((req.agent.clone(), challenge.id.clone()));
-                AgentReply::ChallengeAnswer(ChallengeAnswer {
+                EsReply::ChallengeAnswer(ChallengeAnswer {
                     acknowledge: true,
                     value: 0.26,
                     evidence: vec!["the contract".into()],
                 })
             }
-            Task::WeighEvidence { challenge, .. } => {
+            EsTask::WeighEvidence { challenge, .. } => {
                 asked.push((req.agent.clone(), challenge.id.clone()));
-                AgentReply::Verdict(EvidenceVerdict {
+                EsReply::Verdict(EvidenceVerdict {
                     accept: true,
                     reason: "the contract settles it".into(),
                 })
@@ -316,7 +326,7 @@ fn es_7_a_redebate_at_the_gate_sends_the_pipeline_back_to_its_agents() {
     let ruling = all
         .iter()
         .find_map(|b| match b {
-            EventBody::JudgeRuling(j) => Some(j.clone()),
+            EventBody::Escalation(EsEvent::JudgeRuling(j)) => Some(j.clone()),
             _ => None,
         })
         .expect("ruling");

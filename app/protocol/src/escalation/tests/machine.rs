@@ -6,13 +6,18 @@ use crate::credibility::{
     AgentCredibility, CrStatus, Credibility, CredibilitySnapshot, EffectiveVotes,
 };
 use crate::escalation::rules::{covers, default_agents};
+use crate::escalation::EsEvent;
 use crate::escalation::{
     Admission, ChallengeAnswer, EsDebate, EsParams, Estimate, EvidenceVerdict, JudgeAction,
     RulingError,
 };
-use crate::machine::Machine;
-use crate::request::{AgentReply, AgentRequest, Task};
-use crate::supervision::Supervision;
+use crate::escalation::{EsReply, EsTask};
+use crate::event::entries;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
+use crate::shared::Machine;
+use crate::shared::Request;
+use crate::shared::Supervision;
 use crate::{EventBody, Outcome};
 
 /// How the scripted agents behave in one run.
@@ -26,9 +31,9 @@ pub(super) struct Script {
     pub(super) accept: bool,
 }
 
-pub(super) fn reply(req: &AgentRequest, s: Script) -> AgentReply {
+pub(super) fn reply(req: &Request<EsTask>, s: Script) -> EsReply {
     match &req.task {
-        Task::Estimate { assumptions, .. } => AgentReply::Estimates(
+        EsTask::Estimate { assumptions, .. } => EsReply::Estimates(
             assumptions
                 .iter()
                 .map(|k| Estimate {
@@ -42,16 +47,15 @@ pub(super) fn reply(req: &AgentRequest, s: Script) -> AgentReply {
                 })
                 .collect(),
         ),
-        Task::AnswerChallenge { own_value, .. } => AgentReply::ChallengeAnswer(ChallengeAnswer {
+        EsTask::AnswerChallenge { own_value, .. } => EsReply::ChallengeAnswer(ChallengeAnswer {
             acknowledge: s.answer.is_some(),
             value: s.answer.unwrap_or(*own_value),
             evidence: vec!["the 10-K, note 4".into()],
         }),
-        Task::WeighEvidence { .. } => AgentReply::Verdict(EvidenceVerdict {
+        EsTask::WeighEvidence { .. } => EsReply::Verdict(EvidenceVerdict {
             accept: s.accept,
             reason: "read it".into(),
         }),
-        _ => panic!("not an escalation task"),
     }
 }
 
@@ -83,11 +87,12 @@ pub(super) fn run(
         }
         let next = m.poll_request();
         while let Some(e) = m.poll_event() {
-            let started = matches!(e, EventBody::DebateStarted { .. });
+            let e = EventBody::from(e);
+            let started = matches!(e, EventBody::Debate(DebateEvent::DebateStarted { .. }));
             bodies.push(e);
             // As `DebateRun` does: the snapshot is logged right after the start (CR-4).
             if let (true, Some(c)) = (started, &credibility) {
-                bodies.push(EventBody::Credibility(c.clone()));
+                bodies.push(EventBody::Common(CommonEvent::Credibility(c.clone())));
             }
         }
         if m.is_finished() {
@@ -111,7 +116,7 @@ fn escalations(bodies: &[EventBody]) -> Vec<(u8, u64)> {
     bodies
         .iter()
         .filter_map(|b| match b {
-            EventBody::Escalated(e) => Some((e.level, e.at)),
+            EventBody::Escalation(EsEvent::Escalated(e)) => Some((e.level, e.at)),
             _ => None,
         })
         .collect()
@@ -119,7 +124,7 @@ fn escalations(bodies: &[EventBody]) -> Vec<(u8, u64)> {
 
 pub(super) fn outcome(bodies: &[EventBody]) -> crate::escalation::EsOutcome {
     match bodies.last() {
-        Some(EventBody::Decision(Outcome::Escalation(o))) => (**o).clone(),
+        Some(EventBody::Debate(DebateEvent::Decision(Outcome::Escalation(o)))) => (**o).clone(),
         other => panic!("ends with an escalation decision, got {other:?}"),
     }
 }
@@ -127,7 +132,7 @@ pub(super) fn outcome(bodies: &[EventBody]) -> crate::escalation::EsOutcome {
 fn verified(bodies: Vec<EventBody>) -> Vec<EventBody> {
     let log = seal_all(bodies.clone());
     let logged = match &log.last().expect("events").body {
-        EventBody::Decision(o) => o.clone(),
+        EventBody::Debate(DebateEvent::Decision(o)) => o.clone(),
         _ => panic!("decision"),
     };
     let recomputed = recompute_decision(&log).expect("SV-2 recompute");
@@ -161,7 +166,7 @@ fn disagreement_raises_a_challenge_es_2() {
     );
     assert!(!agree
         .iter()
-        .any(|b| matches!(b, EventBody::ChallengeRaised { .. })));
+        .any(|b| matches!(b, EventBody::Escalation(EsEvent::ChallengeRaised { .. }))));
     let o = outcome(&verified(agree));
     assert!(o.resolutions.is_empty() && o.provisional.is_empty());
 
@@ -169,7 +174,9 @@ fn disagreement_raises_a_challenge_es_2() {
     let raised: Vec<_> = bodies
         .iter()
         .filter_map(|b| match b {
-            EventBody::ChallengeRaised { challenge, .. } => Some(challenge.clone()),
+            EventBody::Escalation(EsEvent::ChallengeRaised { challenge, .. }) => {
+                Some(challenge.clone())
+            }
             _ => None,
         })
         .collect();
@@ -188,7 +195,7 @@ fn disagreement_raises_a_challenge_es_2() {
     // ES-1: every finding is a typed message with its assumption and value.
     let findings = bodies
         .iter()
-        .filter(|b| matches!(b, EventBody::Message { round: 1, .. }))
+        .filter(|b| matches!(b, EventBody::Escalation(EsEvent::Message { round: 1, .. })))
         .count();
     let agents = default_agents();
     let want: usize = (0..agents.len()).map(|i| covers(&agents, i).len()).sum();
@@ -281,7 +288,7 @@ fn ladder_paths_es_3_to_es_6() {
         if case.provisional {
             assert!(bodies
                 .iter()
-                .any(|b| matches!(b, EventBody::ProvisionalDecision(_))));
+                .any(|b| matches!(b, EventBody::Escalation(EsEvent::ProvisionalDecision(_)))));
             assert_eq!(r.level, 4);
             assert!(
                 o.reasoning
@@ -351,7 +358,7 @@ fn facilitator_resolves_by_credibility_es_4() {
 fn a_bolder_provisional_value_fails_verification_es_6() {
     let mut bodies = run(FIRM, &overflow, None);
     for b in &mut bodies {
-        if let EventBody::ProvisionalDecision(r) = b {
+        if let EventBody::Escalation(EsEvent::ProvisionalDecision(r)) = b {
             r.resolution.position = 0.28;
         }
     }
@@ -369,20 +376,20 @@ fn the_budget_stop_falls_back_cautiously() {
         asked += 1;
         m.handle_reply(req.id, reply(&req, FIRM)).expect("ok");
         while let Some(e) = m.poll_event() {
-            bodies.push(e);
+            bodies.push(EventBody::from(e));
         }
-        if matches!(req.task, Task::AnswerChallenge { .. }) {
+        if matches!(req.task, EsTask::AnswerChallenge { .. }) {
             m.exhaust(5000, 4000);
             break;
         }
     }
     while let Some(e) = m.poll_event() {
-        bodies.push(e);
+        bodies.push(EventBody::from(e));
     }
     assert!(asked >= 5);
     // No `agent_call` was logged here, so only the protocol's own recompute applies.
     let o = outcome(&bodies);
-    let recomputed = crate::escalation::recompute(&seal_all(bodies)).expect("recompute");
+    let recomputed = crate::escalation::recompute(&entries(&seal_all(bodies))).expect("recompute");
     assert_eq!(recomputed, o);
     assert!(o.budget_exhausted);
     assert_eq!(o.resolutions[0].position, 0.25);
@@ -404,7 +411,7 @@ fn ruled(action: JudgeAction) -> (Result<(), RulingError>, Vec<EventBody>) {
         }
         let next = m.poll_request();
         while let Some(e) = m.poll_event() {
-            bodies.push(e);
+            bodies.push(EventBody::from(e));
         }
         if m.is_finished() {
             break;
@@ -433,7 +440,7 @@ fn judges_rulings_es_7() {
     assert_eq!(r.method, "ruled by judge ada");
     assert!(bodies
         .iter()
-        .any(|b| matches!(b, EventBody::JudgeRuling(j) if j.judge == "ada" && j.level == 3)));
+        .any(|b| matches!(b, EventBody::Escalation(EsEvent::JudgeRuling(j)) if j.judge == "ada" && j.level == 3)));
     // Refused by name: bad input, and the wrong moment.
     let table = [
         (override_to(2.0, "x"), "outside"),
@@ -458,7 +465,7 @@ fn judges_rulings_es_7() {
     let bodies = verified(bodies);
     let answers = bodies
         .iter()
-        .filter(|b| matches!(b, EventBody::Message { message, .. } if message.from == "financial" && message.to.is_some()))
+        .filter(|b| matches!(b, EventBody::Escalation(EsEvent::Message { message, .. }) if message.from == "financial" && message.to.is_some()))
         .count();
     assert_eq!(answers, 2, "asked again after the re-debate");
 }
@@ -471,7 +478,7 @@ fn a_resolution_that_does_not_follow_the_ruling_fails_verification_es_7() {
         rationale: "guidance".into(),
     });
     for b in &mut bodies {
-        if let EventBody::ChallengeResolved(r) = b {
+        if let EventBody::Escalation(EsEvent::ChallengeResolved(r)) = b {
             r.resolution.position = 0.27;
         }
     }

@@ -10,7 +10,7 @@ use crate::escalation::{EsDebate, EsParams};
 /// recomputes. The ladder's steps stay one at a time.
 #[test]
 fn findings_at_once_in_any_order_decide_the_same_lm_1() {
-    use crate::tests::any_order::same_in_every_order;
+    use crate::tests::any_order::{same_in_every_order, scripted};
     use crate::Debate;
     let s = Script {
         margin: 0.4,
@@ -28,7 +28,7 @@ fn findings_at_once_in_any_order_decide_the_same_lm_1() {
             .expect("valid"),
         ))
     };
-    let (steps, runs) = same_in_every_order(&make, &|r| reply(r, s), 800);
+    let (steps, runs) = same_in_every_order(&make, &scripted(|r| reply(r, s)), 800);
     assert_eq!(steps, 1, "the findings go out at once");
     assert!(runs >= 24, "{runs} orders");
 }

@@ -10,8 +10,12 @@ use super::types::{Authority, Linkage, Observation, RcConfig, RcParams, Weighed}
 use super::vectors::quantise;
 use super::*;
 use crate::chain::{recompute_decision, seal_all};
-use crate::machine::Machine;
-use crate::{AgentReply, Debate, EventBody, Outcome};
+use crate::event::DebateEvent;
+use crate::reconcile::RcEvent;
+use crate::reconcile::RcReply;
+use crate::reconcile::RcTask;
+use crate::shared::Machine;
+use crate::{EventBody, Outcome};
 
 pub(super) fn obs(id: &str, agent: &str, content: &str, ts: &str) -> Observation {
     Observation {
@@ -258,20 +262,18 @@ fn the_machine_reconciles_and_the_log_recomputes() {
         observations: o,
         from_debates: vec![],
     };
-    let mut d = Debate::Reconcile(Box::new(
-        RcDebate::new("What do we believe?", config, 7).expect("valid"),
-    ));
+    let mut d = RcDebate::new("What do we believe?", config, 7).expect("valid");
     let mut bodies = Vec::new();
     let mut asked = Vec::new();
     loop {
         let next = d.poll_request();
         while let Some(e) = d.poll_event() {
-            bodies.push(e);
+            bodies.push(EventBody::from(e));
         }
         let Some(req) = next else { break };
         asked.push(req.task.expects());
         let reply = match &req.task {
-            crate::Task::Embed { texts, .. } => AgentReply::Embeddings {
+            RcTask::Embed { texts, .. } => RcReply::Embeddings {
                 model: "test".into(),
                 vectors: texts
                     .iter()
@@ -286,13 +288,12 @@ fn the_machine_reconciles_and_the_log_recomputes() {
                     })
                     .collect(),
             },
-            crate::Task::Reconcile {
+            RcTask::Reconcile {
                 label,
                 observations,
                 params,
                 ..
-            } => AgentReply::Reconciliation(reconcile(label, observations, params)),
-            other => panic!("unexpected task {other:?}"),
+            } => RcReply::Reconciliation(reconcile(label, observations, params)),
         };
         d.handle_reply(req.id, reply).expect("accepted");
     }
@@ -304,13 +305,13 @@ fn the_machine_reconciles_and_the_log_recomputes() {
     );
     let topics = bodies
         .iter()
-        .filter(|b| matches!(b, EventBody::Topic(_)))
+        .filter(|b| matches!(b, EventBody::Reconcile(RcEvent::Topic(_))))
         .count();
     assert_eq!(topics, 3);
     let beliefs: Vec<&super::Belief> = bodies
         .iter()
         .filter_map(|b| match b {
-            EventBody::Belief(b) => Some(&**b),
+            EventBody::Reconcile(RcEvent::Belief(b)) => Some(&**b),
             _ => None,
         })
         .collect();
@@ -335,7 +336,9 @@ fn the_machine_reconciles_and_the_log_recomputes() {
         .expect("rain");
     assert_eq!(single.by, SINGLE);
     let log = seal_all(bodies);
-    let Some(EventBody::Decision(Outcome::Reconcile(o))) = log.last().map(|e| &e.body) else {
+    let Some(EventBody::Debate(DebateEvent::Decision(Outcome::Reconcile(o)))) =
+        log.last().map(|e| &e.body)
+    else {
         panic!("a decision")
     };
     assert_eq!((o.topics, o.resolved, o.needs_clarification), (3, 2, 1));
@@ -345,7 +348,7 @@ fn the_machine_reconciles_and_the_log_recomputes() {
     // A tampered weight is found.
     let mut tampered = log.clone();
     for e in &mut tampered {
-        if let EventBody::Belief(b) = &mut e.body {
+        if let EventBody::Reconcile(RcEvent::Belief(b)) = &mut e.body {
             b.weights[0].credibility = 0.99;
         }
     }
@@ -354,7 +357,7 @@ fn the_machine_reconciles_and_the_log_recomputes() {
     // So is a builtin reconciler's answer rewritten (and the chain sealed again).
     let mut rewritten = log.clone();
     for e in &mut rewritten {
-        if let EventBody::Belief(b) = &mut e.body {
+        if let EventBody::Reconcile(RcEvent::Belief(b)) = &mut e.body {
             if b.by == super::RECONCILER {
                 b.reasoning = "trust me".into();
             }
@@ -392,27 +395,30 @@ fn failures_fall_back_and_say_so() {
         d.handle_failure(req.id, "connection refused")
             .expect("known request");
         while let Some(e) = d.poll_event() {
-            bodies.push(e);
+            bodies.push(EventBody::from(e));
         }
     }
     while let Some(e) = d.poll_event() {
-        bodies.push(e);
+        bodies.push(EventBody::from(e));
     }
     let model = bodies.iter().find_map(|b| match b {
-        EventBody::Embedded(e) => Some(e.model.clone()),
+        EventBody::Reconcile(RcEvent::Embedded(e)) => Some(e.model.clone()),
         _ => None,
     });
     assert_eq!(model.as_deref(), Some(vectors::LEXICAL));
     let belief = bodies
         .iter()
         .find_map(|b| match b {
-            EventBody::Belief(b) => Some(b.clone()),
+            EventBody::Reconcile(RcEvent::Belief(b)) => Some(b.clone()),
             _ => None,
         })
         .expect("a belief");
     assert!(belief.needs_clarification);
     assert_eq!(belief.unresolved.as_deref(), Some("connection refused"));
-    assert!(matches!(bodies.last(), Some(EventBody::Decision(_))));
+    assert!(matches!(
+        bodies.last(),
+        Some(EventBody::Debate(DebateEvent::Decision(_)))
+    ));
     let log = seal_all(bodies);
     recompute_decision(&log).expect("the lexical fallback recomputes");
 }

@@ -5,12 +5,13 @@ use super::super::rules::reconcile;
 use super::super::types::{RcConfig, RcParams};
 use super::super::RcDebate;
 use super::{obs, MON};
-use crate::request::{AgentReply, AgentRequest, Task};
+use crate::reconcile::{RcReply, RcTask};
+use crate::shared::Request;
 use crate::Debate;
 
 #[test]
 fn every_topic_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::tests::any_order::same_in_every_order;
+    use crate::tests::any_order::{same_in_every_order, scripted};
     let observations = vec![
         obs("o1", "agent_a", "The meeting is at 3pm in Room A", MON),
         obs("o2", "agent_b", "The meeting is at 4pm in Room B", MON),
@@ -30,8 +31,8 @@ fn every_topic_at_once_in_any_order_decides_the_same_lm_1() {
             RcDebate::new("What do we believe?", config, 7).expect("valid"),
         ))
     };
-    let reply = |req: &AgentRequest| match &req.task {
-        Task::Embed { texts, .. } => AgentReply::Embeddings {
+    let reply = |req: &Request<RcTask>| match &req.task {
+        RcTask::Embed { texts, .. } => RcReply::Embeddings {
             model: "test".into(),
             vectors: texts
                 .iter()
@@ -48,15 +49,14 @@ fn every_topic_at_once_in_any_order_decides_the_same_lm_1() {
                 })
                 .collect(),
         },
-        Task::Reconcile {
+        RcTask::Reconcile {
             label,
             observations,
             params,
             ..
-        } => AgentReply::Reconciliation(reconcile(label, observations, params)),
-        other => panic!("unexpected task {other:?}"),
+        } => RcReply::Reconciliation(reconcile(label, observations, params)),
     };
-    let (steps, runs) = same_in_every_order(&make, &reply, 800);
+    let (steps, runs) = same_in_every_order(&make, &scripted(reply), 800);
     assert_eq!(
         steps, 1,
         "the three topics of several observations go out at once"

@@ -1,12 +1,15 @@
 use super::*;
-use crate::s4::{run_scripted, AgentReply, Task};
+use crate::run_scripted;
+use crate::s4::S4Event;
+use crate::s4::{S4Reply, S4Task};
+use crate::shared::CommonEvent;
 use crate::{AgentSpec, Decision, Position};
 
 /// A scripted S4 debate as a stamped log: everyone ACTs, utility concedes to WARN.
 fn log() -> Vec<Event> {
     let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| {
         let position = |decision| {
-            AgentReply::Position(Position {
+            S4Reply::Position(Position {
                 decision,
                 confidence: 60,
                 risk: 20,
@@ -14,11 +17,11 @@ fn log() -> Vec<Event> {
             })
         };
         Ok(match (&req.task, req.agent.as_str()) {
-            (Task::Challenge { .. }, _) => AgentReply::Challenge {
+            (S4Task::Challenge { .. }, _) => S4Reply::Challenge {
                 text: "why?".into(),
                 argues_for: Decision::Warn,
             },
-            (Task::Revise { .. }, "utility") => position(Decision::Warn),
+            (S4Task::Revise { .. }, "utility") => position(Decision::Warn),
             _ => position(Decision::Act),
         })
     });
@@ -53,13 +56,13 @@ fn fold_of_a_whole_debate_sv_1() {
 #[test]
 fn a_substitute_points_to_its_failure_instead_of_repeating_it() {
     let (_, bodies) = run_scripted(AgentSpec::default_s4(), |req| match &req.task {
-        Task::Challenge { .. } if req.agent == "safety" => Err("garbled reply".into()),
-        Task::Revise { .. } if req.agent == "accuracy" => Err("no reply within 30 s".into()),
-        Task::Challenge { .. } => Ok(AgentReply::Challenge {
+        S4Task::Challenge { .. } if req.agent == "safety" => Err("garbled reply".into()),
+        S4Task::Revise { .. } if req.agent == "accuracy" => Err("no reply within 30 s".into()),
+        S4Task::Challenge { .. } => Ok(S4Reply::Challenge {
             text: "why?".into(),
             argues_for: Decision::Warn,
         }),
-        _ => Ok(AgentReply::Position(Position {
+        _ => Ok(S4Reply::Position(Position {
             decision: Decision::Act,
             confidence: 60,
             risk: 20,
@@ -94,8 +97,10 @@ fn a_substitute_points_to_its_failure_instead_of_repeating_it() {
         );
     }
     // The log itself keeps the whole reason in the substitute.
-    assert!(events.iter().any(|e| matches!(&e.body,
-        EventBody::Challenge { text, .. } if text == "(no challenge: garbled reply)")));
+    assert!(
+        events.iter().any(|e| matches!(&e.body,
+        EventBody::S4(S4Event::Challenge { text, .. }) if text == "(no challenge: garbled reply)"))
+    );
 }
 
 #[test]
@@ -153,7 +158,7 @@ fn thinking_and_progress_while_running() {
     // Up to the first thinking event of round 1.
     let upto = events
         .iter()
-        .position(|e| matches!(e.body, EventBody::Thinking { .. }))
+        .position(|e| matches!(e.body, EventBody::Common(CommonEvent::Thinking { .. })))
         .expect("thinking");
     let view = DebateView::from_events(&events[..=upto]);
     assert_eq!(view.status(), DebateStatus::Running);

@@ -2,9 +2,14 @@
 
 use super::*;
 use crate::chain::seal_all;
+use crate::event::entries;
+use crate::event::DebateEvent;
 use crate::event::EventBody;
-use crate::machine::Machine;
-use crate::request::{AgentReply, AgentRequest, Task};
+use crate::round_robin::RrEvent;
+use crate::round_robin::{RrReply, RrTask};
+use crate::shared::CommonEvent;
+use crate::shared::Machine;
+use crate::shared::Request;
 use crate::ProtocolError;
 use crate::{Event, Outcome};
 
@@ -30,13 +35,13 @@ fn run(
     query: &str,
     agents: Vec<AgentSpec>,
     params: RrParams,
-    mut script: impl FnMut(&AgentRequest) -> Result<AgentReply, String>,
-) -> (Vec<AgentRequest>, Vec<EventBody>, RrOutcome) {
+    mut script: impl FnMut(&Request<RrTask>) -> Result<RrReply, String>,
+) -> (Vec<Request<RrTask>>, Vec<EventBody>, RrOutcome) {
     let mut d = RrDebate::new(query, agents, params, 1).expect("valid debate");
     let (mut reqs, mut events) = (vec![], vec![]);
     loop {
         while let Some(e) = d.poll_event() {
-            events.push(e);
+            events.push(EventBody::from(e));
         }
         let Some(req) = d.poll_request() else { break };
         // RR-1: strictly one at a time.
@@ -51,7 +56,7 @@ fn run(
         reqs.push(req);
     }
     while let Some(e) = d.poll_event() {
-        events.push(e);
+        events.push(EventBody::from(e));
     }
     let outcome = d.outcome().cloned().expect("finished");
     (reqs, events, outcome)
@@ -63,11 +68,9 @@ const Q: &str = "Should I buy Tesla stock?";
 fn converge_at(
     from_turn: u32,
     stance: Stance,
-) -> impl FnMut(&AgentRequest) -> Result<AgentReply, String> {
+) -> impl FnMut(&Request<RrTask>) -> Result<RrReply, String> {
     move |req| {
-        let Task::Turn { turn, .. } = &req.task else {
-            return Err("not a turn".into());
-        };
+        let RrTask::Turn { turn, .. } = &req.task;
         let i = DEFAULT_AGENTS
             .iter()
             .position(|(id, _)| *id == req.agent)
@@ -77,7 +80,7 @@ fn converge_at(
         } else {
             Stance::ALL[i % 3]
         };
-        Ok(AgentReply::Stance(pos(s)))
+        Ok(RrReply::Stance(pos(s)))
     }
 }
 
@@ -102,22 +105,16 @@ fn strict_turn_order_and_peer_positions_rr_1() {
         ]
     );
     // Each speaker sees the latest positions of those who have spoken, not its own.
-    let Task::Turn {
+    let RrTask::Turn {
         peers, own, turn, ..
-    } = &reqs[2].task
-    else {
-        panic!()
-    };
+    } = &reqs[2].task;
     assert_eq!(*turn, 1);
     assert!(own.is_none());
     let seen: Vec<&str> = peers.iter().map(|p| p.agent.as_str()).collect();
     assert_eq!(seen, ["valuation", "sentiment"]);
-    let Task::Turn {
+    let RrTask::Turn {
         peers, own, turn, ..
-    } = &reqs[3].task
-    else {
-        panic!()
-    };
+    } = &reqs[3].task;
     assert_eq!(*turn, 2);
     assert_eq!(own.as_ref().map(|p| p.stance), Some(Stance::Buy));
     assert_eq!(peers.len(), 2);
@@ -199,7 +196,7 @@ fn the_debate_never_ends_before_the_minimum_turns_rr_3() {
     let checks: Vec<&ConsensusCheck> = events
         .iter()
         .filter_map(|e| match e {
-            EventBody::ConsensusChecked(c) => Some(c),
+            EventBody::RoundRobin(RrEvent::ConsensusChecked(c)) => Some(c),
             _ => None,
         })
         .collect();
@@ -252,33 +249,38 @@ fn failed_turns_get_extra_turns_rr_3() {
             failed = true;
             return Err("timeout".into());
         }
-        Ok(AgentReply::Stance(pos(Stance::Buy)))
+        Ok(RrReply::Stance(pos(Stance::Buy)))
     });
     assert_eq!(out.ending, RrEnding::Consensus);
     assert_eq!(out.total_rounds, 3);
     assert_eq!(reqs.last().map(|r| r.agent.as_str()), Some("sentiment"));
     assert_eq!(out.agent_participation.get("sentiment"), Some(&2));
     assert_eq!(out.agent_participation.get("valuation"), Some(&2));
-    assert!(events.iter().any(|e| matches!(e, EventBody::RoundStarted { round: 3, name, expected: 1 } if name.contains("Extra"))));
+    assert!(events.iter().any(|e| matches!(e, EventBody::Common(CommonEvent::RoundStarted { round: 3, name, expected: 1 }) if name.contains("Extra"))));
     assert!(events
         .iter()
-        .any(|e| matches!(e, EventBody::AgentFailed { agent, .. } if agent == "sentiment")));
+        .any(|e| matches!(e, EventBody::Common(CommonEvent::AgentFailed { agent, .. }) if agent == "sentiment")));
 }
 
 #[test]
 fn wrong_replies_and_unknown_requests_change_nothing() {
-    let mut d = RrDebate::new(Q, agents(3), RrParams::default(), 1).expect("debate");
-    let req = d.poll_request().expect("request");
-    let wrong = AgentReply::Challenge {
+    // A reply of another protocol's kind reaches no round-robin machine: the envelope refuses it.
+    let mut debate = crate::Debate::RoundRobin(
+        RrDebate::new(Q, agents(3), RrParams::default(), 1).expect("debate"),
+    );
+    let req = debate.poll_request().expect("request");
+    let wrong = crate::AgentReply::S4(crate::s4::S4Reply::Challenge {
         text: "x".into(),
         argues_for: crate::Decision::Act,
-    };
+    });
+    assert_eq!(
+        debate.handle_reply(req.id, wrong),
+        Err(ProtocolError::OtherProtocol("challenge"))
+    );
+    let mut d = RrDebate::new(Q, agents(3), RrParams::default(), 1).expect("debate");
+    let req = d.poll_request().expect("request");
     assert!(matches!(
-        d.handle_reply(req.id, wrong),
-        Err(ProtocolError::WrongReply { .. })
-    ));
-    assert!(matches!(
-        d.handle_reply(99, AgentReply::Stance(pos(Stance::Buy))),
+        d.handle_reply(99, RrReply::Stance(pos(Stance::Buy))),
         Err(ProtocolError::UnknownRequest(99))
     ));
     // The request is still open: a failure report closes it.
@@ -306,7 +308,8 @@ fn metadata_rr_4() {
             ("valuation".to_string(), 2)
         ]
     );
-    let Some(EventBody::Decision(Outcome::RoundRobin(logged))) = events.last() else {
+    let Some(EventBody::Debate(DebateEvent::Decision(Outcome::RoundRobin(logged)))) = events.last()
+    else {
         panic!("the decision is the last event")
     };
     assert_eq!(logged.stance, Stance::Buy);
@@ -356,7 +359,7 @@ fn an_untriggered_query_gets_one_round_rr_5() {
     assert_eq!(reqs.len(), 3);
     assert_eq!(out.ending, RrEnding::NoDebate);
     assert!(
-        matches!(&events[1], EventBody::TriggerChecked(t) if !t.triggered),
+        matches!(&events[1], EventBody::RoundRobin(RrEvent::TriggerChecked(t)) if !t.triggered),
         "the check runs first"
     );
 }
@@ -400,7 +403,7 @@ fn the_decision_is_recomputed_from_the_log_sv_2() {
             converge_at(from, Stance::Buy),
         );
         let log = sealed(events);
-        assert_eq!(recompute(&log), Ok(out), "from {from}");
+        assert_eq!(recompute(&entries(&log)), Ok(out), "from {from}");
     }
     // A forged turn: the consensus check no longer follows.
     let (_, events, _) = run(
@@ -412,11 +415,11 @@ fn the_decision_is_recomputed_from_the_log_sv_2() {
     let mut log = sealed(events);
     let i = log
         .iter()
-        .position(|e| matches!(e.body, EventBody::Turn { .. }))
+        .position(|e| matches!(e.body, EventBody::RoundRobin(RrEvent::Turn { .. })))
         .expect("turn");
-    if let EventBody::Turn { position, .. } = &mut log[i].body {
+    if let EventBody::RoundRobin(RrEvent::Turn { position, .. }) = &mut log[i].body {
         position.stance = Stance::Sell;
     }
-    let err = recompute(&log).expect_err("forged");
+    let err = recompute(&entries(&log)).expect_err("forged");
     assert!(err.contains("consensus check of round 1"), "{err}");
 }

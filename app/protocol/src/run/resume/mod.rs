@@ -10,6 +10,9 @@
 //! requests whose replies were logged are answered from the log; those asked and never answered
 //! are handed out again first (RS-1), and say so in their `agent_call`.
 
+use crate::collapse::WcEvent;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::{DebateRun, ForkChanges, Start};
@@ -63,7 +66,7 @@ pub fn rebuild_sealed(log: &[Event]) -> Result<Rebuilt, String> {
     // FK-1: a fork's log opens with where it came from; its debate starts after that.
     let opened = log
         .iter()
-        .take_while(|e| matches!(e.body, EventBody::ForkedFrom { .. }))
+        .take_while(|e| matches!(e.body, EventBody::Common(CommonEvent::ForkedFrom { .. })))
         .count();
     let forks = fork_points(&log[..opened]);
     let log = &log[opened..];
@@ -99,8 +102,9 @@ pub fn rebuild_sealed(log: &[Event]) -> Result<Rebuilt, String> {
 fn logged_pause(log: &[Event]) -> bool {
     for e in log.iter().rev() {
         match e.body {
-            EventBody::BudgetPaused { .. } => return true,
-            EventBody::BudgetGranted { .. } | EventBody::BudgetClosed { .. } => return false,
+            EventBody::Common(CommonEvent::BudgetPaused { .. }) => return true,
+            EventBody::Common(CommonEvent::BudgetGranted { .. })
+            | EventBody::Common(CommonEvent::BudgetClosed { .. }) => return false,
             _ => {}
         }
     }
@@ -109,14 +113,14 @@ fn logged_pause(log: &[Event]) -> bool {
 
 /// The machine `debate_started` describes, freshly built.
 fn machine_of(log: &[Event]) -> Result<Debate, String> {
-    let Some(EventBody::DebateStarted {
+    let Some(EventBody::Debate(DebateEvent::DebateStarted {
         protocol,
         query,
         seed,
         agents,
         config,
         ..
-    }) = log.first().map(|e| &e.body)
+    })) = log.first().map(|e| &e.body)
     else {
         return Err("the log does not start with debate_started".into());
     };
@@ -139,7 +143,9 @@ fn machine_of(log: &[Event]) -> Result<Debate, String> {
             let cards = log
                 .iter()
                 .filter_map(|e| match &e.body {
-                    EventBody::CardSubmitted(c) if c.source == CardSource::User => {
+                    EventBody::Collapse(WcEvent::CardSubmitted(c))
+                        if c.source == CardSource::User =>
+                    {
                         Some(c.card.clone())
                     }
                     _ => None,
@@ -167,12 +173,12 @@ fn machine_of(log: &[Event]) -> Result<Debate, String> {
 /// What the runner knew when the debate started, as `debate_started` and `credibility` record it.
 fn start_of(log: &[Event]) -> Start {
     let mut start = Start::default();
-    if let Some(EventBody::DebateStarted {
+    if let Some(EventBody::Debate(DebateEvent::DebateStarted {
         backend,
         agents,
         context,
         ..
-    }) = log.first().map(|e| &e.body)
+    })) = log.first().map(|e| &e.body)
     {
         start.backend = backend.as_deref().cloned();
         start.budget = start.backend.as_ref().map(|b| b.token_budget);
@@ -195,7 +201,7 @@ fn start_of(log: &[Event]) -> Start {
             .collect();
     }
     start.credibility = log.iter().take(3).find_map(|e| match &e.body {
-        EventBody::Credibility(s) => Some(s.clone()),
+        EventBody::Common(CommonEvent::Credibility(s)) => Some(s.clone()),
         _ => None,
     });
     start
@@ -210,9 +216,9 @@ fn fork_points(forks: &[Event]) -> VecDeque<(usize, ForkChanges)> {
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match &e.body {
-            EventBody::ForkedFrom {
+            EventBody::Common(CommonEvent::ForkedFrom {
                 after_seq, changes, ..
-            } => {
+            }) => {
                 // Fork i's parent log opens with the m - 1 - i `forked_from` events after it.
                 let at = (*after_seq as usize).checked_sub(m - 1 - i)?;
                 Some((at, changes.clone()))

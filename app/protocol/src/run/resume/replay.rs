@@ -2,6 +2,9 @@
 //! against what the run writes, or explained by what the run is given (a request handed out, an
 //! answer, a ruling, a budget stop, a timer).
 
+use crate::escalation::EsEvent;
+use crate::s4::S4Event;
+use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::super::{Answered, DebateRun, ForkChanges, Usage};
@@ -81,7 +84,7 @@ impl Replay<'_> {
                 // The rest of the step the log stopped in: written after `resumed`.
                 return Ok(());
             };
-            if let EventBody::Resumed { .. } = e.body {
+            if let EventBody::Common(CommonEvent::Resumed { .. }) = e.body {
                 self.resumes += 1;
                 self.at += 1;
                 continue;
@@ -116,11 +119,11 @@ impl Replay<'_> {
             return Ok(());
         }
         match &e.body {
-            EventBody::Resumed { .. } => {
+            EventBody::Common(CommonEvent::Resumed { .. }) => {
                 self.resumes += 1;
                 self.at += 1;
             }
-            EventBody::Thinking { agent, round } => {
+            EventBody::Common(CommonEvent::Thinking { agent, round }) => {
                 let req = run
                     .poll_request()
                     .ok_or_else(|| refused("the rebuilt machine has nothing to ask".into()))?;
@@ -132,13 +135,13 @@ impl Replay<'_> {
                 }
                 self.asked.push(req);
             }
-            EventBody::BudgetPaused { .. } => {
+            EventBody::Common(CommonEvent::BudgetPaused { .. }) => {
                 run.set_pausable(true);
                 if run.poll_request().is_some() {
                     return Err(refused("the rebuilt budget is not spent".into()));
                 }
             }
-            EventBody::BudgetExhausted { .. } => {
+            EventBody::Common(CommonEvent::BudgetExhausted { .. }) => {
                 if let Some(req) = run.poll_request() {
                     return Err(refused(format!(
                         "the rebuilt budget is not spent (it asks {})",
@@ -146,19 +149,19 @@ impl Replay<'_> {
                     )));
                 }
             }
-            EventBody::DailyLimitReached { spent, limit } => {
+            EventBody::Common(CommonEvent::DailyLimitReached { spent, limit }) => {
                 run.stop_for_daily_limit(*spent, *limit);
             }
-            EventBody::BudgetGranted { judge, tokens, .. } => run
+            EventBody::Common(CommonEvent::BudgetGranted { judge, tokens, .. }) => run
                 .budget_action(judge, crate::run::BudgetAction::Grant { tokens: *tokens })
                 .map_err(|e| refused(ruling(e)))?,
-            EventBody::BudgetClosed { judge } => run
+            EventBody::Common(CommonEvent::BudgetClosed { judge }) => run
                 .budget_action(judge, crate::run::BudgetAction::Close)
                 .map_err(|e| refused(ruling(e)))?,
-            EventBody::JudgeRuling(r) => run
+            EventBody::Escalation(EsEvent::JudgeRuling(r)) => run
                 .judge(&r.challenge, &r.judge, r.action.clone())
                 .map_err(|e| refused(ruling(e)))?,
-            EventBody::AgentCall(c) if c.cancelled => {
+            EventBody::Common(CommonEvent::AgentCall(c)) if c.cancelled => {
                 // LM-4: cancelled at a stop; the machine was never told, and it is asked again.
                 if !self
                     .asked
@@ -211,7 +214,7 @@ impl Replay<'_> {
         let req = self.asked.remove(k);
         let landed = &self.log[j];
         let usage = match &e.body {
-            EventBody::AgentCall(c) => Some(Usage {
+            EventBody::Common(CommonEvent::AgentCall(c)) => Some(Usage {
                 attempts: c.attempts,
                 latency_ms: c.latency_ms,
                 prompt_tokens: c.prompt_tokens,
@@ -223,15 +226,15 @@ impl Replay<'_> {
             _ => None,
         };
         let reply = match &landed.body {
-            EventBody::AgentFailed { error, .. } => Err(error.clone()),
+            EventBody::Common(CommonEvent::AgentFailed { error, .. }) => Err(error.clone()),
             body => {
                 let clamped = self.log[self.at..j].iter().find_map(|x| match &x.body {
-                    EventBody::ConfidenceClamped {
+                    EventBody::S4(S4Event::ConfidenceClamped {
                         agent: a,
                         round: r,
                         claimed,
                         ..
-                    } if a == agent && *r == round => Some(*claimed),
+                    }) if a == agent && *r == round => Some(*claimed),
                     _ => None,
                 });
                 Ok(reply_of(&req, &self.log[j..], clamped).ok_or_else(|| {
@@ -262,7 +265,8 @@ impl Replay<'_> {
             // A reply's events are logged together: past another's content, stop looking.
             if matches!(
                 e.body,
-                EventBody::Thinking { .. } | EventBody::Resumed { .. }
+                EventBody::Common(CommonEvent::Thinking { .. })
+                    | EventBody::Common(CommonEvent::Resumed { .. })
             ) {
                 return None;
             }

@@ -2,31 +2,49 @@
 //! whether it is where a request's reply landed, and the reply itself.
 
 use crate::collapse::CardSource;
+use crate::collapse::WcEvent;
+use crate::collapse::WcReply;
+use crate::collapse::WcTask;
+use crate::escalation::EsEvent;
+use crate::escalation::EsReply;
+use crate::escalation::EsTask;
 use crate::escalation::MessageKind;
 use crate::event::{Event, EventBody};
+use crate::reconcile::RcEvent;
+use crate::reconcile::RcReply;
+use crate::reconcile::RcTask;
 use crate::reconcile::SCALE;
 use crate::request::{AgentReply, AgentRequest, Task};
+use crate::round_robin::RrEvent;
+use crate::round_robin::RrReply;
+use crate::round_robin::RrTask;
+use crate::s4::S4Event;
+use crate::s4::S4Reply;
+use crate::s4::S4Task;
+use crate::shared::CommonEvent;
 
 /// The agent and round an answer's first logged event is about.
 pub(super) fn about(body: &EventBody) -> Option<(&str, u16)> {
     match body {
-        EventBody::AgentCall(c) => Some((&c.agent, c.round)),
-        EventBody::InjectionDetected { source, round, .. } if *round > 0 => Some((source, *round)),
-        EventBody::ConfidenceClamped { agent, round, .. }
-        | EventBody::AgentFailed { agent, round, .. }
-        | EventBody::Position { agent, round, .. }
-        | EventBody::Revision { agent, round, .. }
-        | EventBody::Turn { agent, round, .. } => Some((agent, *round)),
-        EventBody::Challenge { from, round, .. } => Some((from, *round)),
-        EventBody::CardSubmitted(c) if c.source == CardSource::Agent => {
+        EventBody::Common(CommonEvent::AgentCall(c)) => Some((&c.agent, c.round)),
+        EventBody::Common(CommonEvent::InjectionDetected { source, round, .. }) if *round > 0 => {
+            Some((source, *round))
+        }
+        EventBody::S4(S4Event::ConfidenceClamped { agent, round, .. })
+        | EventBody::Common(CommonEvent::AgentFailed { agent, round, .. })
+        | EventBody::S4(S4Event::Position { agent, round, .. })
+        | EventBody::S4(S4Event::Revision { agent, round, .. })
+        | EventBody::RoundRobin(RrEvent::Turn { agent, round, .. }) => Some((agent, *round)),
+        EventBody::S4(S4Event::Challenge { from, round, .. }) => Some((from, *round)),
+        EventBody::Collapse(WcEvent::CardSubmitted(c)) if c.source == CardSource::Agent => {
             Some((&c.position, c.round))
         }
-        EventBody::CardVerified(v) => Some((&v.agent, v.round)),
-        EventBody::Critiqued(c) => Some((&c.agent, c.round)),
-        EventBody::PanelEvaluated(p) => Some((&p.agent, p.round)),
-        EventBody::Message { round, message } => Some((&message.from, *round)),
-        EventBody::Embedded(_) => Some((crate::reconcile::EMBEDDER, 1)),
-        EventBody::Belief(b) if b.by == crate::reconcile::RECONCILER => {
+        EventBody::Collapse(WcEvent::CardVerified(v)) => Some((&v.agent, v.round)),
+        EventBody::Collapse(WcEvent::Critiqued(c)) => Some((&c.agent, c.round)),
+        EventBody::Collapse(WcEvent::PanelEvaluated(p)) => Some((&p.agent, p.round)),
+        EventBody::Escalation(EsEvent::Message { round, message }) => Some((&message.from, *round)),
+        EventBody::Reconcile(RcEvent::Embedded(_)) => Some((crate::reconcile::EMBEDDER, 1)),
+        EventBody::Reconcile(RcEvent::Belief(b)) if b.by == crate::reconcile::RECONCILER => {
             Some((crate::reconcile::RECONCILER, 2))
         }
         _ => None,
@@ -40,27 +58,43 @@ pub(super) fn lands(req: &AgentRequest, events: &[Event]) -> bool {
         return false;
     };
     match (&req.task, &e.body) {
-        (_, EventBody::AgentFailed { agent, round, .. }) => {
+        (_, EventBody::Common(CommonEvent::AgentFailed { agent, round, .. })) => {
             *agent == req.agent && *round == req.round && failure_fits(req, events)
         }
-        (Task::Analyse { .. }, EventBody::Position { agent, .. })
-        | (Task::Revise { .. }, EventBody::Revision { agent, .. })
-        | (Task::Turn { .. }, EventBody::Turn { agent, .. }) => *agent == req.agent,
-        (Task::Challenge { target, .. }, EventBody::Challenge { from, to, .. }) => {
-            *from == req.agent && to == target
-        }
-        (Task::WriteCard { .. } | Task::ReviseCard { .. }, EventBody::CardSubmitted(c)) => {
-            c.source == CardSource::Agent && c.position == req.agent
-        }
-        (Task::VerifyCard { card, .. }, EventBody::CardVerified(v)) => v.position == card.agent,
-        (Task::Critique { card, .. }, EventBody::Critiqued(c)) => c.position == card.agent,
-        (Task::Evaluate { .. }, EventBody::PanelEvaluated(p)) => p.agent == req.agent,
-        (Task::Estimate { .. }, EventBody::Message { message, round }) => {
-            *round == req.round && message.from == req.agent && message.content.value.is_some()
-        }
+        (Task::S4(S4Task::Analyse { .. }), EventBody::S4(S4Event::Position { agent, .. }))
+        | (Task::S4(S4Task::Revise { .. }), EventBody::S4(S4Event::Revision { agent, .. }))
+        | (
+            Task::RoundRobin(RrTask::Turn { .. }),
+            EventBody::RoundRobin(RrEvent::Turn { agent, .. }),
+        ) => *agent == req.agent,
         (
-            Task::AnswerChallenge { challenge, .. } | Task::WeighEvidence { challenge, .. },
-            EventBody::Message { message, .. },
+            Task::S4(S4Task::Challenge { target, .. }),
+            EventBody::S4(S4Event::Challenge { from, to, .. }),
+        ) => *from == req.agent && to == target,
+        (
+            Task::Collapse(WcTask::WriteCard { .. }) | Task::Collapse(WcTask::ReviseCard { .. }),
+            EventBody::Collapse(WcEvent::CardSubmitted(c)),
+        ) => c.source == CardSource::Agent && c.position == req.agent,
+        (
+            Task::Collapse(WcTask::VerifyCard { card, .. }),
+            EventBody::Collapse(WcEvent::CardVerified(v)),
+        ) => v.position == card.agent,
+        (
+            Task::Collapse(WcTask::Critique { card, .. }),
+            EventBody::Collapse(WcEvent::Critiqued(c)),
+        ) => c.position == card.agent,
+        (
+            Task::Collapse(WcTask::Evaluate { .. }),
+            EventBody::Collapse(WcEvent::PanelEvaluated(p)),
+        ) => p.agent == req.agent,
+        (
+            Task::Escalation(EsTask::Estimate { .. }),
+            EventBody::Escalation(EsEvent::Message { message, round }),
+        ) => *round == req.round && message.from == req.agent && message.content.value.is_some(),
+        (
+            Task::Escalation(EsTask::AnswerChallenge { challenge, .. })
+            | Task::Escalation(EsTask::WeighEvidence { challenge, .. }),
+            EventBody::Escalation(EsEvent::Message { message, .. }),
         ) => {
             message.from == req.agent
                 && message
@@ -69,8 +103,11 @@ pub(super) fn lands(req: &AgentRequest, events: &[Event]) -> bool {
                     .strip_prefix(challenge.id.as_str())
                     .is_some_and(|rest| rest.starts_with(':'))
         }
-        (Task::Embed { .. }, EventBody::Embedded(_)) => true,
-        (Task::Reconcile { topic, .. }, EventBody::Belief(b)) => b.topic == *topic,
+        (Task::Reconcile(RcTask::Embed { .. }), EventBody::Reconcile(RcEvent::Embedded(_))) => true,
+        (
+            Task::Reconcile(RcTask::Reconcile { topic, .. }),
+            EventBody::Reconcile(RcEvent::Belief(b)),
+        ) => b.topic == *topic,
         _ => false,
     }
 }
@@ -79,8 +116,8 @@ pub(super) fn lands(req: &AgentRequest, events: &[Event]) -> bool {
 /// once (S4's challenges, one per target), the event its substitute wrote names the target.
 fn failure_fits(req: &AgentRequest, events: &[Event]) -> bool {
     match &req.task {
-        Task::Challenge { target, .. } => events.iter().skip(1).take(4).any(|e| {
-            matches!(&e.body, EventBody::Challenge { from, to, .. } if *from == req.agent && to == target)
+        Task::S4(S4Task::Challenge { target, .. }) => events.iter().skip(1).take(4).any(|e| {
+            matches!(&e.body, EventBody::S4(S4Event::Challenge { from, to, .. }) if *from == req.agent && to == target)
         }),
         _ => true,
     }
@@ -88,6 +125,7 @@ fn failure_fits(req: &AgentRequest, events: &[Event]) -> bool {
 
 /// The reply that produced `body`, read back from it. `clamped`: the confidence the agent
 /// claimed before S4-8 clamped it.
+#[allow(clippy::too_many_lines)] // one arm per kind of reply of every protocol
 pub(super) fn reply_of(
     req: &AgentRequest,
     events: &[Event],
@@ -95,12 +133,15 @@ pub(super) fn reply_of(
 ) -> Option<AgentReply> {
     let body = &events.first()?.body;
     Some(match (&req.task, body) {
-        (Task::Estimate { .. }, EventBody::Message { round, .. }) => {
+        (
+            Task::Escalation(EsTask::Estimate { .. }),
+            EventBody::Escalation(EsEvent::Message { round, .. }),
+        ) => {
             // ES-1: one finding per value, logged together.
             let estimates = events
                 .iter()
                 .map_while(|e| match &e.body {
-                    EventBody::Message { round: r, message }
+                    EventBody::Escalation(EsEvent::Message { round: r, message })
                         if r == round && message.from == req.agent =>
                     {
                         Some(message)
@@ -116,78 +157,97 @@ pub(super) fn reply_of(
                     })
                 })
                 .collect();
-            AgentReply::Estimates(estimates)
+            AgentReply::Escalation(EsReply::Estimates(estimates))
         }
-        (Task::AnswerChallenge { own_value, .. }, EventBody::Message { message, .. }) => {
+        (
+            Task::Escalation(EsTask::AnswerChallenge { own_value, .. }),
+            EventBody::Escalation(EsEvent::Message { message, .. }),
+        ) => {
             let acknowledge = message.kind != MessageKind::Alert;
-            AgentReply::ChallengeAnswer(crate::escalation::ChallengeAnswer {
-                acknowledge,
-                value: message.content.value.unwrap_or(*own_value),
-                evidence: message.content.evidence.clone(),
-            })
+            AgentReply::Escalation(EsReply::ChallengeAnswer(
+                crate::escalation::ChallengeAnswer {
+                    acknowledge,
+                    value: message.content.value.unwrap_or(*own_value),
+                    evidence: message.content.evidence.clone(),
+                },
+            ))
         }
-        (Task::WeighEvidence { challenge, .. }, EventBody::Message { message, .. }) => {
+        (
+            Task::Escalation(EsTask::WeighEvidence { challenge, .. }),
+            EventBody::Escalation(EsEvent::Message { message, .. }),
+        ) => {
             let accept = message.kind == MessageKind::Confirmation;
             let said = if accept { "accepted" } else { "rejected" };
             let prefix = format!("{}: the evidence is {said}: ", challenge.id);
-            AgentReply::Verdict(crate::escalation::EvidenceVerdict {
+            AgentReply::Escalation(EsReply::Verdict(crate::escalation::EvidenceVerdict {
                 accept,
                 reason: message.content.finding.strip_prefix(&prefix)?.to_owned(),
-            })
+            }))
         }
-        (Task::Analyse { .. }, EventBody::Position { position, .. })
+        (Task::S4(S4Task::Analyse { .. }), EventBody::S4(S4Event::Position { position, .. }))
         | (
-            Task::Revise { .. },
-            EventBody::Revision {
+            Task::S4(S4Task::Revise { .. }),
+            EventBody::S4(S4Event::Revision {
                 after: position, ..
-            },
+            }),
         ) => {
             let mut p = position.clone();
             if let Some(claimed) = clamped {
                 p.confidence = claimed;
             }
-            AgentReply::Position(p)
+            AgentReply::S4(S4Reply::Position(p))
         }
         (
-            Task::Challenge { .. },
-            EventBody::Challenge {
+            Task::S4(S4Task::Challenge { .. }),
+            EventBody::S4(S4Event::Challenge {
                 text, argues_for, ..
-            },
-        ) => AgentReply::Challenge {
+            }),
+        ) => AgentReply::S4(S4Reply::Challenge {
             text: text.clone(),
             argues_for: *argues_for,
-        },
-        (Task::Turn { .. }, EventBody::Turn { position, .. }) => {
-            AgentReply::Stance(position.clone())
+        }),
+        (
+            Task::RoundRobin(RrTask::Turn { .. }),
+            EventBody::RoundRobin(RrEvent::Turn { position, .. }),
+        ) => AgentReply::RoundRobin(RrReply::Stance(position.clone())),
+        (_, EventBody::Collapse(WcEvent::CardSubmitted(c))) => {
+            AgentReply::Collapse(WcReply::Card(c.card.clone()))
         }
-        (_, EventBody::CardSubmitted(c)) => AgentReply::Card(c.card.clone()),
-        (_, EventBody::CardVerified(v)) => {
-            AgentReply::Verification(crate::collapse::Verification {
+        (_, EventBody::Collapse(WcEvent::CardVerified(v))) => {
+            AgentReply::Collapse(WcReply::Verification(crate::collapse::Verification {
                 approve: v.approve,
                 notes: v.notes.clone(),
+            }))
+        }
+        (_, EventBody::Collapse(WcEvent::Critiqued(c))) => {
+            AgentReply::Collapse(WcReply::Critique(crate::collapse::Critique {
+                score: c.score,
+                concerns: c.concerns.clone(),
+            }))
+        }
+        (_, EventBody::Collapse(WcEvent::PanelEvaluated(p))) => {
+            AgentReply::Collapse(WcReply::Evaluation(p.evaluation.clone()))
+        }
+        (_, EventBody::Reconcile(RcEvent::Embedded(e))) => {
+            AgentReply::Reconcile(RcReply::Embeddings {
+                model: e.model.clone(),
+                vectors: e
+                    .vectors
+                    .iter()
+                    .map(|v| v.iter().map(|x| f32::from(*x) / SCALE as f32).collect())
+                    .collect(),
             })
         }
-        (_, EventBody::Critiqued(c)) => AgentReply::Critique(crate::collapse::Critique {
-            score: c.score,
-            concerns: c.concerns.clone(),
-        }),
-        (_, EventBody::PanelEvaluated(p)) => AgentReply::Evaluation(p.evaluation.clone()),
-        (_, EventBody::Embedded(e)) => AgentReply::Embeddings {
-            model: e.model.clone(),
-            vectors: e
-                .vectors
-                .iter()
-                .map(|v| v.iter().map(|x| f32::from(*x) / SCALE as f32).collect())
-                .collect(),
-        },
-        (_, EventBody::Belief(b)) => AgentReply::Reconciliation(crate::reconcile::RcReply {
-            conflicts: b.conflicts,
-            consolidated_belief: b.consolidated_belief.clone(),
-            confidence: b.confidence,
-            needs_clarification: b.needs_clarification,
-            clarification_question: b.clarification_question.clone(),
-            reasoning: b.reasoning.clone(),
-        }),
+        (_, EventBody::Reconcile(RcEvent::Belief(b))) => {
+            AgentReply::Reconcile(RcReply::Reconciliation(crate::reconcile::Reconciliation {
+                conflicts: b.conflicts,
+                consolidated_belief: b.consolidated_belief.clone(),
+                confidence: b.confidence,
+                needs_clarification: b.needs_clarification,
+                clarification_question: b.clarification_question.clone(),
+                reasoning: b.reasoning.clone(),
+            }))
+        }
         _ => return None,
     })
 }
@@ -202,10 +262,10 @@ pub(super) fn admission(
     use crate::escalation::Admission;
     let waiting = |id: &str| queued.iter().any(|(c, _)| c == id);
     match body {
-        EventBody::JudgeAssigned(j) if waiting(&j.challenge) => {
+        EventBody::Escalation(EsEvent::JudgeAssigned(j)) if waiting(&j.challenge) => {
             Some((j.challenge.clone(), Admission::Assigned(j.judge.clone())))
         }
-        EventBody::Escalated(e) if waiting(&e.challenge) => {
+        EventBody::Escalation(EsEvent::Escalated(e)) if waiting(&e.challenge) => {
             let deferred = e.reason.contains("deferred to the next gate");
             let answer = if deferred {
                 Admission::Deferred
@@ -221,11 +281,11 @@ pub(super) fn admission(
 /// ES-10: the pipeline second an event happened at, for the events that record it.
 pub(super) fn pipeline_time(body: &EventBody) -> Option<u64> {
     match body {
-        EventBody::Message { message, .. } => Some(message.at),
-        EventBody::ChallengeRaised { at, .. } => Some(*at),
-        EventBody::Escalated(e) => Some(e.at),
-        EventBody::JudgeAssigned(j) => Some(j.at),
-        EventBody::JudgeRuling(r) => Some(r.at),
+        EventBody::Escalation(EsEvent::Message { message, .. }) => Some(message.at),
+        EventBody::Escalation(EsEvent::ChallengeRaised { at, .. }) => Some(*at),
+        EventBody::Escalation(EsEvent::Escalated(e)) => Some(e.at),
+        EventBody::Escalation(EsEvent::JudgeAssigned(j)) => Some(j.at),
+        EventBody::Escalation(EsEvent::JudgeRuling(r)) => Some(r.at),
         _ => None,
     }
 }

@@ -2,10 +2,15 @@
 
 mod order;
 
-use super::run_scripted as run;
 use super::*;
+use crate::event::DebateEvent;
 use crate::event::EventBody;
-use crate::machine::Machine;
+use crate::run_scripted as run;
+use crate::s4::S4Event;
+use crate::s4::{S4Reply, S4Task};
+use crate::shared::CommonEvent;
+use crate::shared::Machine;
+use crate::shared::Request;
 use crate::types::{AgentSpec, Decision, Position, Role, Verdict};
 use crate::ProtocolError;
 
@@ -327,18 +332,17 @@ pub(super) fn pos(decision: Decision, reasoning: &str) -> Position {
 
 /// Each agent analyses `ACT` with reasoning "<id> r1", challenges with "<id> vs <target>", and in
 /// round 3 the utility agent switches to WARN.
-fn scripted(req: &AgentRequest) -> Result<AgentReply, String> {
+fn scripted(req: &Request<S4Task>) -> Result<S4Reply, String> {
     Ok(match &req.task {
-        Task::Analyse { .. } => AgentReply::Position(pos(A, &format!("{} r1", req.agent))),
-        Task::Challenge { target, .. } => AgentReply::Challenge {
+        S4Task::Analyse { .. } => S4Reply::Position(pos(A, &format!("{} r1", req.agent))),
+        S4Task::Challenge { target, .. } => S4Reply::Challenge {
             text: format!("{} vs {target}", req.agent),
             argues_for: W,
         },
-        Task::Revise { own, .. } if req.role == Role::Utility => {
-            AgentReply::Position(pos(W, &format!("was {}, now WARN", own.decision)))
+        S4Task::Revise { own, .. } if req.role == Role::Utility => {
+            S4Reply::Position(pos(W, &format!("was {}, now WARN", own.decision)))
         }
-        Task::Revise { own, .. } => AgentReply::Position(own.clone()),
-        other => panic!("S4 never asks {}", other.expects()),
+        S4Task::Revise { own, .. } => S4Reply::Position(own.clone()),
     })
 }
 
@@ -361,7 +365,9 @@ fn rounds_and_challenge_count_for_n_agents_s4_1_s4_3() {
         let mut pairs: Vec<(String, String)> = events
             .iter()
             .filter_map(|e| match e {
-                EventBody::Challenge { from, to, .. } => Some((from.clone(), to.clone())),
+                EventBody::S4(S4Event::Challenge { from, to, .. }) => {
+                    Some((from.clone(), to.clone()))
+                }
                 _ => None,
             })
             .collect();
@@ -379,11 +385,14 @@ fn rounds_and_challenge_count_for_n_agents_s4_1_s4_3() {
         );
         let votes = events
             .iter()
-            .filter(|e| matches!(e, EventBody::Vote { .. }))
+            .filter(|e| matches!(e, EventBody::S4(S4Event::Vote { .. })))
             .count();
         assert_eq!(votes, n, "S4-5 one vote per agent");
         assert!(
-            matches!(events.last(), Some(EventBody::Decision(_))),
+            matches!(
+                events.last(),
+                Some(EventBody::Debate(DebateEvent::Decision(_)))
+            ),
             "decision is last"
         );
     }
@@ -395,9 +404,9 @@ fn information_flow_s4_2_s4_3_s4_4() {
     for req in &reqs {
         match &req.task {
             // S4-2: round 1 sees the query only — the type has no other field.
-            Task::Analyse { query } => assert_eq!(&**query, "Is the sky blue?"),
+            S4Task::Analyse { query } => assert_eq!(&**query, "Is the sky blue?"),
             // S4-3: own round-1 position and the target's round-1 reasoning.
-            Task::Challenge {
+            S4Task::Challenge {
                 own,
                 target,
                 target_reasoning,
@@ -408,7 +417,7 @@ fn information_flow_s4_2_s4_3_s4_4() {
                 assert_ne!(*target, req.agent);
             }
             // S4-4: own round-1 position and exactly the challenges aimed at it.
-            Task::Revise {
+            S4Task::Revise {
                 own, challenges, ..
             } => {
                 assert_eq!(own.reasoning, format!("{} r1", req.agent));
@@ -418,7 +427,6 @@ fn information_flow_s4_2_s4_3_s4_4() {
                     assert_ne!(c.from, req.agent);
                 }
             }
-            other => panic!("S4 never asks {}", other.expects()),
         }
     }
 }
@@ -429,18 +437,19 @@ fn revisions_are_tracked_s4_4_s4_7() {
     let changed: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            EventBody::Revision {
+            EventBody::S4(S4Event::Revision {
                 agent,
                 before,
                 after,
                 changed: true,
                 ..
-            } => Some((agent.clone(), before.decision, after.decision)),
+            }) => Some((agent.clone(), before.decision, after.decision)),
             _ => None,
         })
         .collect();
     assert_eq!(changed, vec![("utility".to_string(), A, W)]);
-    let Some(EventBody::Decision(crate::Outcome::S4(out))) = events.last() else {
+    let Some(EventBody::Debate(DebateEvent::Decision(crate::Outcome::S4(out)))) = events.last()
+    else {
         panic!("no decision")
     };
     assert_eq!(out.changed_minds, vec!["utility".to_string()]);
@@ -472,7 +481,7 @@ fn failures_never_stall_and_count_as_refuse_s4_8() {
     });
     let failed = events
         .iter()
-        .filter(|e| matches!(e, EventBody::AgentFailed { agent, .. } if agent == "accuracy"))
+        .filter(|e| matches!(e, EventBody::Common(CommonEvent::AgentFailed { agent, .. }) if agent == "accuracy"))
         .count();
     assert_eq!(
         failed,
@@ -481,11 +490,13 @@ fn failures_never_stall_and_count_as_refuse_s4_8() {
     );
     let challenges = events
         .iter()
-        .filter(|e| matches!(e, EventBody::Challenge { .. }))
+        .filter(|e| matches!(e, EventBody::S4(S4Event::Challenge { .. })))
         .count();
     assert_eq!(challenges, 6, "a failed challenge is still recorded");
     let vote = events.iter().find_map(|e| match e {
-        EventBody::Vote { vote, .. } if vote.agent == "accuracy" => Some(vote.decision),
+        EventBody::S4(S4Event::Vote { vote, .. }) if vote.agent == "accuracy" => {
+            Some(vote.decision)
+        }
         _ => None,
     });
     assert_eq!(
@@ -515,7 +526,7 @@ fn bad_setups_and_replies_are_errors() {
     );
     let mut d = S4Debate::new("q", agents(3), 0).expect("valid");
     let req = d.poll_request().expect("a request");
-    let wrong = AgentReply::Challenge {
+    let wrong = S4Reply::Challenge {
         text: "x".into(),
         argues_for: A,
     };
@@ -524,16 +535,16 @@ fn bad_setups_and_replies_are_errors() {
         Err(ProtocolError::WrongReply { .. })
     ));
     assert_eq!(
-        d.handle_reply(99, AgentReply::Position(pos(A, "x"))),
+        d.handle_reply(99, S4Reply::Position(pos(A, "x"))),
         Err(ProtocolError::UnknownRequest(99))
     );
     // After an error the request is still outstanding and can be answered.
     assert_eq!(
-        d.handle_reply(req.id, AgentReply::Position(pos(A, "x"))),
+        d.handle_reply(req.id, S4Reply::Position(pos(A, "x"))),
         Ok(())
     );
     assert_eq!(
-        d.handle_reply(req.id, AgentReply::Position(pos(A, "x"))),
+        d.handle_reply(req.id, S4Reply::Position(pos(A, "x"))),
         Err(ProtocolError::UnknownRequest(req.id)),
         "a request is answered once"
     );

@@ -3,7 +3,7 @@
 
 use super::super::S4Debate;
 use super::{agents, pos};
-use crate::request::AgentRequest;
+
 use crate::types::{Decision, Role};
 use Decision::{Act as A, Warn as W};
 
@@ -12,35 +12,35 @@ use Decision::{Act as A, Warn as W};
 /// the challenges they were shown, in the order shown.
 #[test]
 fn a_round_at_once_in_any_order_decides_the_same_lm_1() {
-    use crate::request::{AgentReply, Task};
-    use crate::tests::any_order::same_in_every_order;
+    use crate::s4::{S4Reply, S4Task};
+    use crate::shared::Request;
+    use crate::tests::any_order::{same_in_every_order, scripted};
     use crate::Debate;
-    let reply = |req: &AgentRequest| match &req.task {
-        Task::Analyse { .. } => {
+    let reply = |req: &Request<S4Task>| match &req.task {
+        S4Task::Analyse { .. } => {
             let d = match req.role {
                 Role::Safety => Decision::Warn,
                 _ => A,
             };
-            AgentReply::Position(pos(d, &format!("{} r1", req.agent)))
+            S4Reply::Position(pos(d, &format!("{} r1", req.agent)))
         }
-        Task::Challenge { target, .. } => AgentReply::Challenge {
+        S4Task::Challenge { target, .. } => S4Reply::Challenge {
             text: format!("{} vs {target}", req.agent),
             argues_for: if req.role == Role::Safety { W } else { A },
         },
-        Task::Revise { challenges, .. } => {
+        S4Task::Revise { challenges, .. } => {
             let seen: Vec<&str> = challenges.iter().map(|c| c.text.as_str()).collect();
             let d = if challenges.iter().any(|c| c.argues_for == W) {
                 W
             } else {
                 A
             };
-            AgentReply::Position(pos(d, &seen.join(" | ")))
+            S4Reply::Position(pos(d, &seen.join(" | ")))
         }
-        other => panic!("S4 never asks {}", other.expects()),
     };
     for n in [3, 4] {
         let make = || Debate::S4(S4Debate::new("q", agents(n), 1).expect("valid"));
-        let (steps, runs) = same_in_every_order(&make, &reply, 800);
+        let (steps, runs) = same_in_every_order(&make, &scripted(reply), 800);
         assert_eq!(
             steps, 3,
             "analyses, challenges and revisions each go out at once (N={n})"

@@ -1,9 +1,9 @@
 //! The optional capability of a protocol whose debate runs on timers and takes judges' rulings
 //! (escalation's ladder, ES-5…ES-10). The driver reaches it through
-//! [`Machine::supervision`](crate::Machine::supervision); a protocol without timers or judges
+//! [`Machine::supervision`](super::Machine::supervision); a protocol without timers or judges
 //! never mentions it.
 
-use crate::escalation::{Admission, JudgeAction, Priority, RulingError};
+use super::judging::{Admission, JudgeAction, Priority, RulingError};
 
 pub trait Supervision {
     /// ES-10: the runner's clock, as wall milliseconds since the debate began.

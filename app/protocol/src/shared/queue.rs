@@ -5,33 +5,36 @@
 
 use std::collections::VecDeque;
 
-use super::error::ProtocolError;
-use super::event::EventBody;
-use super::request::{AgentRequest, Task};
-use super::types::Role;
+use super::events::CommonEvent;
+use super::request::{Query, Request};
+use crate::error::ProtocolError;
+use crate::types::Role;
 
-/// `P` is what the machine needs back with the reply (an agent index, a pending step…).
+/// `T` is the protocol's task; `P` is what the machine needs back with the reply (an agent
+/// index, a pending step…).
 #[derive(Debug)]
-pub struct RequestQueue<P> {
-    waiting: VecDeque<(AgentRequest, P)>,
+pub struct RequestQueue<T, P> {
+    waiting: VecDeque<(Request<T>, P)>,
     outstanding: Vec<(u32, P)>,
     next_id: u32,
 }
 
-impl<P> Default for RequestQueue<P> {
+impl<T, P> Default for RequestQueue<T, P> {
     fn default() -> Self {
         Self::with_capacity(0)
     }
 }
 
-impl<P> RequestQueue<P> {
+impl<T: Query, P> RequestQueue<T, P> {
     /// FK-1: the requests not handed out yet give a fork's note after the query.
     pub fn add_note(&mut self, note: &str) {
         for (req, _) in &mut self.waiting {
             req.task.add_note(note);
         }
     }
+}
 
+impl<T, P> RequestQueue<T, P> {
     pub fn with_capacity(n: usize) -> Self {
         RequestQueue {
             waiting: VecDeque::with_capacity(n),
@@ -41,11 +44,11 @@ impl<P> RequestQueue<P> {
     }
 
     /// Queues `task` for `agent` (in `role`) in `round`; returns the request's id.
-    pub fn push(&mut self, agent: &str, role: Role, round: u16, task: Task, pending: P) -> u32 {
+    pub fn push(&mut self, agent: &str, role: Role, round: u16, task: T, pending: P) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         self.waiting.push_back((
-            AgentRequest {
+            Request {
                 id,
                 agent: agent.to_owned(),
                 role,
@@ -59,13 +62,16 @@ impl<P> RequestQueue<P> {
 
     /// Hands out the next request, remembers it as outstanding and logs that its agent is
     /// thinking.
-    pub fn next(&mut self, events: &mut VecDeque<EventBody>) -> Option<AgentRequest> {
+    pub fn next<E: From<CommonEvent>>(&mut self, events: &mut VecDeque<E>) -> Option<Request<T>> {
         let (req, pending) = self.waiting.pop_front()?;
         self.outstanding.push((req.id, pending));
-        events.push_back(EventBody::Thinking {
-            agent: req.agent.clone(),
-            round: req.round,
-        });
+        events.push_back(
+            CommonEvent::Thinking {
+                agent: req.agent.clone(),
+                round: req.round,
+            }
+            .into(),
+        );
         Some(req)
     }
 
@@ -116,17 +122,31 @@ impl<P> RequestQueue<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    #[derive(Debug)]
+    struct Ask(Arc<str>);
+
+    impl Query for Ask {
+        fn query(&self) -> &Arc<str> {
+            &self.0
+        }
+
+        fn query_mut(&mut self) -> &mut Arc<str> {
+            &mut self.0
+        }
+    }
 
     #[test]
     fn requests_are_numbered_announced_and_answered_once() {
         let mut q = RequestQueue::default();
-        let task = || Task::Analyse { query: "q".into() };
+        let task = || Ask("q".into());
         assert_eq!(q.push("a", Role::Safety, 1, task(), 'a'), 0);
         assert_eq!(q.push("b", Role::Safety, 1, task(), 'b'), 1);
-        let mut events = VecDeque::new();
+        let mut events: VecDeque<CommonEvent> = VecDeque::new();
         let first = q.next(&mut events).expect("a request waits");
         assert_eq!((first.id, first.agent.as_str()), (0, "a"));
-        assert!(matches!(&events[0], EventBody::Thinking { agent, round: 1 } if agent == "a"));
+        assert!(matches!(&events[0], CommonEvent::Thinking { agent, round: 1 } if agent == "a"));
         assert_eq!(q.pending(0), Ok(&'a'));
         assert_eq!(q.pending(1), Err(ProtocolError::UnknownRequest(1)));
         assert_eq!(q.take(0), Ok('a'));
