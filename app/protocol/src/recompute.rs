@@ -2,14 +2,13 @@
 //! budget stop checked against the logged calls (AG-2). What `verify`, the audit view and the
 //! offline viewer run; the hash chain itself is in `chain`.
 
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::baseline::BaselineFold;
 use super::event::{Event, EventBody};
 use super::outcome::Outcome;
+use crate::event::{entries, DebateEvent};
+use crate::shared::CommonEvent;
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecomputeError {

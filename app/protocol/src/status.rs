@@ -1,11 +1,11 @@
 //! The one answer to "is this debate over?", for the store, the live view and the SSE stream.
 //! On the wire (API, database) it is one of `running | finished | interrupted | budget_exhausted`.
 
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::event::EventBody;
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -8,10 +8,11 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use serde_json::Value;
+
 use protocol::canonical::to_canonical;
 use protocol::chain::verify_chain;
 use protocol::Event;
-use serde_json::Value;
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../server/tests/fixtures");

@@ -3,10 +3,10 @@
 //! column's decision and vote baseline. Computed from the logs alone, the same way for the API
 //! and the audit page.
 
-use crate::protocol::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::run::ForkChanges;
+use crate::protocol::shared::CommonEvent;
 use crate::protocol::{DebateView, Event, EventBody};
 
 /// The most forks one comparison shows beside their parent.

@@ -3,11 +3,9 @@
 //! has grown since.
 
 use crate::protocol::credibility::CredibilitySnapshot;
-use crate::protocol::event::entries;
-use crate::protocol::event::DebateEvent;
+use crate::protocol::event::{entries, DebateEvent};
 use crate::protocol::round_robin::{self as rr, RrWhatIfRules};
-use crate::protocol::s4::S4Event;
-use crate::protocol::s4::{self as s4, S4WhatIfRules};
+use crate::protocol::s4::{self as s4, S4Event, S4WhatIfRules};
 use crate::protocol::types::display_name;
 use crate::protocol::{Event, EventBody, Outcome};
 

@@ -15,15 +15,15 @@ pub use export::{
     MAX_EXPORT_EVENTS,
 };
 
+use serde::{Deserialize, Serialize};
+
 use crate::protocol::collapse::WcEvent;
 use crate::protocol::event::DebateEvent;
 use crate::protocol::reconcile::RcEvent;
+pub use crate::protocol::reducer::{ChallengeCell, Journey, Revision};
 use crate::protocol::round_robin::RrEvent;
 use crate::protocol::s4::S4Event;
 use crate::protocol::shared::CommonEvent;
-use serde::{Deserialize, Serialize};
-
-pub use crate::protocol::reducer::{ChallengeCell, Journey, Revision};
 use crate::protocol::types::display_name;
 use crate::protocol::{AgentSpec, DebateView, Event, EventBody, Outcome};
 

@@ -2,12 +2,9 @@ use super::*;
 use crate::api::DebateDetail;
 use crate::protocol::chain::seal_all;
 use crate::protocol::event::DebateEvent;
-use crate::protocol::run_scripted;
-use crate::protocol::s4::S4Event;
-use crate::protocol::s4::S4Reply;
-use crate::protocol::s4::S4Task;
+use crate::protocol::s4::{S4Event, S4Reply, S4Task};
 use crate::protocol::shared::CommonEvent;
-use crate::protocol::{Decision, Position};
+use crate::protocol::{run_scripted, Decision, Position};
 
 /// Utility and accuracy start at ACT; accuracy is persuaded to WARN in round 3; safety fails its
 /// revision once (S4-8) — a log with a change of mind, a failure and a split decision.

@@ -1,16 +1,16 @@
 //! SV-2: the verdict on a log — its hash chain, then its decision recomputed from the logged
 //! votes with the protocol's own code — as the CLI, the audit page and the viewer show it.
 
-use crate::protocol::collapse::WcEvent;
-use crate::protocol::event::DebateEvent;
-use crate::protocol::reconcile::RcEvent;
-use crate::protocol::round_robin::RrEvent;
-use crate::protocol::s4::S4Event;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::chain::{
     check_budget, recompute_decision, verify_chain, BudgetStop, ChainError, RecomputeError,
 };
+use crate::protocol::collapse::WcEvent;
+use crate::protocol::event::DebateEvent;
+use crate::protocol::reconcile::RcEvent;
+use crate::protocol::round_robin::RrEvent;
+use crate::protocol::s4::S4Event;
 use crate::protocol::{Event, EventBody, Outcome};
 
 /// The result of re-checking a log: the chain, then the decision recomputed from the votes.

@@ -3,7 +3,6 @@
 //! a timeline of every event. `AuditBody` needs no router and no server: the offline viewer
 //! renders the same component from a file.
 
-use crate::protocol::event::DebateEvent;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -13,6 +12,7 @@ use super::widgets::{DecisionChip, OutcomeBanner, StatusPill};
 use crate::api::DebateDetail;
 use crate::audit::signature::SignatureCheck;
 use crate::audit::{Audit, Check, Export, Journey};
+use crate::protocol::event::DebateEvent;
 use crate::protocol::types::display_name;
 use crate::protocol::Position;
 

@@ -1,8 +1,6 @@
 //! FK-1/FK-3 on the audit page: where a fork came from, the debate's forks side by side with how
 //! many reached its decision, and a form to fork it from any event of its timeline.
 
-use crate::protocol::event::DebateEvent;
-use crate::protocol::shared::CommonEvent;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
@@ -10,7 +8,9 @@ use super::clean_error;
 use super::lineage::{Ancestor, Lineage};
 use super::widgets::StatusPill;
 use crate::api::MAX_BATCH;
+use crate::protocol::event::DebateEvent;
 use crate::protocol::run::{ForkAgent, ForkChanges};
+use crate::protocol::shared::CommonEvent;
 use crate::protocol::{Event, EventBody};
 
 /// FK-2: where a fork came from, nearest parent first (a fork of a fork names both).

@@ -2,11 +2,11 @@
 //! also served at `/viewer.html`) that opens an exported `.json` log from disk and verifies it
 //! entirely in the browser, with no server. Mounted client-side by `frontend::viewer()`.
 
-use crate::protocol::event::DebateEvent;
 use leptos::prelude::*;
 
 use super::audit::AuditBody;
 use crate::audit::Export;
+use crate::protocol::event::DebateEvent;
 use crate::protocol::{Event, EventBody};
 
 /// The protocol, query and seed as the log's `debate_started` records them, for the header.

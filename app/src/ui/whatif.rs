@@ -1,16 +1,14 @@
 //! UI-5: the what-if panel. A judge changes weights and thresholds; the decision is recomputed
 //! in this page (WebAssembly after hydration) from the logged votes or cards — no server call.
 
-use crate::protocol::event::entries;
-use crate::protocol::event::DebateEvent;
-use crate::protocol::s4::S4Event;
 use leptos::prelude::*;
 
 use crate::protocol::collapse::{self, WcParams};
 use crate::protocol::credibility::CredibilitySnapshot;
+use crate::protocol::event::{entries, DebateEvent};
 use crate::protocol::round_robin::{self as rr_whatif, RrWhatIfRules};
-use crate::protocol::s4::Vote;
 use crate::protocol::s4::{self as s4_whatif, S4WhatIfRules};
+use crate::protocol::s4::{S4Event, Vote};
 use crate::protocol::types::display_name;
 use crate::protocol::{Config, Event, EventBody, Outcome};
 

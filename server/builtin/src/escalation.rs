@@ -5,9 +5,7 @@
 //! dispute is fought to the ladder's end (no agent gives way), a valuation-impact one goes by
 //! the seed (concede, persuade, or let the timer run), a supporting one is conceded.
 
-use protocol::escalation::EsReply;
-use protocol::escalation::EsTask;
-use protocol::escalation::{assumption, Priority};
+use protocol::escalation::{assumption, EsReply, EsTask, Priority};
 use protocol::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
 use protocol::{AgentReply, AgentRequest, Role, Task};
 

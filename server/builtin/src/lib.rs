@@ -15,15 +15,13 @@ pub mod reconcile;
 mod round_robin;
 mod s4;
 
-use protocol::collapse::WcTask;
-use protocol::escalation::EsTask;
-use protocol::reconcile::RcReply;
-use protocol::reconcile::RcTask;
-use protocol::round_robin::RrTask;
-use protocol::s4::S4Reply;
-use protocol::s4::S4Task;
 use std::sync::{Arc, Mutex};
 
+use protocol::collapse::WcTask;
+use protocol::escalation::EsTask;
+use protocol::reconcile::{RcReply, RcTask};
+use protocol::round_robin::RrTask;
+use protocol::s4::{S4Reply, S4Task};
 use protocol::{AgentReply, AgentRequest, Task};
 
 use reading::profile::Profile;

@@ -4,8 +4,7 @@
 //! runs offline and `verify` can recompute its beliefs.
 
 use protocol::reconcile as rules;
-use protocol::reconcile::RcReply;
-use protocol::reconcile::RcTask;
+use protocol::reconcile::{RcReply, RcTask};
 use protocol::{AgentReply, AgentRequest, Task};
 
 /// The model name the builtin embedder logs.

@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+
 use protocol::event::DebateEvent;
 use protocol::s4::S4Event;
 use protocol::shared::CommonEvent;

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+
 use protocol::escalation::EsEvent;
 use protocol::s4::S4Event;
 use protocol::shared::CommonEvent;

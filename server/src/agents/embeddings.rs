@@ -4,13 +4,13 @@
 //! usage of every batch is summed into the one `agent_call` the request logs. Without an
 //! embeddings model the builtin embedder answers (its model name says so).
 
-use app::protocol::reconcile::RcReply;
 use serde_json::{json, Value};
 
 use super::openai::OpenAiAgents;
 use super::remote::{estimate_tokens, post_json};
 use super::secrets::excerpt;
 use super::{AgentError, Answer, Usage};
+use app::protocol::reconcile::RcReply;
 use app::protocol::AgentReply;
 
 /// Texts per request to the endpoint.

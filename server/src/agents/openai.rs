@@ -2,10 +2,10 @@
 //! llama.cpp's server). One chat completion per request, with the role's prompts; the model's
 //! text goes through the strict reply parser, and anything it cannot read is a logged failure.
 
-use app::protocol::reconcile::RcTask;
 use std::sync::Arc;
 
 use app::protocol::parse::parse_reply;
+use app::protocol::reconcile::RcTask;
 use app::protocol::AgentRequest;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};

@@ -2,10 +2,8 @@
 //! and one user message per task, each asking for a single JSON object whose shape
 //! [`app::protocol::parse::parse_reply`] checks field by field.
 
-use app::protocol::collapse::PositionCard;
-use app::protocol::collapse::WcTask;
-use app::protocol::escalation::assumption;
-use app::protocol::escalation::EsTask;
+use app::protocol::collapse::{PositionCard, WcTask};
+use app::protocol::escalation::{assumption, EsTask};
 use app::protocol::reconcile::RcTask;
 use app::protocol::round_robin::RrTask;
 use app::protocol::s4::S4Task;

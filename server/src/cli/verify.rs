@@ -1,13 +1,14 @@
 //! `consilium verify <file-or-url>`: re-checks an exported log with the same `app::audit` code
 //! the judge's browser and the offline viewer run (SV-2).
 
-use app::protocol::shared::CommonEvent;
 use std::path::Path;
 
 use app::audit::signature::SignatureCheck;
 use app::audit::{check_signed, parse_export_full, too_large, Check, MAX_EXPORT_BYTES};
 
 use super::error::CliError;
+
+use app::protocol::shared::CommonEvent;
 
 /// Checks the chain, the decision and the server's signature over the log's end (with `key`,
 /// that very key must have signed it). Exits 0 only when all hold; a log without a signature

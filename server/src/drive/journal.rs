@@ -1,9 +1,9 @@
 //! Where a driven debate's events go: memory (bench, tests) or the store, then the live hub.
 
-use app::protocol::event::DebateEvent;
-use app::protocol::shared::CommonEvent;
 use std::sync::Arc;
 
+use app::protocol::event::DebateEvent;
+use app::protocol::shared::CommonEvent;
 use app::protocol::{Event, EventBody};
 
 use crate::db::{Store, StoreError};

@@ -3,8 +3,7 @@
 //! with the time the debate logged them.
 
 use app::api::{Setup, ValidDebate};
-use app::protocol::escalation::EsEvent;
-use app::protocol::escalation::MessageKind;
+use app::protocol::escalation::{EsEvent, MessageKind};
 use app::protocol::event::DebateEvent;
 use app::protocol::reconcile::{check_observations, Observation};
 use app::protocol::round_robin::RrEvent;

@@ -1,9 +1,9 @@
 //! SV-5/RS-1: debates whose run stopped — at start, by the orphan sweep (PostgreSQL), or when a
 //! run could not write its own end — resumed from their logs, or their logs ended.
 
-use app::protocol::shared::CommonEvent;
 use std::time::Duration;
 
+use app::protocol::shared::CommonEvent;
 use app::protocol::{run, EventBody};
 
 use super::Engine;

@@ -3,12 +3,12 @@
 //! log by the machine rebuilt from it; ES-12: a judge's decision for a collapse debate escalated
 //! to a human, appended the same way.
 
-use app::protocol::event::DebateEvent;
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 use std::time::Duration;
 
 use app::protocol::escalation::{JudgeAction, RulingError};
+use app::protocol::event::DebateEvent;
 use app::protocol::run::{BudgetAction, GateReview};
 use app::protocol::{DebateStatus, Event, EventBody};
 use tokio::sync::{mpsc, oneshot};

@@ -1,11 +1,11 @@
 //! FK-1/FK-4: forks of a debate over the JSON API: one fork from an event, with changes, or a
 //! batch of forks by seed that says how often the decision held.
 
-use app::protocol::event::DebateEvent;
 use std::net::IpAddr;
 use std::time::Duration;
 
 use app::api::{Created, ErrorBody};
+use app::protocol::event::DebateEvent;
 use app::protocol::run::{wilson, ForkChanges};
 use app::protocol::EventBody;
 use axum::extract::rejection::JsonRejection;

@@ -5,12 +5,12 @@
 pub mod import;
 pub mod sample;
 
-use app::protocol::event::DebateEvent;
 use std::collections::BTreeMap;
 
 use app::protocol::credibility::{
     self, AgentCredibility, Breakdown, ContextTags, CrParams, CredibilitySnapshot,
 };
+use app::protocol::event::DebateEvent;
 use app::protocol::time;
 use app::protocol::{AgentSpec, BackendInfo, Event, EventBody};
 use app::track_record::{AgentDetail, AgentRow, PredictionRow, RECENT};

@@ -5,9 +5,9 @@
 //! Needs PostgreSQL at `CONSILIUM_TEST_PG` (default `postgres://postgres@127.0.0.1:5432/test`, a
 //! user that may CREATE DATABASE); each test uses a fresh database. Unreachable → the tests fail.
 
-use app::protocol::shared::CommonEvent;
 use std::process::Command;
 
+use app::protocol::shared::CommonEvent;
 use app::protocol::EventBody;
 
 use crate::common::*;

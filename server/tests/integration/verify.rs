@@ -1,8 +1,9 @@
 //! SV-2: exports carry the hash chain; `consilium verify` checks it and recomputes the decision.
 
 use crate::common::*;
-use app::protocol::s4::S4Event;
 use serde_json::{json, Value};
+
+use app::protocol::s4::S4Event;
 
 #[tokio::test]
 async fn exported_logs_verify_and_tampering_is_located() {

@@ -1,8 +1,6 @@
 //! WC as a sans-IO machine: cards → verification → gates → convergence, then reflexion loops,
 //! the consensus panel and a hybrid's re-score as the rules send it (WC-1…WC-8).
 
-use crate::collapse::{WcEvent, WcReply, WcTask};
-use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -12,7 +10,9 @@ use super::tally::Tally;
 use super::types::WcOutcome;
 use super::types::{CardSource, CardVerified, Critiqued, PanelEvaluated, WcOutcomeKind};
 use super::validate::{check_card, check_evaluation};
+use crate::collapse::{WcEvent, WcReply, WcTask};
 use crate::error::ProtocolError;
+use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use crate::types::{AgentSpec, Role};
 
 /// What a collapse machine logs.

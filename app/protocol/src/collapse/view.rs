@@ -1,7 +1,6 @@
 //! WC's part of the live view (SV-1): each position as it stands (score history, verification,
 //! gates), the convergence and reflexion record, the panel, and a card for each message.
 
-use crate::collapse::WcEvent;
 use serde::{Deserialize, Serialize};
 
 use super::params::WcParams;
@@ -9,6 +8,7 @@ use super::types::{
     CardSubmitted, CardVerified, Converged, Critiqued, GatesChecked, HybridSynthesized,
     PanelEvaluated, PanelScored, ReflexionStarted,
 };
+use crate::collapse::WcEvent;
 use crate::columns::{Card, Tone};
 
 /// One position as it stands: its latest card, score, verification and gates.

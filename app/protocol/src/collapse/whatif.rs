@@ -1,8 +1,6 @@
 //! UI-5 for WC: [`what_if`] re-runs the rules on the logged cards, verifications and panel
 //! scores under other parameters.
 
-use crate::collapse::{WcEntry, WcEvent};
-use crate::shared::Seen;
 use serde::{Deserialize, Serialize};
 
 use super::params::WcParams;
@@ -10,6 +8,8 @@ use super::recompute::started_authors;
 use super::rules::PanelVerdict;
 use super::tally::Tally;
 use super::types::{CardSource, Ranked, Step, WcOutcomeKind};
+use crate::collapse::{WcEntry, WcEvent};
+use crate::shared::Seen;
 
 /// What the judge's changed parameters would decide, from what the log holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,13 +2,13 @@
 //! S4: its locked vote; round-robin: its last stance; collapse: its last card (first claim, with
 //! the card's score). A log without a decision holds no predictions.
 
+use serde::{Deserialize, Serialize};
+
+use super::types::ContextTags;
 use crate::collapse::WcEvent;
 use crate::event::DebateEvent;
 use crate::round_robin::RrEvent;
 use crate::s4::S4Event;
-use serde::{Deserialize, Serialize};
-
-use super::types::ContextTags;
 use crate::{Event, EventBody};
 
 /// One agent's final position in one debate.

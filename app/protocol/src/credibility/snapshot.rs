@@ -1,11 +1,11 @@
 //! CR-4: the credibility a debate used, logged as an event right after `debate_started`, so a
 //! verified log recomputes the same credibility-weighted what-if later, however the record grows.
 
-use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 use super::effective::EffectiveVotes;
 use super::types::Credibility;
+use crate::shared::CommonEvent;
 
 /// One agent's credibility when the debate started.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

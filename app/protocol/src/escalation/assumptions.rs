@@ -2,8 +2,9 @@
 //! unit, the range a value must lie in, the direction that is *cautious* (ES-6's "most
 //! conservative assumption"), and the priority a dispute over it gets (ES-2).
 
-pub use crate::shared::judging::Priority;
 use serde::{Deserialize, Serialize};
+
+pub use crate::shared::judging::Priority;
 
 /// Which end of an assumption's range is the cautious one (ES-6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,10 +4,11 @@
 //! a supporting dispute, deferred to the next gate. The desk lists what it holds by priority,
 //! then by arrival.
 
-pub use crate::shared::judging::Admission;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::Priority;
+
+pub use crate::shared::judging::Admission;
 
 /// ES-5: the most challenges one judge holds at once.
 pub const CAPACITY: usize = 3;

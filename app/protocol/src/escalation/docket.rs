@@ -5,8 +5,6 @@
 //! other position (ES-8), and similar past rulings — judges' resolutions of the same assumption
 //! in other pipelines (precedents). Pure: the server passes in the logs and the wall time.
 
-use crate::escalation::{EsEntry, EsEvent};
-use crate::shared::{CommonEvent, Seen};
 use serde::{Deserialize, Serialize};
 
 use super::analysis::Company;
@@ -15,6 +13,8 @@ use super::assumptions::{assumption, Assumptions, Priority};
 use super::impact::{impact, ImpactReport};
 use super::view::{ChallengeView, EsState};
 use crate::credibility::Credibility;
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Seen};
 
 /// What a case waits for, in the order the desk lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -4,12 +4,13 @@
 //! wall time, a scaled clock for demos, a virtual one in tests). The ladder never reads a clock;
 //! every input carries its time and [`Ladder::tick`] fires the timeouts that have passed.
 
-pub use crate::shared::judging::JudgeAction;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::{assumption, Assumption};
 use super::messages::Challenge;
 use crate::credibility::Credibility;
+
+pub use crate::shared::judging::JudgeAction;
 
 /// ES-3: the challenged agent acknowledges within 15 minutes…
 pub const ACK_S: u64 = 15 * 60;

@@ -4,8 +4,6 @@
 //! follows ES-4 with the logged credibility; and it recomputes the analyses and the decision
 //! from the final assumptions.
 
-use crate::escalation::{EsEntry, EsEvent};
-use crate::shared::{CommonEvent, Seen};
 use std::collections::VecDeque;
 
 use super::analysis::{compute, GRAPH};
@@ -16,6 +14,8 @@ use super::messages::Challenge;
 use super::rules::{disputes, final_assumptions, logged_finding, outcome, silent};
 use super::types::{AnalysisRun, EsOutcome, EsParams, Estimate, JudgeRuling};
 use crate::credibility::CredibilitySnapshot;
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Seen};
 use crate::types::AgentSpec;
 
 /// Replays the log; the recomputed outcome, or the first step that does not follow.

@@ -1,7 +1,6 @@
 //! The escalation pipeline's data as logged: its parameters, what agents answer, and the events
 //! its machine writes (ES-1, ES-2, ES-9).
 
-pub use crate::shared::judging::RulingError;
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{Company, Rating, Results};
@@ -11,6 +10,8 @@ use super::impact::ImpactReport;
 use super::ladder::{JudgeAction, Resolution};
 use crate::baseline::types::VoteBaseline;
 use crate::error::ProtocolError;
+
+pub use crate::shared::judging::RulingError;
 
 /// The most agents a pipeline takes.
 pub const MAX_AGENTS: usize = 8;

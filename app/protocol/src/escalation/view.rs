@@ -1,7 +1,6 @@
 //! The escalation pipeline's part of the live view (SV-1): every challenge with its level, its
 //! stage, its timer and who holds it; the analyses; a card per message in its agent's column.
 
-use crate::escalation::EsEvent;
 use serde::{Deserialize, Serialize};
 
 use super::assumptions::assumption;
@@ -10,6 +9,7 @@ use super::ladder::{JudgeAction, Resolution};
 use super::messages::{Challenge, MessageKind};
 use super::types::{AnalysisRun, EsParams, ImpactRun};
 use crate::columns::{Card, Tone};
+use crate::escalation::EsEvent;
 
 /// One challenge as a viewer sees it climb.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -62,6 +62,40 @@ fn seen<P: Logs>(body: &EventBody) -> Seen<'_, P, P::Params, P::Outcome> {
     }
 }
 
+/// `impl Logs` for a protocol that logs its parameters: its variant of the envelope, of `Config`
+/// and of `Outcome`.
+macro_rules! logs {
+    ($event:ident, $variant:ident, $params:ty, $outcome:ty, $config:pat => $p:ident) => {
+        impl Logs for $event {
+            type Params = $params;
+            type Outcome = $outcome;
+            fn own(body: &EventBody) -> Option<&Self> {
+                match body {
+                    EventBody::$variant(e) => Some(e),
+                    _ => None,
+                }
+            }
+            fn params(config: &Config) -> Option<&$params> {
+                match config {
+                    $config => Some($p),
+                    _ => None,
+                }
+            }
+            fn outcome(outcome: &Outcome) -> Option<&$outcome> {
+                match outcome {
+                    Outcome::$variant(o) => Some(o),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+logs!(RrEvent, RoundRobin, RrParams, RrOutcome, Config::RoundRobin(p) => p);
+logs!(WcEvent, Collapse, WcParams, WcOutcome, Config::Collapse(p) => p);
+logs!(EsEvent, Escalation, EsParams, Box<EsOutcome>, Config::Escalation(p) => p);
+logs!(RcEvent, Reconcile, RcConfig, RcOutcome, Config::Reconcile(p) => p);
+
 impl Logs for S4Event {
     type Params = NoParams;
     type Outcome = S4Outcome;
@@ -77,98 +111,6 @@ impl Logs for S4Event {
     fn outcome(outcome: &Outcome) -> Option<&S4Outcome> {
         match outcome {
             Outcome::S4(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-impl Logs for RrEvent {
-    type Params = RrParams;
-    type Outcome = RrOutcome;
-    fn own(body: &EventBody) -> Option<&Self> {
-        match body {
-            EventBody::RoundRobin(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn params(config: &Config) -> Option<&RrParams> {
-        match config {
-            Config::RoundRobin(p) => Some(p),
-            _ => None,
-        }
-    }
-    fn outcome(outcome: &Outcome) -> Option<&RrOutcome> {
-        match outcome {
-            Outcome::RoundRobin(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-impl Logs for WcEvent {
-    type Params = WcParams;
-    type Outcome = WcOutcome;
-    fn own(body: &EventBody) -> Option<&Self> {
-        match body {
-            EventBody::Collapse(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn params(config: &Config) -> Option<&WcParams> {
-        match config {
-            Config::Collapse(p) => Some(p),
-            _ => None,
-        }
-    }
-    fn outcome(outcome: &Outcome) -> Option<&WcOutcome> {
-        match outcome {
-            Outcome::Collapse(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-impl Logs for EsEvent {
-    type Params = EsParams;
-    type Outcome = Box<EsOutcome>;
-    fn own(body: &EventBody) -> Option<&Self> {
-        match body {
-            EventBody::Escalation(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn params(config: &Config) -> Option<&EsParams> {
-        match config {
-            Config::Escalation(p) => Some(p),
-            _ => None,
-        }
-    }
-    fn outcome(outcome: &Outcome) -> Option<&Box<EsOutcome>> {
-        match outcome {
-            Outcome::Escalation(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-impl Logs for RcEvent {
-    type Params = RcConfig;
-    type Outcome = RcOutcome;
-    fn own(body: &EventBody) -> Option<&Self> {
-        match body {
-            EventBody::Reconcile(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn params(config: &Config) -> Option<&RcConfig> {
-        match config {
-            Config::Reconcile(p) => Some(p),
-            _ => None,
-        }
-    }
-    fn outcome(outcome: &Outcome) -> Option<&RcOutcome> {
-        match outcome {
-            Outcome::Reconcile(o) => Some(o),
             _ => None,
         }
     }

@@ -2,15 +2,13 @@
 //! read with the same tolerance as the other replies (a fraction may come as a percentage), and
 //! estimates entry by entry: the readable ones count, the others are left out.
 
-use crate::escalation::EsReply;
-use crate::escalation::EsTask;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::field::{read, List, Object, Str};
 use super::reply::{lines, Figure, Flag, Line, Text};
 use super::R;
-use crate::escalation::{ChallengeAnswer, Estimate, EvidenceVerdict};
+use crate::escalation::{ChallengeAnswer, EsReply, EsTask, Estimate, EvidenceVerdict};
 use crate::request::{AgentReply, Task};
 
 /// An assumption's value as written: in its own unit, or a fraction as a percentage.

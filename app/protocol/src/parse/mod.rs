@@ -8,15 +8,6 @@
 //! an error naming the field's path, which the runner logs as a parse failure (S4: `REFUSE`).
 //! Each reply shape is a `serde` type ([`reply`], [`escalation`]) read through [`field::read`].
 
-use crate::collapse::WcReply;
-use crate::collapse::WcTask;
-use crate::escalation::EsTask;
-use crate::reconcile::RcReply;
-use crate::reconcile::RcTask;
-use crate::round_robin::RrReply;
-use crate::round_robin::RrTask;
-use crate::s4::S4Reply;
-use crate::s4::S4Task;
 use serde_json::{Map, Value};
 
 mod escalation;
@@ -27,6 +18,11 @@ pub use extract::extract_object;
 
 use super::collapse;
 use super::request::{AgentReply, Task};
+use crate::collapse::{WcReply, WcTask};
+use crate::escalation::EsTask;
+use crate::reconcile::{RcReply, RcTask};
+use crate::round_robin::{RrReply, RrTask};
+use crate::s4::{S4Reply, S4Task};
 use field::read;
 use reply::{ChallengeIn, CritiqueIn, EvaluationIn, PositionIn, StanceIn, VerificationIn};
 

@@ -3,8 +3,6 @@
 //! one per pair), weighted by credibility and authority (RC-2); every belief is logged with
 //! what answers "why?" (RC-5); the decision lists the beliefs.
 
-use crate::reconcile::{RcEvent, RcReply, RcTask};
-use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -18,6 +16,8 @@ use super::vectors::{lexical, quantise, LEXICAL, LEXICAL_DIM};
 use super::weights::{from_snapshot, weigh, AgentCredibility};
 use crate::credibility::CredibilitySnapshot;
 use crate::error::ProtocolError;
+use crate::reconcile::{RcEvent, RcReply, RcTask};
+use crate::shared::{CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started};
 use crate::types::{AgentSpec, Role};
 
 use super::types::{EMBEDDER, RECONCILER, SINGLE};

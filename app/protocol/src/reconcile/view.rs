@@ -1,11 +1,11 @@
 //! RC's part of the live view (RC-5): the observations, the topics as they form, each belief
 //! as it arrives with everything that answers "why?", and a card per step in the columns.
 
-use crate::reconcile::RcEvent;
 use serde::{Deserialize, Serialize};
 
 use super::types::{Belief, Observation, RcConfig, RcParams, Topic};
 use crate::columns::{Card, Tone};
+use crate::reconcile::RcEvent;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RcState {

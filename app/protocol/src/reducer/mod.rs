@@ -1,9 +1,6 @@
 //! SV-1: the view state of a debate is a fold of its events. The server and the browser run this
 //! same reducer, so what a viewer sees is exactly what the log says.
 
-use crate::event::DebateEvent;
-use crate::s4::S4Event;
-use crate::shared::CommonEvent;
 use serde::{Deserialize, Serialize};
 
 pub use super::collapse::{PositionState, WcState};
@@ -17,6 +14,9 @@ use super::event::{BackendInfo, Config, Event, EventBody};
 use super::outcome::Outcome;
 use super::status::DebateStatus;
 use super::types::AgentSpec;
+use crate::event::DebateEvent;
+use crate::s4::S4Event;
+use crate::shared::CommonEvent;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DebateView {

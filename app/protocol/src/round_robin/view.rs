@@ -1,11 +1,11 @@
 //! RR's part of the live view (SV-1): the trigger verdict, the consensus meter, participation,
 //! and a card for each turn.
 
-use crate::round_robin::RrEvent;
 use serde::{Deserialize, Serialize};
 
 use super::types::{ConsensusCheck, RrOutcome, RrParams, TriggerCheck};
 use crate::columns::{Card, RoundView, Tone};
+use crate::round_robin::RrEvent;
 use crate::types::AgentSpec;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -3,11 +3,11 @@
 //! agents' final positions would then give. With the logged threshold and equal weights it is
 //! RR-2's tally of the last round; a debate cut short by its budget HOLDs whatever the weights.
 
-use crate::round_robin::{RrEntry, RrEvent};
-use crate::shared::{CommonEvent, Seen};
 use serde::{Deserialize, Serialize};
 
 use super::types::{RrPosition, Stance};
+use crate::round_robin::{RrEntry, RrEvent};
+use crate::shared::{CommonEvent, Seen};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RrWhatIfRules {

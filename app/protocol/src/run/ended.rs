@@ -3,16 +3,14 @@
 //! a decision for a debate escalated to a human (ES-12) — each new decision with its vote
 //! baseline (QL-1).
 
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::DebateRun;
 use crate::baseline::BaselineFold;
 use crate::debate::Debate;
 use crate::escalation::{JudgeAction, RulingError};
-use crate::event::EventBody;
+use crate::event::{entries, DebateEvent, EventBody};
+use crate::shared::CommonEvent;
 
 impl DebateRun {
     /// A machine rebuilt from `log` that runs on (ES-7: a pipeline sent back to its agents at

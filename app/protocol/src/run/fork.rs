@@ -5,8 +5,7 @@
 //! figures are in [`super::lineage`].
 
 use crate::escalation::EsEvent;
-use crate::event::DebateEvent;
-use crate::event::{Event, EventBody};
+use crate::event::{DebateEvent, Event, EventBody};
 use crate::shared::changes::{
     ForkAgent, ForkChanges, MAX_AGENT_CHANGES, MAX_NOTE_CHARS, MAX_PACE_MS,
 };

@@ -4,10 +4,6 @@
 //! knows — the backend and budget at the start, each answer with its usage and the clock's time —
 //! and only this machine writes events: the runner numbers, timestamps and stores them.
 
-use crate::collapse::WcEvent;
-use crate::collapse::WcReply;
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::baseline::BaselineFold;
@@ -19,6 +15,9 @@ use super::escalation::{Admission, JudgeAction, Priority, RulingError};
 use super::event::{AgentCall, BackendInfo, EventBody};
 use super::request::{AgentReply, AgentRequest};
 use super::shared::Supervision;
+use crate::collapse::{WcEvent, WcReply};
+use crate::event::DebateEvent;
+use crate::shared::CommonEvent;
 
 mod budget;
 mod ended;

@@ -2,11 +2,11 @@
 //! the live columns, and each agent's journey and the challenge matrix for the audit view — one
 //! fold of the log for both.
 
-use crate::s4::S4Event;
 use serde::{Deserialize, Serialize};
 
 use super::types::{S4Outcome, Vote};
 use crate::columns::{Card, RoundView, Tone};
+use crate::s4::S4Event;
 use crate::types::{display_name, AgentSpec, Decision, Position};
 
 /// What the audit view shows of an S4 debate, folded with the live view.

@@ -3,17 +3,14 @@
 //! grant and close against the logged calls (AG-2).
 
 use crate::chain::{check_budget, recompute_decision, seal_all};
-use crate::event::DebateEvent;
-use crate::event::{BackendInfo, EventBody};
-use crate::s4::S4Reply;
-use crate::s4::S4Task;
+use crate::event::{BackendInfo, DebateEvent, EventBody};
 use crate::shared::CommonEvent;
 
 use crate::debate::Debate;
 use crate::escalation::RulingError;
 use crate::request::AgentReply;
 use crate::run::{Answered, BudgetAction, DebateRun, Start, Usage};
-use crate::s4::S4Debate;
+use crate::s4::{S4Debate, S4Reply, S4Task};
 use crate::types::{AgentSpec, Decision, Position};
 
 /// An S4 debate whose every call costs 500 tokens, with a budget of 1,200: spent after three.

@@ -16,9 +16,7 @@ mod tests;
 #[cfg(test)]
 mod tests_machine;
 
-use protocol::collapse::WcReply;
-use protocol::collapse::WcTask;
-use protocol::collapse::{PositionCard, Severity, Verification};
+use protocol::collapse::{PositionCard, Severity, Verification, WcReply, WcTask};
 use protocol::{AgentReply, AgentRequest, Task};
 
 use super::Rng;

@@ -1,10 +1,8 @@
 //! Builtin WC agents: determinism, ranges, styles, stakes and panel calibration.
 
-use protocol::collapse::WcReply;
-use protocol::collapse::WcTask;
 use std::sync::Arc;
 
-use protocol::collapse::{default_panel, PanelEvaluation, PositionCard, Severity};
+use protocol::collapse::{default_panel, PanelEvaluation, PositionCard, Severity, WcReply, WcTask};
 use protocol::{AgentReply, AgentRequest, Role, Task};
 
 use super::super::BuiltinAgents;

@@ -6,9 +6,7 @@
 //! of three or more points in one direction never yields, so contested queries can run to the
 //! round limit while one-sided ones agree in two rounds.
 
-use protocol::round_robin::RrReply;
-use protocol::round_robin::RrTask;
-use protocol::round_robin::{PeerPosition, RrPosition, Stance};
+use protocol::round_robin::{PeerPosition, RrPosition, RrReply, RrTask, Stance};
 use protocol::types::display_name;
 use protocol::{AgentReply, AgentRequest, Role, Task};
 

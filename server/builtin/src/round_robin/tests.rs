@@ -1,8 +1,8 @@
 //! Builtin RR agents driven through the real round-robin machine (RR-1…RR-5).
 
-use protocol::round_robin::RrEvent;
-use protocol::round_robin::RrReply;
-use protocol::round_robin::{default_agents, RrDebate, RrEnding, RrOutcome, RrParams};
+use protocol::round_robin::{
+    default_agents, RrDebate, RrEnding, RrEvent, RrOutcome, RrParams, RrReply,
+};
 use protocol::s4::S4Task;
 use protocol::{AgentReply, EventBody, Task};
 

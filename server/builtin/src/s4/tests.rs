@@ -1,12 +1,10 @@
 //! Builtin agents driven through the real S4 machine (S4-2…S4-6), over many seeds.
 
 use protocol::event::DebateEvent;
-use protocol::s4::S4Event;
-use protocol::s4::S4Reply;
-use protocol::s4::S4Task;
-use protocol::s4::{ChallengeSeen, S4Debate, S4Outcome};
-use protocol::{AgentReply, AgentRequest, Task};
-use protocol::{AgentSpec, Decision, EventBody, Position, Role, Verdict};
+use protocol::s4::{ChallengeSeen, S4Debate, S4Event, S4Outcome, S4Reply, S4Task};
+use protocol::{
+    AgentReply, AgentRequest, AgentSpec, Decision, EventBody, Position, Role, Task, Verdict,
+};
 
 use crate::BuiltinAgents;
 

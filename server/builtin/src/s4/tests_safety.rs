@@ -1,7 +1,6 @@
 //! The builtin S4 agents on dangerous questions said in ordinary words.
 
-use protocol::s4::S4Debate;
-use protocol::s4::S4Event;
+use protocol::s4::{S4Debate, S4Event};
 use protocol::{AgentSpec, Debate, Decision, EventBody};
 
 /// The safety role's round-1 reasoning names the category and the

@@ -2,14 +2,12 @@
 //! agent turn, in memory and with every event stored in SQLite or PostgreSQL (`--database-url`).
 //! Figures are printed, never asserted.
 
-use app::protocol::s4::S4Reply;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::protocol::s4::S4Debate;
-use app::protocol::{AgentReply, AgentRequest};
-use app::protocol::{AgentSpec, Decision, Position};
+use app::protocol::s4::{S4Debate, S4Reply};
+use app::protocol::{AgentReply, AgentRequest, AgentSpec, Decision, Position};
 use app::protocol::{Debate, DebateRun, Start};
 use clap::Args;
 use futures::future::BoxFuture;

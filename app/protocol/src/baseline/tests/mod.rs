@@ -1,16 +1,11 @@
 //! QL-1: the vote baseline per protocol on constructed logs, and through a whole run.
 
 use super::*;
-use crate::collapse::PositionCard;
-use crate::collapse::WcEvent;
 use crate::collapse::{CardSubmitted, ScoreBreakdown, WcOutcome, WcOutcomeKind};
+use crate::collapse::{PositionCard, WcEvent};
 use crate::event::DebateEvent;
-use crate::round_robin::RrEvent;
-use crate::round_robin::{RrEnding, RrOutcome, StanceCounts};
-use crate::s4::S4Event;
-use crate::s4::S4Outcome;
-use crate::s4::S4Reply;
-use crate::s4::S4Task;
+use crate::round_robin::{RrEnding, RrEvent, RrOutcome, StanceCounts};
+use crate::s4::{S4Event, S4Outcome, S4Reply, S4Task};
 use crate::types::{Decision, Position, Role, Verdict};
 
 fn started(agents: Vec<AgentSpec>, config: Option<Config>) -> EventBody {

@@ -2,16 +2,14 @@
 
 mod order;
 
-use crate::collapse::WcEvent;
-use crate::event::DebateEvent;
 use serde_json::json;
 
 use super::rules::{self, PanelVerdict, Standing};
 use super::types::{GateVerdict, Step};
 use super::*;
 use crate::chain::seal_all;
-use crate::collapse::{WcReply, WcTask};
-use crate::event::entries;
+use crate::collapse::{WcEvent, WcReply, WcTask};
+use crate::event::{entries, DebateEvent};
 use crate::shared::Request;
 use crate::{EventBody, Machine, Outcome, ProtocolError};
 

@@ -6,8 +6,6 @@
 //! added context: the pipeline runs again from there (the runner drives the rebuilt machine on)
 //! and ends with a new `decision`.
 
-use crate::escalation::{EsEntry, EsEvent};
-use crate::shared::{CommonEvent, Emit, RequestQueue, Seen};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -18,6 +16,8 @@ use crate::escalation::ladder::{JudgeAction, Ladder, Stage};
 use crate::escalation::rules::{final_assumptions, logged_finding, outcome, silent};
 use crate::escalation::types::{AnalysisRun, EsOutcome, ImpactRun, JudgeRuling, RulingError};
 use crate::escalation::view::EsState;
+use crate::escalation::{EsEntry, EsEvent};
+use crate::shared::{CommonEvent, Emit, RequestQueue, Seen};
 
 impl EsDebate {
     /// Rebuilds a pipeline that has logged its decision, for the gate review, at wall time

@@ -10,18 +10,18 @@ mod gate;
 mod inbox;
 mod supervise;
 
-use crate::escalation::{EsEvent, EsReply, EsTask};
-use crate::shared::{
-    CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started, Supervision,
-};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::ladder::{Ladder, Resolution, Stage, Step};
 use super::rules::{covers, disputes, final_assumptions, outcome, silent};
 use super::types::{AnalysisRun, EsOutcome, EsParams, Escalated, Estimate, Resolved, MAX_AGENTS};
+use super::{EsEvent, EsReply, EsTask};
 use crate::credibility::{Credibility, CredibilitySnapshot};
 use crate::error::ProtocolError;
+use crate::shared::{
+    CommonEvent, Emit, Machine, Request, RequestQueue, RoundInfo, Started, Supervision,
+};
 use crate::types::AgentSpec;
 
 /// What an escalation machine logs.

@@ -5,12 +5,9 @@
 use super::machine::{overflow, run, FIRM};
 use crate::chain::seal_all;
 use crate::escalation::docket::{attach_precedents, docket, order, CaseKind};
-use crate::escalation::EsEvent;
-use crate::escalation::{Admission, EsDebate, JudgeAction};
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::shared::Machine;
-use crate::shared::Supervision;
+use crate::escalation::{Admission, EsDebate, EsEvent, JudgeAction};
+use crate::event::{entries, DebateEvent};
+use crate::shared::{Machine, Supervision};
 use crate::EventBody;
 
 fn wall() -> f64 {

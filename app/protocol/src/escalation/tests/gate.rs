@@ -5,13 +5,11 @@ use super::machine::{outcome, overflow, run, FIRM};
 use crate::chain::{recompute_decision, seal_all};
 use crate::escalation::clock::wall_ms_until;
 use crate::escalation::ladder::ACK_S;
-use crate::escalation::EsEvent;
-use crate::escalation::{ChallengeAnswer, EsDebate, EvidenceVerdict, JudgeAction, RulingError};
-use crate::escalation::{EsReply, EsTask};
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::shared::Machine;
-use crate::shared::Supervision;
+use crate::escalation::{
+    ChallengeAnswer, EsDebate, EsEvent, EsReply, EsTask, EvidenceVerdict, JudgeAction, RulingError,
+};
+use crate::event::{entries, DebateEvent};
+use crate::shared::{Machine, Supervision};
 use crate::{EventBody, Outcome};
 
 /// The pipeline whose margin dispute fell back to the cautious 25 % (ES-6), as logged.

@@ -6,18 +6,13 @@ use crate::credibility::{
     AgentCredibility, CrStatus, Credibility, CredibilitySnapshot, EffectiveVotes,
 };
 use crate::escalation::rules::{covers, default_agents};
-use crate::escalation::EsEvent;
 use crate::escalation::{
     Admission, ChallengeAnswer, EsDebate, EsParams, Estimate, EvidenceVerdict, JudgeAction,
     RulingError,
 };
-use crate::escalation::{EsReply, EsTask};
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
-use crate::shared::Machine;
-use crate::shared::Request;
-use crate::shared::Supervision;
+use crate::escalation::{EsEvent, EsReply, EsTask};
+use crate::event::{entries, DebateEvent};
+use crate::shared::{CommonEvent, Machine, Request, Supervision};
 use crate::{EventBody, Outcome};
 
 /// How the scripted agents behave in one run.

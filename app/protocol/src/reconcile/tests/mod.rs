@@ -11,9 +11,7 @@ use super::vectors::quantise;
 use super::*;
 use crate::chain::{recompute_decision, seal_all};
 use crate::event::DebateEvent;
-use crate::reconcile::RcEvent;
-use crate::reconcile::RcReply;
-use crate::reconcile::RcTask;
+use crate::reconcile::{RcEvent, RcReply, RcTask};
 use crate::shared::Machine;
 use crate::{EventBody, Outcome};
 

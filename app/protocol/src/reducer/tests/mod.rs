@@ -1,9 +1,7 @@
 use super::*;
-use crate::run_scripted;
-use crate::s4::S4Event;
-use crate::s4::{S4Reply, S4Task};
+use crate::s4::{S4Event, S4Reply, S4Task};
 use crate::shared::CommonEvent;
-use crate::{AgentSpec, Decision, Position};
+use crate::{run_scripted, AgentSpec, Decision, Position};
 
 /// A scripted S4 debate as a stamped log: everyone ACTs, utility concedes to WARN.
 fn log() -> Vec<Event> {

@@ -2,14 +2,9 @@
 
 use super::*;
 use crate::chain::seal_all;
-use crate::event::entries;
-use crate::event::DebateEvent;
-use crate::event::EventBody;
-use crate::round_robin::RrEvent;
-use crate::round_robin::{RrReply, RrTask};
-use crate::shared::CommonEvent;
-use crate::shared::Machine;
-use crate::shared::Request;
+use crate::event::{entries, DebateEvent, EventBody};
+use crate::round_robin::{RrEvent, RrReply, RrTask};
+use crate::shared::{CommonEvent, Machine, Request};
 use crate::ProtocolError;
 use crate::{Event, Outcome};
 

@@ -10,19 +10,17 @@
 //! requests whose replies were logged are answered from the log; those asked and never answered
 //! are handed out again first (RS-1), and say so in their `agent_call`.
 
-use crate::collapse::WcEvent;
-use crate::event::DebateEvent;
-use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::{DebateRun, ForkChanges, Start};
-use crate::collapse::{CardSource, WcDebate};
+use crate::collapse::{CardSource, WcDebate, WcEvent};
 use crate::debate::Debate;
 use crate::escalation::EsDebate;
-use crate::event::{BackendInfo, Config, Event, EventBody};
+use crate::event::{BackendInfo, Config, DebateEvent, Event, EventBody};
 use crate::reconcile::RcDebate;
 use crate::round_robin::RrDebate;
 use crate::s4::S4Debate;
+use crate::shared::CommonEvent;
 use crate::types::{AgentSpec, Role};
 
 mod replay;

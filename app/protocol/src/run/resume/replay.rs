@@ -2,15 +2,15 @@
 //! against what the run writes, or explained by what the run is given (a request handed out, an
 //! answer, a ruling, a budget stop, a timer).
 
-use crate::escalation::EsEvent;
-use crate::s4::S4Event;
-use crate::shared::CommonEvent;
 use std::collections::VecDeque;
 
 use super::super::{Answered, DebateRun, ForkChanges, Usage};
 use super::replies::{about, admission, lands, pipeline_time, reply_of};
+use crate::escalation::EsEvent;
 use crate::event::{Event, EventBody};
 use crate::request::AgentRequest;
+use crate::s4::S4Event;
+use crate::shared::CommonEvent;
 
 /// The walk through the log.
 pub(super) struct Replay<'a> {

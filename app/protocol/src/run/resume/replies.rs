@@ -1,26 +1,13 @@
 //! RS-1: a logged event read back as what produced it: which agent's answer it belongs to,
 //! whether it is where a request's reply landed, and the reply itself.
 
-use crate::collapse::CardSource;
-use crate::collapse::WcEvent;
-use crate::collapse::WcReply;
-use crate::collapse::WcTask;
-use crate::escalation::EsEvent;
-use crate::escalation::EsReply;
-use crate::escalation::EsTask;
-use crate::escalation::MessageKind;
+use crate::collapse::{CardSource, WcEvent, WcReply, WcTask};
+use crate::escalation::{EsEvent, EsReply, EsTask, MessageKind};
 use crate::event::{Event, EventBody};
-use crate::reconcile::RcEvent;
-use crate::reconcile::RcReply;
-use crate::reconcile::RcTask;
-use crate::reconcile::SCALE;
+use crate::reconcile::{RcEvent, RcReply, RcTask, SCALE};
 use crate::request::{AgentReply, AgentRequest, Task};
-use crate::round_robin::RrEvent;
-use crate::round_robin::RrReply;
-use crate::round_robin::RrTask;
-use crate::s4::S4Event;
-use crate::s4::S4Reply;
-use crate::s4::S4Task;
+use crate::round_robin::{RrEvent, RrReply, RrTask};
+use crate::s4::{S4Event, S4Reply, S4Task};
 use crate::shared::CommonEvent;
 
 /// The agent and round an answer's first logged event is about.

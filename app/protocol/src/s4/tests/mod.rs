@@ -3,14 +3,10 @@
 mod order;
 
 use super::*;
-use crate::event::DebateEvent;
-use crate::event::EventBody;
+use crate::event::{DebateEvent, EventBody};
 use crate::run_scripted as run;
-use crate::s4::S4Event;
-use crate::s4::{S4Reply, S4Task};
-use crate::shared::CommonEvent;
-use crate::shared::Machine;
-use crate::shared::Request;
+use crate::s4::{S4Event, S4Reply, S4Task};
+use crate::shared::{CommonEvent, Machine, Request};
 use crate::types::{AgentSpec, Decision, Position, Role, Verdict};
 use crate::ProtocolError;
 
