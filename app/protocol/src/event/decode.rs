@@ -16,7 +16,7 @@ use crate::shared::CommonEvent;
 
 /// Who owns an event's `type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Owner {
+pub(super) enum Owner {
     Common,
     Debate,
     S4,
@@ -36,11 +36,26 @@ const OWNERS: [(Owner, &[&str]); 7] = [
     (Owner::Reconcile, RcEvent::TYPES),
 ];
 
-fn owner(kind: &str) -> Option<Owner> {
+pub(super) fn owner(kind: &str) -> Option<Owner> {
     OWNERS
         .iter()
         .find(|(_, types)| types.contains(&kind))
         .map(|(owner, _)| *owner)
+}
+
+impl Owner {
+    /// The body, read by its owner's enum.
+    pub(super) fn read<'de, D: Deserializer<'de>>(self, d: D) -> Result<EventBody, D::Error> {
+        Ok(match self {
+            Owner::Common => EventBody::Common(CommonEvent::deserialize(d)?),
+            Owner::Debate => EventBody::Debate(DebateEvent::deserialize(d)?),
+            Owner::S4 => EventBody::S4(S4Event::deserialize(d)?),
+            Owner::RoundRobin => EventBody::RoundRobin(RrEvent::deserialize(d)?),
+            Owner::Collapse => EventBody::Collapse(WcEvent::deserialize(d)?),
+            Owner::Escalation => EventBody::Escalation(EsEvent::deserialize(d)?),
+            Owner::Reconcile => EventBody::Reconcile(RcEvent::deserialize(d)?),
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for EventBody {
@@ -52,16 +67,7 @@ impl<'de> Deserialize<'de> for EventBody {
             Some(_) => return Err(D::Error::custom("type: expected a string")),
             None => return Err(D::Error::missing_field("type")),
         };
-        let body = match owner {
-            Owner::Common => CommonEvent::deserialize(value).map(EventBody::Common),
-            Owner::Debate => DebateEvent::deserialize(value).map(EventBody::Debate),
-            Owner::S4 => S4Event::deserialize(value).map(EventBody::S4),
-            Owner::RoundRobin => RrEvent::deserialize(value).map(EventBody::RoundRobin),
-            Owner::Collapse => WcEvent::deserialize(value).map(EventBody::Collapse),
-            Owner::Escalation => EsEvent::deserialize(value).map(EventBody::Escalation),
-            Owner::Reconcile => RcEvent::deserialize(value).map(EventBody::Reconcile),
-        };
-        body.map_err(D::Error::custom)
+        owner.read(value).map_err(D::Error::custom)
     }
 }
 

@@ -16,14 +16,16 @@ use crate::types::AgentSpec;
 
 mod decode;
 mod entries;
+mod read;
 
 pub use entries::{entries, entry, Logs};
 
 #[cfg(feature = "openapi")]
 mod openapi;
 
-/// One logged step. On the wire: `{"seq": 3, "ts": "...", "type": "position", ...payload}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One logged step. On the wire: `{"seq": 3, "ts": "...", "type": "position", ...payload}`; read
+/// in one pass by `read.rs`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
     /// 1-based, gap-free within a debate. `Last-Event-ID: n` resumes after `n`.
     pub seq: u64,
