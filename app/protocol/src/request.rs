@@ -142,45 +142,64 @@ fn kind_of<E: Error>(value: &Value) -> Result<String, E> {
     }
 }
 
+/// One protocol's kinds, and how it reads a value of one of them.
+type Owner<T> = (
+    &'static [&'static str],
+    fn(Value) -> Result<T, serde_json::Error>,
+);
+
+/// Reads `value` with the owner of its `kind`: `owners` pairs each protocol's kinds with how that
+/// protocol reads them; `what` names the thing read in the error for an unknown kind.
+fn by_kind<T, E: Error>(value: Value, owners: &[Owner<T>], what: &str) -> Result<T, E> {
+    let kind = kind_of::<E>(&value)?;
+    let (_, read) = owners
+        .iter()
+        .find(|(kinds, _)| kinds.contains(&kind.as_str()))
+        .ok_or_else(|| E::custom(format!("unknown {what} kind `{kind}`")))?;
+    read(value).map_err(E::custom)
+}
+
 impl<'de> Deserialize<'de> for Task {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        let kind = kind_of::<D::Error>(&value)?;
-        let task = if S4Task::KINDS.contains(&kind.as_str()) {
-            S4Task::deserialize(value).map(Task::S4)
-        } else if RrTask::KINDS.contains(&kind.as_str()) {
-            RrTask::deserialize(value).map(Task::RoundRobin)
-        } else if WcTask::KINDS.contains(&kind.as_str()) {
-            WcTask::deserialize(value).map(Task::Collapse)
-        } else if EsTask::KINDS.contains(&kind.as_str()) {
-            EsTask::deserialize(value).map(Task::Escalation)
-        } else if RcTask::KINDS.contains(&kind.as_str()) {
-            RcTask::deserialize(value).map(Task::Reconcile)
-        } else {
-            return Err(D::Error::custom(format!("unknown task kind `{kind}`")));
-        };
-        task.map_err(D::Error::custom)
+        let owners: [Owner<Task>; 5] = [
+            (S4Task::KINDS, |v| S4Task::deserialize(v).map(Task::S4)),
+            (RrTask::KINDS, |v| {
+                RrTask::deserialize(v).map(Task::RoundRobin)
+            }),
+            (WcTask::KINDS, |v| {
+                WcTask::deserialize(v).map(Task::Collapse)
+            }),
+            (EsTask::KINDS, |v| {
+                EsTask::deserialize(v).map(Task::Escalation)
+            }),
+            (RcTask::KINDS, |v| {
+                RcTask::deserialize(v).map(Task::Reconcile)
+            }),
+        ];
+        by_kind(Value::deserialize(d)?, &owners, "task")
     }
 }
 
 impl<'de> Deserialize<'de> for AgentReply {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        let kind = kind_of::<D::Error>(&value)?;
-        let reply = if S4Reply::KINDS.contains(&kind.as_str()) {
-            S4Reply::deserialize(value).map(AgentReply::S4)
-        } else if RrReply::KINDS.contains(&kind.as_str()) {
-            RrReply::deserialize(value).map(AgentReply::RoundRobin)
-        } else if WcReply::KINDS.contains(&kind.as_str()) {
-            WcReply::deserialize(value).map(AgentReply::Collapse)
-        } else if EsReply::KINDS.contains(&kind.as_str()) {
-            EsReply::deserialize(value).map(AgentReply::Escalation)
-        } else if RcReply::KINDS.contains(&kind.as_str()) {
-            RcReply::deserialize(value).map(AgentReply::Reconcile)
-        } else {
-            return Err(D::Error::custom(format!("unknown reply kind `{kind}`")));
-        };
-        reply.map_err(D::Error::custom)
+        let owners: [Owner<AgentReply>; 5] = [
+            (S4Reply::KINDS, |v| {
+                S4Reply::deserialize(v).map(AgentReply::S4)
+            }),
+            (RrReply::KINDS, |v| {
+                RrReply::deserialize(v).map(AgentReply::RoundRobin)
+            }),
+            (WcReply::KINDS, |v| {
+                WcReply::deserialize(v).map(AgentReply::Collapse)
+            }),
+            (EsReply::KINDS, |v| {
+                EsReply::deserialize(v).map(AgentReply::Escalation)
+            }),
+            (RcReply::KINDS, |v| {
+                RcReply::deserialize(v).map(AgentReply::Reconcile)
+            }),
+        ];
+        by_kind(Value::deserialize(d)?, &owners, "reply")
     }
 }
 

@@ -155,47 +155,26 @@ impl EventBody {
     }
 }
 
-impl From<CommonEvent> for EventBody {
-    fn from(e: CommonEvent) -> Self {
-        EventBody::Common(e)
-    }
+/// Each wrapped event into the log's body.
+macro_rules! into_body {
+    ($($event:ident => $variant:ident),*) => {$(
+        impl From<$event> for EventBody {
+            fn from(e: $event) -> Self {
+                EventBody::$variant(e)
+            }
+        }
+    )*};
 }
 
-impl From<DebateEvent> for EventBody {
-    fn from(e: DebateEvent) -> Self {
-        EventBody::Debate(e)
-    }
-}
-
-impl From<S4Event> for EventBody {
-    fn from(e: S4Event) -> Self {
-        EventBody::S4(e)
-    }
-}
-
-impl From<RrEvent> for EventBody {
-    fn from(e: RrEvent) -> Self {
-        EventBody::RoundRobin(e)
-    }
-}
-
-impl From<WcEvent> for EventBody {
-    fn from(e: WcEvent) -> Self {
-        EventBody::Collapse(e)
-    }
-}
-
-impl From<EsEvent> for EventBody {
-    fn from(e: EsEvent) -> Self {
-        EventBody::Escalation(e)
-    }
-}
-
-impl From<RcEvent> for EventBody {
-    fn from(e: RcEvent) -> Self {
-        EventBody::Reconcile(e)
-    }
-}
+into_body!(
+    CommonEvent => Common,
+    DebateEvent => Debate,
+    S4Event => S4,
+    RrEvent => RoundRobin,
+    WcEvent => Collapse,
+    EsEvent => Escalation,
+    RcEvent => Reconcile
+);
 
 /// Protocol parameters logged with `debate_started`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
