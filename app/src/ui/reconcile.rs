@@ -51,12 +51,14 @@ pub fn RcPanel(#[prop(into)] state: Signal<DebateView>) -> impl IntoView {
                 p.similarity_threshold
             ),
             (Some((model, dim)), Some(p)) if p.linkage.is_centroid() => format!(
-                "Grouped by the embeddings of {model} ({dim} dimensions): an observation joins a topic when its cosine similarity with the topic's centroid is at least {:.2}.",
-                p.similarity_threshold
+                "Grouped by the embeddings of {model} ({dim} dimensions): an observation joins a topic when its cosine similarity with the topic's centroid is at least {:.2}.{}",
+                p.similarity_threshold,
+                p.reports_note()
             ),
             (Some((model, dim)), Some(p)) => format!(
-                "Grouped by the embeddings of {model} ({dim} dimensions), centred on their mean: topics join while their average pairwise similarity is at least {:.2}.",
-                p.similarity_threshold
+                "Grouped by the embeddings of {model} ({dim} dimensions), centred on their mean: topics join while their average pairwise similarity is at least {:.2}.{}",
+                p.similarity_threshold,
+                p.reports_note()
             ),
             _ => format!("Embedding {} observations…", v.rc.observations.len()),
         })

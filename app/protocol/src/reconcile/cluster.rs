@@ -12,6 +12,8 @@
 //!    - `centroid` (logs written before `linkage` existed): groups, in the order of their first
 //!      observation, join the topic whose centroid is most similar to their own, when that
 //!      cosine is at least `similarity_threshold`; otherwise they start a new topic.
+//!    - with `distinct_reports`, two groups holding observations one agent made at the same
+//!      time never join by similarity: they are one report's separate facts.
 //! 3. A topic with observations from two or more agents whose content differs is a potential
 //!    conflict.
 
@@ -28,9 +30,43 @@ pub fn cluster(
     vectors: &[Vec<i16>],
     params: &RcParams,
 ) -> Vec<Topic> {
+    let apart = Apart::new(observations, params.distinct_reports);
     match params.linkage {
-        Linkage::Average => average(observations, vectors, params.similarity_threshold),
-        Linkage::Centroid => centroid(observations, vectors, params.similarity_threshold),
+        Linkage::Average => average(observations, vectors, params.similarity_threshold, &apart),
+        Linkage::Centroid => centroid(observations, vectors, params.similarity_threshold, &apart),
+    }
+}
+
+/// RC-1's `distinct_reports`: which observations belong to one report (the same agent, the
+/// same instant), so that similarity keeps them in separate topics.
+struct Apart(Option<Vec<(String, Option<i64>)>>);
+
+impl Apart {
+    fn new(observations: &[Observation], on: bool) -> Apart {
+        Apart(on.then(|| {
+            observations
+                .iter()
+                // To the millisecond: a report's facts carry one timestamp, written however.
+                .map(|o| {
+                    let at =
+                        crate::time::days(&o.timestamp).map(|d| (d * 86_400_000.0).round() as i64);
+                    (o.agent.clone(), at)
+                })
+                .collect()
+        }))
+    }
+
+    /// Whether groups `a` and `b` hold two facts of one report.
+    fn keeps(
+        &self,
+        a: impl Iterator<Item = usize> + Clone,
+        b: impl Iterator<Item = usize>,
+    ) -> bool {
+        let Some(report) = &self.0 else {
+            return false;
+        };
+        b.into_iter()
+            .any(|j| a.clone().any(|i| report[i] == report[j]))
     }
 }
 
@@ -38,7 +74,12 @@ pub fn cluster(
 type Members = Vec<(usize, f64, String)>;
 
 /// [`Linkage::Average`].
-fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
+fn average(
+    observations: &[Observation],
+    vectors: &[Vec<i16>],
+    threshold: f64,
+    apart: &Apart,
+) -> Vec<Topic> {
     let n = vectors.len().min(observations.len());
     let centred = centred(&vectors[..n]);
     // Pairwise cosines in thousandths.
@@ -65,7 +106,7 @@ fn average(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -
         })
         .collect();
     let t_milli = (threshold * 1000.0).round() as i64;
-    while let Some((a, b, sum, pairs)) = closest(&topics, &link) {
+    while let Some((a, b, sum, pairs)) = closest(&topics, &link, apart) {
         if sum < t_milli * pairs {
             break;
         }
@@ -151,18 +192,23 @@ fn first_members(group: &[usize], reasons: Vec<Option<String>>) -> Members {
         .collect()
 }
 
-/// The two topics (a < b) with the highest average link that may join (no different hints),
-/// with the link's sum and pair count; the earliest pair on a tie. Averages are compared by
-/// cross-multiplication, exactly.
+/// The two topics (a < b) with the highest average link that may join (no different hints,
+/// no two facts of one report), with the link's sum and pair count; the earliest pair on a
+/// tie. Averages are compared by cross-multiplication, exactly.
 fn closest(
     topics: &[(Members, Option<String>)],
     link: &[Vec<i64>],
+    apart: &Apart,
 ) -> Option<(usize, usize, i64, i64)> {
     let mut best: Option<(usize, usize, i64, i64)> = None;
     for a in 0..topics.len() {
         for b in a + 1..topics.len() {
             let (ha, hb) = (&topics[a].1, &topics[b].1);
             if ha.is_some() && hb.is_some() && ha != hb {
+                continue;
+            }
+            let ids = |t: usize| topics[t].0.iter().map(|m| m.0);
+            if apart.keeps(ids(a), ids(b)) {
                 continue;
             }
             let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
@@ -178,7 +224,12 @@ fn closest(
 }
 
 /// [`Linkage::Centroid`].
-fn centroid(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) -> Vec<Topic> {
+fn centroid(
+    observations: &[Observation],
+    vectors: &[Vec<i16>],
+    threshold: f64,
+    apart: &Apart,
+) -> Vec<Topic> {
     let groups = forced_groups(observations);
     // (members with their reasons, centroid, hint)
     let mut topics: Vec<Forming> = Vec::new();
@@ -192,6 +243,9 @@ fn centroid(observations: &[Observation], vectors: &[Vec<i16>], threshold: f64) 
             .iter()
             .enumerate()
             .filter(|(_, (_, _, h))| h.is_none() || hint.is_none() || *h == hint)
+            .filter(|(_, (members, _, _))| {
+                !apart.keeps(members.iter().map(|m| m.0), group.iter().copied())
+            })
             .map(|(t, (_, centroid, _))| (t, centroid.cosine(&sum)))
             .filter(|(_, sim)| *sim >= threshold)
             // The most similar; the earliest topic on a tie.

@@ -60,6 +60,11 @@ pub struct RcParams {
     pub linkage: Linkage,
     /// RC-1: two groups join when their similarity by `linkage` is at least this.
     pub similarity_threshold: f64,
+    /// RC-1: one agent's observations made at the same time are one report's separate facts,
+    /// so similarity never puts two of them in one topic (a topic hint or `conflicts_with`
+    /// still does). Absent from logs written before it existed, which recompute without it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub distinct_reports: bool,
     /// RC-4: authorities that differ by at least this decide a conflict.
     pub authority_margin: f64,
     /// RC-4: with equal authority, credibilities that differ by at least this decide; closer
@@ -101,13 +106,30 @@ impl Linkage {
 
 /// A new reconciliation's RC-1 threshold for [`Linkage::Average`], chosen on the development half
 /// of `server/data/topics-eval.tsv` (`consilium bench topics --split dev --sweep`).
-pub const AVERAGE_THRESHOLD: f64 = 0.1;
+pub const AVERAGE_THRESHOLD: f64 = 0.05;
+
+impl RcParams {
+    /// RC-1's `distinct_reports` as the last sentence of "how the topics were grouped" (empty
+    /// when off).
+    pub fn reports_note(&self) -> &'static str {
+        if self.distinct_reports {
+            " One agent's observations made at the same time are separate facts: they stay in separate topics."
+        } else {
+            ""
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
 
 impl Default for RcParams {
     fn default() -> Self {
         RcParams {
             linkage: Linkage::Average,
             similarity_threshold: AVERAGE_THRESHOLD,
+            distinct_reports: true,
             authority_margin: 0.1,
             credibility_margin: 0.15,
             temporal_gap_hours: 24.0,

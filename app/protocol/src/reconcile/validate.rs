@@ -39,6 +39,7 @@ enum AuthorityIn {
 struct ParamsIn {
     linkage: Linkage,
     similarity_threshold: Option<f64>,
+    distinct_reports: bool,
     authority_margin: f64,
     credibility_margin: f64,
     temporal_gap_hours: f64,
@@ -50,6 +51,7 @@ impl Default for ParamsIn {
         ParamsIn {
             linkage: d.linkage,
             similarity_threshold: None,
+            distinct_reports: d.distinct_reports,
             authority_margin: d.authority_margin,
             credibility_margin: d.credibility_margin,
             temporal_gap_hours: d.temporal_gap_hours,
@@ -63,7 +65,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         if path == "." {
-            format!("config: {inner} (keys: linkage, similarity_threshold, authority_margin, credibility_margin, temporal_gap_hours)")
+            format!("config: {inner} (keys: linkage, similarity_threshold, distinct_reports, authority_margin, credibility_margin, temporal_gap_hours)")
         } else {
             format!("config.{path}: {inner}")
         }
@@ -77,6 +79,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
     let params = RcParams {
         linkage: p.linkage,
         similarity_threshold,
+        distinct_reports: p.distinct_reports,
         authority_margin: p.authority_margin,
         credibility_margin: p.credibility_margin,
         temporal_gap_hours: p.temporal_gap_hours,

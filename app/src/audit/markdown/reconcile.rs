@@ -14,9 +14,8 @@ pub(super) fn reconcile(w: &mut String, view: &DebateView) {
         (Some((model, dim)), Some(p)) => line(
             w,
             &format!(
-                "{} observations grouped by the embeddings of `{}` ({dim} dimensions{}); an \
-                 observation joins a topic when its cosine similarity with the topic's centroid is \
-                 at least {:.2}.",
+                "{} observations grouped by the embeddings of `{}` ({dim} dimensions{}); {} at \
+                 least {:.2}.{}",
                 rc.observations.len(),
                 inline(model),
                 if rc.lexical() {
@@ -24,7 +23,14 @@ pub(super) fn reconcile(w: &mut String, view: &DebateView) {
                 } else {
                     ""
                 },
-                p.similarity_threshold
+                if p.linkage.is_centroid() {
+                    "an observation joins a topic when its cosine similarity with the topic's \
+                     centroid is"
+                } else {
+                    "centred on their mean, topics join while their average pairwise similarity is"
+                },
+                p.similarity_threshold,
+                p.reports_note()
             ),
         ),
         _ => line(

@@ -191,8 +191,8 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
     };
     if args.sweep {
         outln!("{:>9} {:>10} {:>8}", "threshold", "precision", "recall");
-        for step in -10..=30 {
-            let t = f64::from(step) / 50.0;
+        for step in -20..=60 {
+            let t = f64::from(step) / 100.0;
             let p = score(t, false)?;
             outln!("{t:>9.2} {:>10.3} {:>8.3}", p.precision(), p.recall());
         }

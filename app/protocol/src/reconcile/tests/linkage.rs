@@ -23,16 +23,13 @@ fn average_linkage_groups_by_what_differs_in_any_order() {
     let params = RcParams::default();
     assert_eq!(params.linkage, Linkage::Average);
     // Uncentred, every pair is above 0.9: the centroid rule at its old default joins them all.
-    let o: Vec<Observation> = rows
-        .iter()
-        .map(|(id, _, _)| obs(id, "a", id, MON))
-        .collect();
+    let o: Vec<Observation> = rows.iter().map(|(id, _, _)| obs(id, id, id, MON)).collect();
     let vectors: Vec<Vec<i16>> = rows.iter().map(|r| r.1.clone()).collect();
     assert_eq!(cluster(&o, &vectors, &centroid_at(0.7)).len(), 1);
     let partition = |order: &[usize]| {
         let o: Vec<Observation> = order
             .iter()
-            .map(|&i| obs(rows[i].0, "a", rows[i].0, MON))
+            .map(|&i| obs(rows[i].0, rows[i].0, rows[i].0, MON))
             .collect();
         let vectors: Vec<Vec<i16>> = order.iter().map(|&i| rows[i].1.clone()).collect();
         let mut groups: Vec<Vec<&str>> = cluster(&o, &vectors, &params)
@@ -125,4 +122,123 @@ fn linkage_is_logged_and_older_logs_keep_the_centroid_rule() {
             (got, want) => panic!("{config}: {got:?} vs {want:?}"),
         }
     }
+}
+
+/// RC-1, `distinct_reports`: two observations one agent made at the same instant are separate
+/// facts, so similarity alone never joins them; another agent, another time, a shared hint or
+/// `conflicts_with` still does. Logs written before the rule existed read without it.
+#[test]
+fn one_reports_facts_stay_apart_by_similarity() {
+    let near = [
+        quantise(&[1.0, 0.0, 0.0]).expect("vector"),
+        quantise(&[0.98, 0.2, 0.0]).expect("vector"),
+        quantise(&[0.0, 0.0, 1.0]).expect("vector"),
+    ];
+    const SAME_INSTANT: &str = "2026-01-05T10:00:00+01:00";
+    struct Case {
+        why: &'static str,
+        second: (&'static str, &'static str),
+        hint: bool,
+        conflicts: bool,
+        rule: bool,
+        joined: bool,
+    }
+    let case = |why, second, hint, conflicts, rule, joined| Case {
+        why,
+        second,
+        hint,
+        conflicts,
+        rule,
+        joined,
+    };
+    let table = [
+        case("one report", ("a", MON), false, false, true, false),
+        case(
+            "one instant, written another way",
+            ("a", SAME_INSTANT),
+            false,
+            false,
+            true,
+            false,
+        ),
+        case("another agent", ("b", MON), false, false, true, true),
+        case(
+            "a later report by the same agent",
+            ("a", "2026-01-06T09:00:00Z"),
+            false,
+            false,
+            true,
+            true,
+        ),
+        case(
+            "a shared hint joins them",
+            ("a", MON),
+            true,
+            false,
+            true,
+            true,
+        ),
+        case(
+            "conflicts_with joins them",
+            ("a", MON),
+            false,
+            true,
+            true,
+            true,
+        ),
+        case(
+            "a log from before the rule",
+            ("a", MON),
+            false,
+            false,
+            false,
+            true,
+        ),
+    ];
+    for c in table {
+        let mut o = vec![
+            obs("o1", "a", "x", MON),
+            obs("o2", c.second.0, "y", c.second.1),
+            obs("o3", "c", "z", MON),
+        ];
+        if c.hint {
+            o[0].topic_hint = Some("meeting".into());
+            o[1].topic_hint = Some("Meeting".into());
+        }
+        if c.conflicts {
+            o[1].conflicts_with = vec!["o1".into()];
+        }
+        for linkage in [Linkage::Average, Linkage::Centroid] {
+            let params = RcParams {
+                linkage,
+                similarity_threshold: if linkage == Linkage::Average {
+                    0.1
+                } else {
+                    0.7
+                },
+                distinct_reports: c.rule,
+                ..RcParams::default()
+            };
+            let topics = cluster(&o, &near, &params);
+            let joined = topics
+                .iter()
+                .any(|t| t.observation_ids == ["o1".to_owned(), "o2".to_owned()]);
+            assert_eq!(joined, c.joined, "{} ({linkage:?})", c.why);
+        }
+    }
+    // Parameters: a new reconciliation logs the rule, an older log reads without it and writes
+    // back without it, and the config may turn it off.
+    assert_eq!(
+        serde_json::to_value(RcParams::default()).expect("json")["distinct_reports"],
+        true
+    );
+    let old = serde_json::json!({"linkage": "average", "similarity_threshold": 0.1,
+        "authority_margin": 0.1, "credibility_margin": 0.15, "temporal_gap_hours": 24.0});
+    let p: RcParams = serde_json::from_value(old.clone()).expect("an older log's params");
+    assert!(!p.distinct_reports);
+    assert_eq!(serde_json::to_value(p).expect("json"), old);
+    let off = parse_params(&serde_json::json!({"distinct_reports": false})).expect("config");
+    assert!(!off.distinct_reports);
+    let e = parse_params(&serde_json::json!({"distinct_reports": "yes"})).expect_err("a bool");
+    assert!(e.contains("config.distinct_reports"), "{e}");
 }
