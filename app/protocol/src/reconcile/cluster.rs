@@ -12,8 +12,9 @@
 //!    - `centroid` (logs written before `linkage` existed): groups, in the order of their first
 //!      observation, join the topic whose centroid is most similar to their own, when that
 //!      cosine is at least `similarity_threshold`; otherwise they start a new topic.
-//!    - with `distinct_reports`, two groups holding observations one agent made at the same
-//!      time never join by similarity: they are one report's separate facts.
+//!    - with `report_threshold` and two or more agents, two groups holding observations one
+//!      agent made at the same instant (one report's facts, mostly separate ones) join only
+//!      when their similarity is at least that.
 //! 3. A topic with observations from two or more agents whose content differs is a potential
 //!    conflict.
 
@@ -30,43 +31,56 @@ pub fn cluster(
     vectors: &[Vec<i16>],
     params: &RcParams,
 ) -> Vec<Topic> {
-    let apart = Apart::new(observations, params.distinct_reports);
+    let apart = Apart::new(observations, params.report_threshold);
     match params.linkage {
         Linkage::Average => average(observations, vectors, params.similarity_threshold, &apart),
         Linkage::Centroid => centroid(observations, vectors, params.similarity_threshold, &apart),
     }
 }
 
-/// RC-1's `distinct_reports`: which observations belong to one report (the same agent, the
-/// same instant), so that similarity keeps them in separate topics.
-struct Apart(Option<Vec<(String, Option<i64>)>>);
+/// RC-1's `report_threshold`: which observations belong to one report (the same agent, the
+/// same instant) and the similarity two groups sharing a report need. Off with a single agent:
+/// then the whole reconciliation is one report and the rule would say nothing.
+struct Apart(Option<(Vec<Report>, f64)>);
+
+/// Who made an observation and when, to the millisecond.
+type Report = (String, Option<i64>);
 
 impl Apart {
-    fn new(observations: &[Observation], on: bool) -> Apart {
-        Apart(on.then(|| {
-            observations
+    fn new(observations: &[Observation], threshold: Option<f64>) -> Apart {
+        let agents = observations
+            .iter()
+            .map(|o| &o.agent)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        Apart(threshold.filter(|_| agents >= 2).map(|t| {
+            let reports = observations
                 .iter()
-                // To the millisecond: a report's facts carry one timestamp, written however.
+                // To the millisecond: a report's facts carry one timestamp, however written.
                 .map(|o| {
                     let at =
                         crate::time::days(&o.timestamp).map(|d| (d * 86_400_000.0).round() as i64);
                     (o.agent.clone(), at)
                 })
-                .collect()
+                .collect();
+            (reports, t)
         }))
     }
 
-    /// Whether groups `a` and `b` hold two facts of one report.
+    /// Whether groups `a` and `b` stay apart: they hold two facts of one report and `below`
+    /// says their similarity is under the rule's threshold.
     fn keeps(
         &self,
         a: impl Iterator<Item = usize> + Clone,
         b: impl Iterator<Item = usize>,
+        below: impl FnOnce(f64) -> bool,
     ) -> bool {
-        let Some(report) = &self.0 else {
+        let Some((report, threshold)) = &self.0 else {
             return false;
         };
         b.into_iter()
             .any(|j| a.clone().any(|i| report[i] == report[j]))
+            && below(*threshold)
     }
 }
 
@@ -207,11 +221,13 @@ fn closest(
             if ha.is_some() && hb.is_some() && ha != hb {
                 continue;
             }
+            let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
             let ids = |t: usize| topics[t].0.iter().map(|m| m.0);
-            if apart.keeps(ids(a), ids(b)) {
+            // In thousandths and by cross-multiplication, as the join itself.
+            let below = |t: f64| link[a][b] < (t * 1000.0).round() as i64 * pairs;
+            if apart.keeps(ids(a), ids(b), below) {
                 continue;
             }
-            let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
             let better = best.is_none_or(|(_, _, sum, count)| {
                 i128::from(link[a][b]) * i128::from(count) > i128::from(sum) * i128::from(pairs)
             });
@@ -243,10 +259,13 @@ fn centroid(
             .iter()
             .enumerate()
             .filter(|(_, (_, _, h))| h.is_none() || hint.is_none() || *h == hint)
-            .filter(|(_, (members, _, _))| {
-                !apart.keeps(members.iter().map(|m| m.0), group.iter().copied())
+            .map(|(t, (members, centroid, _))| (t, members, centroid.cosine(&sum)))
+            .filter(|(_, members, sim)| {
+                !apart.keeps(members.iter().map(|m| m.0), group.iter().copied(), |t| {
+                    *sim < t
+                })
             })
-            .map(|(t, (_, centroid, _))| (t, centroid.cosine(&sum)))
+            .map(|(t, _, sim)| (t, sim))
             .filter(|(_, sim)| *sim >= threshold)
             // The most similar; the earliest topic on a tie.
             .fold(None::<(usize, f64)>, |best, (t, sim)| match best {

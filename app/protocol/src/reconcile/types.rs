@@ -60,11 +60,12 @@ pub struct RcParams {
     pub linkage: Linkage,
     /// RC-1: two groups join when their similarity by `linkage` is at least this.
     pub similarity_threshold: f64,
-    /// RC-1: one agent's observations made at the same time are one report's separate facts,
-    /// so similarity never puts two of them in one topic (a topic hint or `conflicts_with`
-    /// still does). Absent from logs written before it existed, which recompute without it.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub distinct_reports: bool,
+    /// RC-1: observations one agent made at the same instant are one report's facts, mostly
+    /// separate ones: with two or more agents in the reconciliation, groups holding two facts of
+    /// one report join only at this similarity (by `linkage`) or above. `None` (logs written
+    /// before it existed, or turned off): no such rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_threshold: Option<f64>,
     /// RC-4: authorities that differ by at least this decide a conflict.
     pub authority_margin: f64,
     /// RC-4: with equal authority, credibilities that differ by at least this decide; closer
@@ -108,20 +109,21 @@ impl Linkage {
 /// of `server/data/topics-eval.tsv` (`consilium bench topics --split dev --sweep`).
 pub const AVERAGE_THRESHOLD: f64 = 0.05;
 
-impl RcParams {
-    /// RC-1's `distinct_reports` as the last sentence of "how the topics were grouped" (empty
-    /// when off).
-    pub fn reports_note(&self) -> &'static str {
-        if self.distinct_reports {
-            " One agent's observations made at the same time are separate facts: they stay in separate topics."
-        } else {
-            ""
-        }
-    }
-}
+/// A new reconciliation's RC-1 `report_threshold`, chosen with [`AVERAGE_THRESHOLD`] on the same
+/// development half.
+pub const REPORT_THRESHOLD: f64 = 0.25;
 
-fn is_false(b: &bool) -> bool {
-    !b
+impl RcParams {
+    /// RC-1's `report_threshold` as the last sentence of "how the topics were grouped" (empty
+    /// when off).
+    pub fn reports_note(&self) -> String {
+        self.report_threshold.map_or_else(String::new, |t| {
+            format!(
+                " Observations one agent made at the same instant are one report's separate facts: \
+                 they join only at similarity {t:.2} or above."
+            )
+        })
+    }
 }
 
 impl Default for RcParams {
@@ -129,7 +131,7 @@ impl Default for RcParams {
         RcParams {
             linkage: Linkage::Average,
             similarity_threshold: AVERAGE_THRESHOLD,
-            distinct_reports: true,
+            report_threshold: Some(REPORT_THRESHOLD),
             authority_margin: 0.1,
             credibility_margin: 0.15,
             temporal_gap_hours: 24.0,

@@ -39,7 +39,8 @@ enum AuthorityIn {
 struct ParamsIn {
     linkage: Linkage,
     similarity_threshold: Option<f64>,
-    distinct_reports: bool,
+    /// `null` turns the rule off.
+    report_threshold: Option<f64>,
     authority_margin: f64,
     credibility_margin: f64,
     temporal_gap_hours: f64,
@@ -51,7 +52,7 @@ impl Default for ParamsIn {
         ParamsIn {
             linkage: d.linkage,
             similarity_threshold: None,
-            distinct_reports: d.distinct_reports,
+            report_threshold: d.report_threshold,
             authority_margin: d.authority_margin,
             credibility_margin: d.credibility_margin,
             temporal_gap_hours: d.temporal_gap_hours,
@@ -65,7 +66,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         if path == "." {
-            format!("config: {inner} (keys: linkage, similarity_threshold, distinct_reports, authority_margin, credibility_margin, temporal_gap_hours)")
+            format!("config: {inner} (keys: linkage, similarity_threshold, report_threshold, authority_margin, credibility_margin, temporal_gap_hours)")
         } else {
             format!("config.{path}: {inner}")
         }
@@ -79,7 +80,7 @@ pub fn parse_params(v: &serde_json::Value) -> Result<RcParams, String> {
     let params = RcParams {
         linkage: p.linkage,
         similarity_threshold,
-        distinct_reports: p.distinct_reports,
+        report_threshold: p.report_threshold,
         authority_margin: p.authority_margin,
         credibility_margin: p.credibility_margin,
         temporal_gap_hours: p.temporal_gap_hours,
@@ -100,7 +101,10 @@ fn check_params(p: &RcParams) -> Result<(), String> {
         ("credibility_margin", p.credibility_margin, 0.0, 1.0),
         ("temporal_gap_hours", p.temporal_gap_hours, 0.0, 87_600.0),
     ];
-    for (field, v, lo, hi) in checks {
+    let report = p
+        .report_threshold
+        .map(|t| ("report_threshold", t, p.linkage.min_threshold(), 1.0));
+    for (field, v, lo, hi) in checks.into_iter().chain(report) {
         if !v.is_finite() || v < lo || v > hi {
             return Err(format!(
                 "config.{field}: must be from {lo} to {hi}, got {v}"

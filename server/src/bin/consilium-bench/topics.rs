@@ -31,12 +31,34 @@ pub struct TopicsArgs {
     /// RC-1's similarity threshold (default: a new reconciliation's).
     #[arg(long)]
     pub threshold: Option<f64>,
-    /// Precision and recall at thresholds −0.20 to 0.60 (for choosing, on `dev`).
+    /// RC-1's report threshold: observations one agent made at the same instant join only at
+    /// this similarity (default: a new reconciliation's; `off`: no such rule).
+    #[arg(long, value_parser = report_threshold)]
+    pub report_threshold: Option<Report>,
+    /// Give the observations of each scenario N agents in turn instead of the labelled ones: how
+    /// the report rule fares when agents do not follow topics (every observation at one instant).
+    #[arg(long, value_name = "N")]
+    pub agents_cycled: Option<usize>,
+    /// Precision and recall at thresholds −0.20 to 0.60, then at report thresholds (for
+    /// choosing, on `dev`).
     #[arg(long)]
     pub sweep: bool,
     /// Also list the pairs split apart and the pairs wrongly joined.
     #[arg(long)]
     pub misses: bool,
+}
+
+/// `--report-threshold`: a number, or `off`.
+#[derive(Clone, Copy, Debug)]
+pub struct Report(Option<f64>);
+
+fn report_threshold(s: &str) -> Result<Report, String> {
+    if s == "off" {
+        return Ok(Report(None));
+    }
+    s.parse()
+        .map(|t| Report(Some(t)))
+        .map_err(|_| format!("expected a number or `off`, got {s}"))
 }
 
 /// One labelled observation.
@@ -106,21 +128,23 @@ fn clustered(
     rows: &[Row],
     members: &[usize],
     vectors: &[Vec<i16>],
-    threshold: f64,
+    params: &RcParams,
+    agents_cycled: Option<usize>,
 ) -> Result<Vec<usize>, String> {
     let obs: Vec<serde_json::Value> = members
         .iter()
-        .map(|&i| {
-            serde_json::json!({"id": format!("o{i}"), "agent": rows[i].agent,
+        .enumerate()
+        .map(|(k, &i)| {
+            let agent = agents_cycled.map_or_else(
+                || rows[i].agent.to_owned(),
+                |n| format!("agent_{}", k % n.max(1)),
+            );
+            serde_json::json!({"id": format!("o{i}"), "agent": agent,
                 "content": rows[i].text, "timestamp": "2026-01-05T09:00:00Z"})
         })
         .collect();
     let obs = parse_observations(&serde_json::Value::Array(obs))?;
-    let params = RcParams {
-        similarity_threshold: threshold,
-        ..RcParams::default()
-    };
-    let topics = cluster(&obs, vectors, &params);
+    let topics = cluster(&obs, vectors, params);
     let mut of = vec![0; members.len()];
     for (t, topic) in topics.iter().enumerate() {
         for id in &topic.observation_ids {
@@ -165,10 +189,20 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         topics.len(),
         embedded.as_secs_f64() * 1e3
     );
-    let score = |threshold: f64, misses: bool| -> Result<Pairs, CliError> {
+    let defaults = RcParams::default();
+    let report = args
+        .report_threshold
+        .map_or(defaults.report_threshold, |r| r.0);
+    let score = |threshold: f64, report: Option<f64>, misses: bool| -> Result<Pairs, CliError> {
+        let params = RcParams {
+            similarity_threshold: threshold,
+            report_threshold: report,
+            ..defaults
+        };
         let mut p = Pairs::default();
         for (members, vectors) in halves.iter().zip(&vectors) {
-            let of = clustered(&rows, members, vectors, threshold).map_err(CliError::Bench)?;
+            let of = clustered(&rows, members, vectors, &params, args.agents_cycled)
+                .map_err(CliError::Bench)?;
             for a in 0..members.len() {
                 for b in a + 1..members.len() {
                     let same = rows[members[a]].topic == rows[members[b]].topic;
@@ -189,20 +223,28 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         }
         Ok(p)
     };
+    let threshold = args.threshold.unwrap_or(defaults.similarity_threshold);
+    let shown = |r: Option<f64>| r.map_or_else(|| "off".to_owned(), |t| format!("{t:.2}"));
     if args.sweep {
+        outln!("report threshold {}:", shown(report));
         outln!("{:>9} {:>10} {:>8}", "threshold", "precision", "recall");
         for step in -20..=60 {
             let t = f64::from(step) / 100.0;
-            let p = score(t, false)?;
+            let p = score(t, report, false)?;
             outln!("{t:>9.2} {:>10.3} {:>8.3}", p.precision(), p.recall());
         }
+        outln!("threshold {threshold:.2}:");
+        outln!("{:>16} {:>10} {:>8}", "report threshold", "precision", "recall");
+        let reports = std::iter::once(None).chain((0..=10).map(|s| Some(f64::from(s) * 0.05)));
+        for r in reports {
+            let p = score(threshold, r, false)?;
+            outln!("{:>16} {:>10.3} {:>8.3}", shown(r), p.precision(), p.recall());
+        }
     }
-    let threshold = args
-        .threshold
-        .unwrap_or(RcParams::default().similarity_threshold);
-    let p = score(threshold, args.misses)?;
+    let p = score(threshold, report, args.misses)?;
     outln!(
-        "threshold {threshold:.2}: same-topic pairs precision {:.3} ({} of {} joined), recall {:.3} ({} of {} labelled)",
+        "threshold {threshold:.2}, report threshold {}: same-topic pairs precision {:.3} ({} of {} joined), recall {:.3} ({} of {} labelled)",
+        shown(report),
         p.precision(),
         p.found,
         p.predicted,

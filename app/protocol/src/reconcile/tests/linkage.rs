@@ -2,7 +2,7 @@
 //! a log's topics were formed by.
 
 use super::super::cluster::cluster;
-use super::super::types::{Linkage, Observation, RcParams, AVERAGE_THRESHOLD};
+use super::super::types::{Linkage, Observation, RcParams, AVERAGE_THRESHOLD, REPORT_THRESHOLD};
 use super::super::vectors::quantise;
 use super::super::*;
 use super::{centroid_at, obs, MON};
@@ -124,82 +124,84 @@ fn linkage_is_logged_and_older_logs_keep_the_centroid_rule() {
     }
 }
 
-/// RC-1, `distinct_reports`: two observations one agent made at the same instant are separate
-/// facts, so similarity alone never joins them; another agent, another time, a shared hint or
-/// `conflicts_with` still does. Logs written before the rule existed read without it.
+/// RC-1, `report_threshold`: observations one agent made at the same instant are one report's
+/// facts, so similarity joins two of them only at the rule's threshold; another agent, another
+/// time, a shared hint or `conflicts_with` still join them below it, and with a single agent the
+/// rule is off. Logs written before the rule existed read without it.
 #[test]
-fn one_reports_facts_stay_apart_by_similarity() {
+fn one_reports_facts_join_only_when_very_similar() {
+    // o1 and o2 are similar (centred 0.91, raw 0.98); o3 is far from both.
     let near = [
         quantise(&[1.0, 0.0, 0.0]).expect("vector"),
         quantise(&[0.98, 0.2, 0.0]).expect("vector"),
         quantise(&[0.0, 0.0, 1.0]).expect("vector"),
     ];
     const SAME_INSTANT: &str = "2026-01-05T10:00:00+01:00";
+    const APART: Option<f64> = Some(0.99);
     struct Case {
         why: &'static str,
         second: (&'static str, &'static str),
+        third_agent: &'static str,
         hint: bool,
         conflicts: bool,
-        rule: bool,
+        rule: Option<f64>,
         joined: bool,
     }
-    let case = |why, second, hint, conflicts, rule, joined| Case {
+    let case = |why, second, third_agent, rule, joined| Case {
         why,
         second,
-        hint,
-        conflicts,
+        third_agent,
+        hint: false,
+        conflicts: false,
         rule,
         joined,
     };
     let table = [
-        case("one report", ("a", MON), false, false, true, false),
+        case("one report", ("a", MON), "c", APART, false),
         case(
             "one instant, written another way",
             ("a", SAME_INSTANT),
-            false,
-            false,
-            true,
+            "c",
+            APART,
             false,
         ),
-        case("another agent", ("b", MON), false, false, true, true),
         case(
-            "a later report by the same agent",
+            "one report, similar enough",
+            ("a", MON),
+            "c",
+            Some(0.5),
+            true,
+        ),
+        case("another agent", ("b", MON), "c", APART, true),
+        case(
+            "a later report",
             ("a", "2026-01-06T09:00:00Z"),
-            false,
-            false,
-            true,
-            true,
-        ),
-        case(
-            "a shared hint joins them",
-            ("a", MON),
-            true,
-            false,
-            true,
+            "c",
+            APART,
             true,
         ),
         case(
-            "conflicts_with joins them",
+            "a single agent: the rule is off",
             ("a", MON),
-            false,
-            true,
-            true,
+            "a",
+            APART,
             true,
         ),
-        case(
-            "a log from before the rule",
-            ("a", MON),
-            false,
-            false,
-            false,
-            true,
-        ),
+        Case {
+            hint: true,
+            ..case("a shared hint", ("a", MON), "c", APART, true)
+        },
+        Case {
+            conflicts: true,
+            ..case("conflicts_with", ("a", MON), "c", APART, true)
+        },
+        case("a log from before the rule", ("a", MON), "c", None, true),
     ];
     for c in table {
         let mut o = vec![
             obs("o1", "a", "x", MON),
             obs("o2", c.second.0, "y", c.second.1),
-            obs("o3", "c", "z", MON),
+            obs("o3", c.third_agent, "z", MON),
         ];
         if c.hint {
             o[0].topic_hint = Some("meeting".into());
@@ -216,7 +218,7 @@ fn one_reports_facts_stay_apart_by_similarity() {
                 } else {
                     0.7
                 },
-                distinct_reports: c.rule,
+                report_threshold: c.rule,
                 ..RcParams::default()
             };
             let topics = cluster(&o, &near, &params);
@@ -227,18 +229,28 @@ fn one_reports_facts_stay_apart_by_similarity() {
         }
     }
     // Parameters: a new reconciliation logs the rule, an older log reads without it and writes
-    // back without it, and the config may turn it off.
+    // back without it; the config may set it or turn it off (`null`), within the linkage's range.
     assert_eq!(
-        serde_json::to_value(RcParams::default()).expect("json")["distinct_reports"],
-        true
+        serde_json::to_value(RcParams::default()).expect("json")["report_threshold"],
+        REPORT_THRESHOLD
     );
     let old = serde_json::json!({"linkage": "average", "similarity_threshold": 0.1,
         "authority_margin": 0.1, "credibility_margin": 0.15, "temporal_gap_hours": 24.0});
     let p: RcParams = serde_json::from_value(old.clone()).expect("an older log's params");
-    assert!(!p.distinct_reports);
+    assert_eq!(p.report_threshold, None);
     assert_eq!(serde_json::to_value(p).expect("json"), old);
-    let off = parse_params(&serde_json::json!({"distinct_reports": false})).expect("config");
-    assert!(!off.distinct_reports);
-    let e = parse_params(&serde_json::json!({"distinct_reports": "yes"})).expect_err("a bool");
-    assert!(e.contains("config.distinct_reports"), "{e}");
+    let config = |v: serde_json::Value| parse_params(&v).map(|p| p.report_threshold);
+    assert_eq!(config(serde_json::json!({})), Ok(Some(REPORT_THRESHOLD)));
+    assert_eq!(
+        config(serde_json::json!({"report_threshold": 0.5})),
+        Ok(Some(0.5))
+    );
+    assert_eq!(
+        config(serde_json::json!({"report_threshold": null})),
+        Ok(None)
+    );
+    for bad in [serde_json::json!("yes"), serde_json::json!(1.5)] {
+        let e = config(serde_json::json!({ "report_threshold": bad })).expect_err("refused");
+        assert!(e.contains("config.report_threshold"), "{e}");
+    }
 }
