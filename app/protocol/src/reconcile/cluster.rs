@@ -38,13 +38,11 @@ pub fn cluster(
     }
 }
 
-/// RC-1's `report_threshold`: which observations belong to one report (the same agent, the
-/// same instant) and the similarity two groups sharing a report need. Off with a single agent:
-/// then the whole reconciliation is one report and the rule would say nothing.
-struct Apart(Option<(Vec<Report>, f64)>);
-
-/// Who made an observation and when, to the millisecond.
-type Report = (String, Option<i64>);
+/// RC-1's `report_threshold`: which report each observation belongs to (the same agent, the
+/// same instant: one number per report) and the similarity two groups sharing a report need.
+/// Off with a single agent: then the whole reconciliation is one report and the rule would say
+/// nothing.
+struct Apart(Option<(Vec<usize>, f64)>);
 
 impl Apart {
     fn new(observations: &[Observation], threshold: Option<f64>) -> Apart {
@@ -54,33 +52,34 @@ impl Apart {
             .collect::<std::collections::BTreeSet<_>>()
             .len();
         Apart(threshold.filter(|_| agents >= 2).map(|t| {
+            let mut seen: Vec<(&str, Option<i64>)> = Vec::new();
             let reports = observations
                 .iter()
-                // To the millisecond: a report's facts carry one timestamp, however written.
                 .map(|o| {
+                    // To the millisecond: a report's facts carry one instant, however written.
                     let at =
                         crate::time::days(&o.timestamp).map(|d| (d * 86_400_000.0).round() as i64);
-                    (o.agent.clone(), at)
+                    let key = (o.agent.as_str(), at);
+                    seen.iter().position(|k| *k == key).unwrap_or_else(|| {
+                        seen.push(key);
+                        seen.len() - 1
+                    })
                 })
                 .collect();
             (reports, t)
         }))
     }
 
-    /// Whether groups `a` and `b` stay apart: they hold two facts of one report and `below`
-    /// says their similarity is under the rule's threshold.
-    fn keeps(
-        &self,
-        a: impl Iterator<Item = usize> + Clone,
-        b: impl Iterator<Item = usize>,
-        below: impl FnOnce(f64) -> bool,
-    ) -> bool {
-        let Some((report, threshold)) = &self.0 else {
-            return false;
-        };
-        b.into_iter()
-            .any(|j| a.clone().any(|i| report[i] == report[j]))
-            && below(*threshold)
+    /// Whether two groups, holding observations `a` and `b`, share a report.
+    fn shared(&self, a: &[usize], b: &[usize]) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|(report, _)| a.iter().any(|&i| b.iter().any(|&j| report[i] == report[j])))
+    }
+
+    /// The similarity two groups sharing a report need.
+    fn threshold(&self) -> Option<f64> {
+        self.0.as_ref().map(|(_, t)| *t)
     }
 }
 
@@ -119,8 +118,20 @@ fn average(
                 .collect()
         })
         .collect();
+    // `shares[a][b]`: topics a and b hold facts of one report (RC-1's `report_threshold`).
+    let ids = |m: &Members| m.iter().map(|x| x.0).collect::<Vec<_>>();
+    let mut shares: Vec<Vec<bool>> = topics
+        .iter()
+        .map(|(a, _)| {
+            topics
+                .iter()
+                .map(|(b, _)| apart.shared(&ids(a), &ids(b)))
+                .collect()
+        })
+        .collect();
+    let report_milli = apart.threshold().map(|t| (t * 1000.0).round() as i64);
     let t_milli = (threshold * 1000.0).round() as i64;
-    while let Some((a, b, sum, pairs)) = closest(&topics, &link, apart) {
+    while let Some((a, b, sum, pairs)) = closest(&topics, &link, &shares, report_milli) {
         if sum < t_milli * pairs {
             break;
         }
@@ -130,11 +141,22 @@ fn average(
         for r in &mut link {
             r.remove(b);
         }
-        for (x, v) in row.iter().enumerate().filter(|(x, _)| *x != b) {
+        let shared_row = shares.remove(b);
+        for r in &mut shares {
+            r.remove(b);
+        }
+        for (x, (v, s)) in row
+            .iter()
+            .zip(shared_row)
+            .enumerate()
+            .filter(|(x, _)| *x != b)
+        {
             let x = if x > b { x - 1 } else { x };
             if x != a {
                 link[a][x] += v;
                 link[x][a] += v;
+                shares[a][x] |= s;
+                shares[x][a] |= s;
             }
         }
         let (members, topic_hint) = &mut topics[a];
@@ -206,13 +228,14 @@ fn first_members(group: &[usize], reasons: Vec<Option<String>>) -> Members {
         .collect()
 }
 
-/// The two topics (a < b) with the highest average link that may join (no different hints,
-/// no two facts of one report), with the link's sum and pair count; the earliest pair on a
-/// tie. Averages are compared by cross-multiplication, exactly.
+/// The two topics (a < b) with the highest average link that may join (no different hints;
+/// topics sharing a report only at `report_milli` or above), with the link's sum and pair count;
+/// the earliest pair on a tie. Averages are compared by cross-multiplication, exactly.
 fn closest(
     topics: &[(Members, Option<String>)],
     link: &[Vec<i64>],
-    apart: &Apart,
+    shares: &[Vec<bool>],
+    report_milli: Option<i64>,
 ) -> Option<(usize, usize, i64, i64)> {
     let mut best: Option<(usize, usize, i64, i64)> = None;
     for a in 0..topics.len() {
@@ -222,10 +245,8 @@ fn closest(
                 continue;
             }
             let pairs = (topics[a].0.len() * topics[b].0.len()) as i64;
-            let ids = |t: usize| topics[t].0.iter().map(|m| m.0);
             // In thousandths and by cross-multiplication, as the join itself.
-            let below = |t: f64| link[a][b] < (t * 1000.0).round() as i64 * pairs;
-            if apart.keeps(ids(a), ids(b), below) {
+            if shares[a][b] && report_milli.is_some_and(|r| link[a][b] < r * pairs) {
                 continue;
             }
             let better = best.is_none_or(|(_, _, sum, count)| {
@@ -261,9 +282,8 @@ fn centroid(
             .filter(|(_, (_, _, h))| h.is_none() || hint.is_none() || *h == hint)
             .map(|(t, (members, centroid, _))| (t, members, centroid.cosine(&sum)))
             .filter(|(_, members, sim)| {
-                !apart.keeps(members.iter().map(|m| m.0), group.iter().copied(), |t| {
-                    *sim < t
-                })
+                let ids: Vec<usize> = members.iter().map(|m| m.0).collect();
+                !(apart.threshold().is_some_and(|t| *sim < t) && apart.shared(&ids, &group))
             })
             .map(|(t, _, sim)| (t, sim))
             .filter(|(_, sim)| *sim >= threshold)

@@ -234,11 +234,21 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
             outln!("{t:>9.2} {:>10.3} {:>8.3}", p.precision(), p.recall());
         }
         outln!("threshold {threshold:.2}:");
-        outln!("{:>16} {:>10} {:>8}", "report threshold", "precision", "recall");
+        outln!(
+            "{:>16} {:>10} {:>8}",
+            "report threshold",
+            "precision",
+            "recall"
+        );
         let reports = std::iter::once(None).chain((0..=10).map(|s| Some(f64::from(s) * 0.05)));
         for r in reports {
             let p = score(threshold, r, false)?;
-            outln!("{:>16} {:>10.3} {:>8.3}", shown(r), p.precision(), p.recall());
+            outln!(
+                "{:>16} {:>10.3} {:>8.3}",
+                shown(r),
+                p.precision(),
+                p.recall()
+            );
         }
     }
     let p = score(threshold, report, args.misses)?;
