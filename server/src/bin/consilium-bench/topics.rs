@@ -224,32 +224,8 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         Ok(p)
     };
     let threshold = args.threshold.unwrap_or(defaults.similarity_threshold);
-    let shown = |r: Option<f64>| r.map_or_else(|| "off".to_owned(), |t| format!("{t:.2}"));
     if args.sweep {
-        outln!("report threshold {}:", shown(report));
-        outln!("{:>9} {:>10} {:>8}", "threshold", "precision", "recall");
-        for step in -20..=60 {
-            let t = f64::from(step) / 100.0;
-            let p = score(t, report, false)?;
-            outln!("{t:>9.2} {:>10.3} {:>8.3}", p.precision(), p.recall());
-        }
-        outln!("threshold {threshold:.2}:");
-        outln!(
-            "{:>16} {:>10} {:>8}",
-            "report threshold",
-            "precision",
-            "recall"
-        );
-        let reports = std::iter::once(None).chain((0..=10).map(|s| Some(f64::from(s) * 0.05)));
-        for r in reports {
-            let p = score(threshold, r, false)?;
-            outln!(
-                "{:>16} {:>10.3} {:>8.3}",
-                shown(r),
-                p.precision(),
-                p.recall()
-            );
-        }
+        sweep(&score, threshold, report)?;
     }
     let p = score(threshold, report, args.misses)?;
     outln!(
@@ -262,6 +238,45 @@ pub async fn run(args: &TopicsArgs) -> Result<(), CliError> {
         p.found,
         p.labelled
     );
+    Ok(())
+}
+
+/// A report threshold as printed.
+fn shown(r: Option<f64>) -> String {
+    r.map_or_else(|| "off".to_owned(), |t| format!("{t:.2}"))
+}
+
+/// `--sweep`: precision and recall at similarity thresholds −0.20 to 0.60 with `report`, then at
+/// report thresholds (none, 0 to 0.50) with `threshold`.
+fn sweep(
+    score: &impl Fn(f64, Option<f64>, bool) -> Result<Pairs, CliError>,
+    threshold: f64,
+    report: Option<f64>,
+) -> Result<(), CliError> {
+    outln!("report threshold {}:", shown(report));
+    outln!("{:>9} {:>10} {:>8}", "threshold", "precision", "recall");
+    for step in -20..=60 {
+        let t = f64::from(step) / 100.0;
+        let p = score(t, report, false)?;
+        outln!("{t:>9.2} {:>10.3} {:>8.3}", p.precision(), p.recall());
+    }
+    outln!("threshold {threshold:.2}:");
+    outln!(
+        "{:>16} {:>10} {:>8}",
+        "report threshold",
+        "precision",
+        "recall"
+    );
+    let reports = std::iter::once(None).chain((0..=10).map(|s| Some(f64::from(s) * 0.05)));
+    for r in reports {
+        let p = score(threshold, r, false)?;
+        outln!(
+            "{:>16} {:>10.3} {:>8.3}",
+            shown(r),
+            p.precision(),
+            p.recall()
+        );
+    }
     Ok(())
 }
 
