@@ -97,9 +97,11 @@ impl AgentReply {
     }
 }
 
-/// Each protocol's tasks and replies into the envelope's, and back out of it.
+/// Each protocol's tasks and replies into the envelope's and back out of it, and the envelope's
+/// readers: a task or reply is read by the enum of the protocol that owns its `kind`.
 macro_rules! wraps {
-    ($($variant:ident: $task:ident, $reply:ident;)*) => {$(
+    ($($variant:ident: $task:ident, $reply:ident;)*) => {
+    $(
         impl From<$task> for Task {
             fn from(t: $task) -> Self {
                 Task::$variant(t)
@@ -121,7 +123,24 @@ macro_rules! wraps {
                 AgentReply::$variant(r)
             }
         }
-    )*};
+    )*
+
+        impl<'de> Deserialize<'de> for Task {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let owners: &[Owner<Task>] =
+                    &[$(($task::KINDS, |v| $task::deserialize(v).map(Task::$variant)),)*];
+                by_kind(Value::deserialize(d)?, owners, "task")
+            }
+        }
+
+        impl<'de> Deserialize<'de> for AgentReply {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let owners: &[Owner<AgentReply>] =
+                    &[$(($reply::KINDS, |v| $reply::deserialize(v).map(AgentReply::$variant)),)*];
+                by_kind(Value::deserialize(d)?, owners, "reply")
+            }
+        }
+    };
 }
 
 wraps! {
@@ -157,50 +176,6 @@ fn by_kind<T, E: Error>(value: Value, owners: &[Owner<T>], what: &str) -> Result
         .find(|(kinds, _)| kinds.contains(&kind.as_str()))
         .ok_or_else(|| E::custom(format!("unknown {what} kind `{kind}`")))?;
     read(value).map_err(E::custom)
-}
-
-impl<'de> Deserialize<'de> for Task {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let owners: [Owner<Task>; 5] = [
-            (S4Task::KINDS, |v| S4Task::deserialize(v).map(Task::S4)),
-            (RrTask::KINDS, |v| {
-                RrTask::deserialize(v).map(Task::RoundRobin)
-            }),
-            (WcTask::KINDS, |v| {
-                WcTask::deserialize(v).map(Task::Collapse)
-            }),
-            (EsTask::KINDS, |v| {
-                EsTask::deserialize(v).map(Task::Escalation)
-            }),
-            (RcTask::KINDS, |v| {
-                RcTask::deserialize(v).map(Task::Reconcile)
-            }),
-        ];
-        by_kind(Value::deserialize(d)?, &owners, "task")
-    }
-}
-
-impl<'de> Deserialize<'de> for AgentReply {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let owners: [Owner<AgentReply>; 5] = [
-            (S4Reply::KINDS, |v| {
-                S4Reply::deserialize(v).map(AgentReply::S4)
-            }),
-            (RrReply::KINDS, |v| {
-                RrReply::deserialize(v).map(AgentReply::RoundRobin)
-            }),
-            (WcReply::KINDS, |v| {
-                WcReply::deserialize(v).map(AgentReply::Collapse)
-            }),
-            (EsReply::KINDS, |v| {
-                EsReply::deserialize(v).map(AgentReply::Escalation)
-            }),
-            (RcReply::KINDS, |v| {
-                RcReply::deserialize(v).map(AgentReply::Reconcile)
-            }),
-        ];
-        by_kind(Value::deserialize(d)?, &owners, "reply")
-    }
 }
 
 #[cfg(test)]
