@@ -70,8 +70,8 @@ impl BuiltinAgents {
 
     fn read(&self, query: &str) -> Profile {
         let reading = match self.semantic {
-            Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Neither, |t| t.read(query, k)),
-            None => taxonomy::Reading::Neither,
+            Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Unread, |t| t.read(query, k)),
+            None => taxonomy::Reading::Unread,
         };
         Profile::with(query, reading)
     }

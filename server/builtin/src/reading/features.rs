@@ -14,10 +14,49 @@ const GAP: usize = 3;
 
 const WH: &[&str] = &[
     "what", "whats", "who", "whos", "when", "where", "which", "why", "how", "whose",
+    // The same questions in the other languages people ask in (German, French, Spanish,
+    // Portuguese, Italian, Dutch, Polish, Turkish).
+    "wie", "warum", "wann", "wo", "welche", "welcher", "welches", "wieso", "weshalb", "comment",
+    "pourquoi", "quand", "où", "quel", "quelle", "quels", "quest", "combien", "cómo", "qué",
+    "cuándo", "dónde", "cuál", "cuánto", "cuánta", "como", "porque", "quando", "onde", "qual",
+    "quanto", "quanta", "come", "cosa", "perché", "dove", "quale", "hoe", "wat", "waarom",
+    "wanneer", "waar", "welke", "jak", "dlaczego", "gdzie", "kiedy", "ile", "czy", "nasıl",
+    "neden",
 ];
 const AUX: &[&str] = &[
     "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will",
     "has", "have", "may", "might", "am", "shall", "isnt", "arent", "doesnt", "cant", "whats",
+    "kann", "darf", "soll", "muss", "ist", "sind", "gibt", "puedo", "puede", "debo", "posso",
+    "pode", "devo", "può", "kan", "mag", "moet", "mogę", "można", "est", "peut", "dois",
+];
+/// Function words only English uses ("a", "in", "to" and "me" belong to other languages too).
+const ENGLISH: &[&str] = &[
+    "the", "and", "you", "your", "what", "whats", "how", "why", "when", "where", "who", "which",
+    "of", "for", "with", "it", "its", "this", "that", "does", "did", "can", "could", "should",
+    "would", "are", "were", "about", "from", "have", "has", "had", "get", "if", "they", "them",
+    "their", "our", "his", "be", "been", "being", "just", "please", "than", "then", "any", "some",
+    "much", "many", "into", "not", "there", "she", "he", "him", "my", "dont", "cant", "wont",
+    "ive", "isnt", "doesnt", "is",
+];
+/// Function words of German, French, Spanish, Portuguese, Italian, Dutch, Polish and Turkish.
+const OTHER: &[&str] = &[
+    "der", "die", "das", "und", "ist", "nicht", "ich", "mein", "meine", "meinem", "meiner",
+    "einen", "eine", "ein", "mit", "für", "wie", "was", "kann", "sich", "auf", "dem", "den", "le",
+    "la", "les", "et", "est", "pas", "je", "mon", "ma", "mes", "une", "des", "du", "pour", "avec",
+    "dans", "sur", "qui", "que", "comment", "el", "los", "las", "y", "es", "por", "para", "con",
+    "mi", "mis", "una", "del", "o", "os", "um", "uma", "meu", "minha", "com", "como", "da", "do",
+    "dos", "das", "il", "di", "che", "non", "per", "io", "mio", "mia", "della", "dei", "sono",
+    "het", "een", "en", "niet", "ik", "mijn", "van", "voor", "hoe", "wat", "zijn", "czy", "nie",
+    "jest", "jak", "na", "co", "bir", "ve", "bu", "ne", "için",
+];
+/// Cues that a statement asks for an answer ("…, any tips", "best board games for …").
+const ASKS: &[&str] = &[
+    "tips",
+    "tricks",
+    "ideas",
+    "advice",
+    "best",
+    "recommendations",
 ];
 
 #[derive(Clone, Debug)]
@@ -121,12 +160,21 @@ impl Features {
             .chars()
             .filter(|c| matches!(c, '?' | '？' | '¿'))
             .count();
-        let interrogative =
-            lead.iter().any(|t| WH.contains(t)) || AUX.contains(&first) || question_marks > 0;
+        // A clause after a comma or a full stop may carry the question: "my soufflé exploded in
+        // the oven, why".
+        let clause_asks = head.split([',', ';', '.', ':']).skip(1).any(|clause| {
+            let first = tokenize(clause).0.into_iter().next().unwrap_or_default();
+            WH.contains(&first.as_str()) || AUX.contains(&first.as_str())
+        });
+        let interrogative = lead.iter().any(|t| WH.contains(t))
+            || AUX.contains(&first)
+            || question_marks > 0
+            || clause_asks;
         let question = interrogative
             || hits
                 .iter()
-                .any(|h| matches!(h.cat, Signal::Request | Signal::HowTo));
+                .any(|h| matches!(h.cat, Signal::Request | Signal::HowTo))
+            || tokens.iter().any(|t| ASKS.contains(&t.as_str()));
         let content: Vec<String> = tokens
             .iter()
             .filter(|t| !STOPWORDS.contains(&t.as_str()))
@@ -148,6 +196,23 @@ impl Features {
             question_marks,
             snippet,
         }
+    }
+
+    /// Whether the query reads as English, the one language the sentence model was trained on:
+    /// no more of its words belong to another language (function words of the languages people
+    /// ask in, words with letters outside ASCII) than to English.
+    pub fn english(&self) -> bool {
+        let english = self
+            .tokens
+            .iter()
+            .filter(|t| ENGLISH.contains(&t.as_str()))
+            .count();
+        let other = self
+            .tokens
+            .iter()
+            .filter(|t| OTHER.contains(&t.as_str()) || !t.is_ascii())
+            .count();
+        other <= english
     }
 
     pub fn has(&self, cat: Signal) -> bool {
@@ -279,5 +344,41 @@ impl<'a> Index<'a> {
         self.spans(pat)
             .into_iter()
             .find(|(s, e)| !benign.iter().any(|(bs, be)| s < be && bs < e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Features;
+
+    /// Questions in other languages and questions carried by a later clause are questions; a
+    /// query's language is told by its function words (MN-3).
+    #[test]
+    fn questions_and_languages() {
+        // (query, interrogative, phrased as a question or request, English)
+        let table = [
+            ("how do I reset my router", true, true, true),
+            ("my soufflé exploded in the oven, why", true, true, true),
+            ("my starter collapsed. what happened", true, true, true),
+            ("best board games for family night", false, true, true),
+            ("this level keeps killing me, any tips", false, true, true),
+            ("the moon landing", false, false, true),
+            ("wie erkenne ich eine Phishing-Mail", true, true, false),
+            ("qu'est-ce qu'un rançongiciel", true, true, false),
+            ("¿cómo puedo dormir mejor?", true, true, false),
+            ("como fazer pão sem fermento", true, true, false),
+            ("jak zrobić dobrą kawę", true, true, false),
+            ("hoe kan ik beter slapen", true, true, false),
+            ("meine Frau blutet sehr stark", false, false, false),
+            ("write a poem for my mum in a nice style", false, true, true),
+        ];
+        for (query, interrogative, question, english) in table {
+            let f = Features::of(query);
+            assert_eq!(
+                (f.interrogative, f.question, f.english()),
+                (interrogative, question, english),
+                "{query}"
+            );
+        }
     }
 }

@@ -30,6 +30,9 @@ pub(crate) struct Profile {
     pub semantic: Option<(Finding, Floor)>,
     /// The harmless look-alike the query resembles, when it resembles one far more than a hazard.
     pub look_alike: Option<LookAlike>,
+    /// MN-3: the query is in a language the sentence model reads poorly, and by meaning it sits
+    /// as near a hazard as a look-alike: safety warns rather than guess.
+    pub uncertain: bool,
 }
 
 pub(crate) const HARM_OBJECTS: &[Signal] = &[
@@ -52,6 +55,8 @@ pub(crate) const AIMED_ACTS: &[Signal] = &[
     Signal::Scam,
     Signal::Tracking,
 ];
+/// Safety's risk when the meaning is uncertain (MN-3): a warning, well below the veto line.
+const UNCERTAIN_RISK: i32 = 30;
 pub(crate) const MODERATE: &[(Signal, i32)] = &[
     (Signal::Dosage, 34),
     (Signal::Injection, 36),
@@ -63,15 +68,16 @@ pub(crate) const MODERATE: &[(Signal, i32)] = &[
 ];
 
 impl Profile {
-    /// The profile given what the semantic check made of the query (`Reading::Neither`: phrase
+    /// The profile given what the semantic check made of the query (`Reading::Unread`: phrase
     /// features only).
     pub fn with(query: &str, reading: Reading) -> Profile {
         let f = Features::of(query);
         let faint = matches!(reading, Reading::Faint);
+        let uncertain = matches!(reading, Reading::Neither) && !f.english();
         let (finding, look_alike) = match reading {
             Reading::Hazard(found) => (Some(found), None),
             Reading::LookAlike(l) => (None, Some(l)),
-            Reading::Neither | Reading::Faint => (None, None),
+            Reading::Neither | Reading::Faint | Reading::Unread => (None, None),
         };
         let semantic = finding.map(|found| {
             let floor = safety_first::floor(found.category, safety_first::seeks_means(query));
@@ -89,6 +95,10 @@ impl Profile {
             band = Band::Low;
             risk = 14;
         }
+        if uncertain && band == Band::Low {
+            band = Band::Moderate;
+            risk = UNCERTAIN_RISK;
+        }
         let mut verif = verifiability(&f, band);
         if semantic.is_some() {
             // Whether an answer is safe depends on this person's situation: not verifiable.
@@ -103,6 +113,7 @@ impl Profile {
             useful,
             semantic,
             look_alike,
+            uncertain,
         }
     }
 

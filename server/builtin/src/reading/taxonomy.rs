@@ -165,6 +165,8 @@ pub enum Reading {
     /// phrase features alone ("how does a Roth IRA work", "this level keeps killing me") is
     /// not corroborated by meaning.
     Faint,
+    /// The semantic check did not run (phrase features alone: the evaluation's baseline).
+    Unread,
 }
 
 pub struct Taxonomy {

@@ -9,6 +9,9 @@ use crate::reading::safety_first;
 use crate::reading::taxonomy::Category;
 use crate::Rng;
 
+/// Why safety warns on a query whose meaning it cannot settle (MN-3).
+const UNCERTAIN: &str = "It is not written in English, which the sentence model reads best, and by meaning it sits as close to a dangerous request as to a harmless one: I cannot rule out harm, so I warn rather than guess.";
+
 pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let f = &p.f;
     // S4-6: the band fixes which side of the veto line (50) the risk lands on; jitter stays inside.
@@ -49,6 +52,7 @@ pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
             s.push(format!("I see moderate risk: the query {}.", what(p, 3)));
             match &p.semantic {
                 Some((_, floor)) => s.push(floor.note.into()),
+                None if p.uncertain => s.push(UNCERTAIN.into()),
                 None => s.push(format!("{}.", crate::reading::text::cap(&consequence(p)))),
             }
             s.push(format!("What about {}?", vulnerable(p)));
@@ -160,6 +164,9 @@ pub(crate) fn safety_angle(p: &Profile) -> String {
 fn what(p: &Profile, n: usize) -> String {
     let hits = cites(&p.harm_hits(), n);
     match (hits.is_empty(), p.resemblance()) {
+        (true, None) if p.uncertain => {
+            "may ask for something dangerous in words I cannot read with confidence".into()
+        }
         (_, None) => hits,
         (true, Some(r)) => format!("reads as a request for help with something dangerous: {r}"),
         (false, Some(r)) => format!("{hits}, and {r}"),
