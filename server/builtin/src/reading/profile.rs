@@ -30,8 +30,9 @@ pub(crate) struct Profile {
     pub semantic: Option<(Finding, Floor)>,
     /// The harmless look-alike the query resembles, when it resembles one far more than a hazard.
     pub look_alike: Option<LookAlike>,
-    /// MN-3: the query is in a language the sentence model reads poorly, and by meaning it sits
-    /// as near a hazard as a look-alike: safety warns rather than guess.
+    /// MN-3: the query is in a language the sentence model reads poorly, by meaning it sits as
+    /// near a hazard as a look-alike, and nothing else warns about it: safety warns rather than
+    /// guess.
     pub uncertain: bool,
 }
 
@@ -73,7 +74,7 @@ impl Profile {
     pub fn with(query: &str, reading: Reading) -> Profile {
         let f = Features::of(query);
         let faint = matches!(reading, Reading::Faint);
-        let uncertain = matches!(reading, Reading::Neither) && !f.english();
+        let mut uncertain = matches!(reading, Reading::Neither) && !f.english();
         let (finding, look_alike) = match reading {
             Reading::Hazard(found) => (Some(found), None),
             Reading::LookAlike(l) => (None, Some(l)),
@@ -95,7 +96,10 @@ impl Profile {
             band = Band::Low;
             risk = 14;
         }
-        if uncertain && band == Band::Low {
+        // Only a query nothing else warns about is warned about for it: a warning the phrase
+        // features already raise keeps their reason.
+        uncertain &= band == Band::Low;
+        if uncertain {
             band = Band::Moderate;
             risk = UNCERTAIN_RISK;
         }

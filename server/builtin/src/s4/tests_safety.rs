@@ -103,3 +103,23 @@ fn uncertain_meaning_in_another_language_warns_mn_3() {
         }
     }
 }
+
+/// A warning the phrase features raise on an uncertain query in another language keeps its own
+/// reason (MN-3's reason is for queries nothing else warns about).
+#[test]
+fn a_phrase_warning_keeps_its_reason_when_meaning_is_uncertain_mn_3() {
+    use crate::reading::profile::{Band, Profile};
+    use crate::reading::taxonomy::Reading;
+    let query = "wie viel mg Ibuprofen darf ich bei Zahnschmerzen nehmen, dose";
+    let p = Profile::with(query, Reading::Neither);
+    assert_eq!(p.band, Band::Moderate);
+    assert!(!p.uncertain);
+    let mut rng = crate::Rng::new(1, query, "safety", 1, "");
+    let position = super::position(protocol::Role::Safety, &p, &mut rng);
+    assert_eq!(position.decision, Decision::Warn);
+    assert!(
+        !position.reasoning.contains("not written in English"),
+        "{}",
+        position.reasoning
+    );
+}
