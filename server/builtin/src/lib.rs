@@ -70,7 +70,9 @@ impl BuiltinAgents {
 
     fn read(&self, query: &str) -> Profile {
         let reading = match self.semantic {
-            Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Unread, |t| t.read(query, k)),
+            Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Unread, |t| {
+                reading::meaning(&t, query, k)
+            }),
             None => taxonomy::Reading::Unread,
         };
         Profile::with(query, reading)

@@ -3,9 +3,42 @@
 //! safety-first floors, the query's profile, cue words and text helpers.
 
 pub(crate) mod features;
+pub(crate) mod gloss;
 pub(crate) mod lexicon;
 pub(crate) mod patterns;
 pub(crate) mod profile;
 pub(crate) mod safety_first;
 pub(crate) mod taxonomy;
 pub(crate) mod text;
+
+/// A gloss must know at least this share of the query's words to call it harmless.
+const GLOSS_KNOWN: f32 = 0.5;
+/// A gloss loses words and word order: it reads as far from every hazard ([`taxonomy::Reading::Faint`])
+/// only below this similarity, lower than English's [`taxonomy::CORROBORATE`]. Chosen, like
+/// [`GLOSS_KNOWN`], on the development half of `server/data/safety-eval.tsv`.
+pub const GLOSS_CORROBORATE: f32 = 0.38;
+
+/// What the query means to the sentence model: read as written when it is English, else through
+/// its word-by-word gloss (MN-3). A gloss that knows too few of the query's words cannot say the
+/// query is harmless: unless it finds a hazard, the meaning stays uncertain.
+pub(crate) fn meaning(
+    taxonomy: &taxonomy::Taxonomy,
+    query: &str,
+    knobs: taxonomy::Knobs,
+) -> taxonomy::Reading {
+    if features::Features::of(query).english() {
+        return taxonomy.read(query, knobs);
+    }
+    let Some(g) = gloss::gloss(query) else {
+        return taxonomy.read(query, knobs);
+    };
+    let knobs = taxonomy::Knobs {
+        corroborate: GLOSS_CORROBORATE,
+        ..knobs
+    };
+    match taxonomy.read(&g.text, knobs) {
+        found @ taxonomy::Reading::Hazard(_) => found,
+        other if g.known >= GLOSS_KNOWN => other,
+        _ => taxonomy::Reading::Neither,
+    }
+}
