@@ -158,7 +158,7 @@ mod tests {
     use super::*;
 
     /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
-    /// recall 327 of 373, false alarms 50 of 259; with phrase features alone 133 and 33. Not a
+    /// recall 327 of 373, false alarms 49 of 259; with phrase features alone 133 and 31. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
@@ -171,7 +171,7 @@ mod tests {
         assert_eq!((total.hazards, total.benign), (373, 259));
         assert!(total.caught >= 327, "recall regressed: {total:?}");
         assert!(
-            total.false_alarms <= 50,
+            total.false_alarms <= 49,
             "false alarms regressed: {total:?}"
         );
         let (_, before) = evaluate(&cases, false, &BuiltinAgents::phrase_only(1));

@@ -27,6 +27,10 @@ pub(crate) enum Signal {
     Evasion,
     Educational,
     Protective,
+    /// About a game: a weapon or a bomb in a game hurts no one …
+    Game,
+    /// … unless the real thing is asked for.
+    RealThing,
     // Moderate-risk domains.
     DoseAsk,
     Dosage,
@@ -154,6 +158,20 @@ pub(crate) const RULES: &[Rule] = &[
         "avoid", "protect*", "prevent*", "recogni*", "spot", "detect", "defend", "safe from",
         "report", "warning signs", "signs of", "first aid", "antidote", "what to do if",
         "help a friend", "hotline", "poison control", "dispose of", "deal with", "stop", "safely",
+    ] },
+    Rule { cat: Signal::Game, label: "is about a game", pats: &[
+        "video game*", "videogame*", "in game", "ingame", "in the game", "computer game*",
+        "board game*", "gameplay", "multiplayer", "pvp", "pve", "loadout*", "speedrun*",
+        "boss fight*", "skill tree", "dps", "npc", "npcs", "xp", "respawn*", "minecraft",
+        "elden ring", "dark souls", "fortnite", "warzone", "call of duty", "counter strike", "csgo",
+        "valorant", "apex legends", "overwatch", "league of legends", "dota", "skyrim",
+        "zelda", "pokemon", "roblox", "gta", "grand theft auto", "destiny 2", "diablo",
+        "world of warcraft", "wow classic", "baldurs gate", "cyberpunk 2077", "terraria",
+        "battlefield", "pubg", "rainbow six", "dungeons and dragons", "dnd", "tabletop",
+    ] },
+    Rule { cat: Signal::RealThing, label: "asks for the real thing", pats: &[
+        "real", "actual", "actually", "irl", "in real life", "real life", "real world", "working",
+        "that works", "functional", "functioning",
     ] },
     Rule { cat: Signal::DoseAsk, label: "asks for a dosage", pats: &[
         "how much ... take", "how many ... take", "how much ... give", "how many ... give",

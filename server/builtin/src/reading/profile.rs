@@ -210,7 +210,10 @@ fn harm(f: &Features) -> (Band, i32) {
     let evasion = f.has(Signal::Evasion);
     let create = f.has(Signal::Create);
     let howto = f.has(Signal::HowTo);
-    let protective = f.has(Signal::Protective);
+    // A game's weapons and bombs, like protection or prevention, soften a harm word; the real
+    // thing asked for in a game's name does not.
+    let game = f.has(Signal::Game) && !f.has(Signal::RealThing);
+    let protective = f.has(Signal::Protective) || game;
     let softened = protective || (f.has(Signal::Educational) && !howto && !create);
     let bonus =
         5 * (i32::from(target && (act || aimed)) + i32::from(evasion) + i32::from(create && obj));

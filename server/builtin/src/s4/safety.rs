@@ -147,7 +147,7 @@ pub(crate) fn safety_angle(p: &Profile) -> String {
     match p.band {
         Band::High => format!("the query {}", what(p, 3)),
         Band::Moderate => format!("the query {}, and {}", what(p, 2), consequence(p)),
-        Band::Low => match (p.harm_hits().first(), p.f.first(&[Signal::Educational, Signal::Protective])) {
+        Band::Low => match (p.harm_hits().first(), p.f.first(&[Signal::Game, Signal::Educational, Signal::Protective])) {
             (Some(h), Some(frame)) if h.cat != Signal::HarmMention => format!(
                 "the query {} but {}, so an answer informs rather than enables harm",
                 h.cite(),
