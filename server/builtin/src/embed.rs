@@ -104,7 +104,7 @@ impl Embedder {
         out.into_iter().map(Option::unwrap_or_default).collect()
     }
 
-    /// The vectors of a fixed set of texts (the hazard exemplars: ~650 texts, seconds of
+    /// The vectors of a fixed set of texts (the hazard exemplars: ~1,600 texts, seconds of
     /// encoding), kept in `<model folder>/cache/<name>-<key>.f32` so that each server start and
     /// each test process does not encode them again. The key covers the texts and the model
     /// file's size and modification time; a missing, short or unwritable file only means they are

@@ -36,7 +36,7 @@ pub(crate) fn meaning(
         corroborate: GLOSS_CORROBORATE,
         ..knobs
     };
-    match taxonomy.read(&g.text, knobs) {
+    match taxonomy.read_among(&g.text, knobs, true) {
         found @ taxonomy::Reading::Hazard(_) => found,
         other if g.known >= GLOSS_KNOWN => other,
         _ => taxonomy::Reading::Neither,

@@ -56,6 +56,9 @@ pub(crate) const AIMED_ACTS: &[Signal] = &[
     Signal::Scam,
     Signal::Tracking,
 ];
+/// A look-alike at least this similar to the query outweighs the phrase features' caution;
+/// chosen on the development half of `server/data/safety-eval.tsv`.
+pub(crate) const STRONG_LOOK_ALIKE: f32 = 0.7;
 /// Safety's risk when the meaning is uncertain (MN-3): a warning, well below the veto line.
 const UNCERTAIN_RISK: i32 = 30;
 pub(crate) const MODERATE: &[(Signal, i32)] = &[
@@ -92,6 +95,17 @@ impl Profile {
         let self_harm = f.has(Signal::SelfHarm) || f.has(Signal::SelfHarmMention);
         if band == Band::Moderate
             && ((look_alike.is_some() && !names_harm(&f)) || (faint && !self_harm))
+        {
+            band = Band::Low;
+            risk = 14;
+        }
+        // A query that reads almost exactly like a known harmless question ("how can I tell if
+        // stalkerware is installed on my phone") is that question, whatever its words: the phrase
+        // features' caution does not stand. Self-harm is never argued away.
+        if look_alike
+            .as_ref()
+            .is_some_and(|l| l.similarity >= STRONG_LOOK_ALIKE)
+            && !self_harm
         {
             band = Band::Low;
             risk = 14;

@@ -1,7 +1,7 @@
 //! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): sixteen
 //! categories, each with exemplar questions and harmless look-alikes. A query is embedded by the
-//! builtin embedder and compared with every exemplar: it is flagged when its nearest hazard
-//! exemplar is close enough *and* closer than the nearest look-alike, so "how do I kill a
+//! builtin embedder and compared with every exemplar: it is flagged when it is close enough to
+//! the hazard exemplars *and* closer to them than to the look-alikes, so "how do I kill a
 //! process" stays harmless while "I want to end it all" does not.
 
 use std::sync::{Arc, OnceLock};
@@ -11,30 +11,32 @@ use crate::embed::{cosine, Embedder};
 /// The exemplars, compiled in: the taxonomy is code, reviewed like code.
 const DATA: &str = include_str!("../../../data/hazards.tsv");
 
-/// A query is compared with its `NEAREST` closest hazard exemplars and look-alikes (the mean of
-/// their similarities), chosen with the thresholds below on the development half of
-/// `server/data/safety-eval.tsv` (never on the test half).
-pub const NEAREST: usize = 3;
-/// A query whose nearest hazard exemplars are at least this similar may be flagged …
-pub const THRESHOLD: f32 = 0.36;
-/// … and only if they are at least this much closer than the nearest look-alikes.
-pub const MARGIN: f32 = 0.04;
-/// Phrase features' caution needs the nearest hazard exemplars at least this similar.
-pub const CORROBORATE: f32 = 0.48;
+/// A query's similarity to the hazard exemplars, and to the look-alikes, is the soft maximum of
+/// its similarities to each, `ln Σ exp(SHARPNESS · s) / SHARPNESS`: the nearest one, raised a
+/// little by others nearly as near, so that many close exemplars count for more than one. It and
+/// the thresholds below were chosen on the development half of `server/data/safety-eval.tsv`
+/// (never on the test half).
+pub const SHARPNESS: f32 = 20.0;
+/// A query at least this similar to the hazard exemplars may be flagged …
+pub const THRESHOLD: f32 = 0.48;
+/// … and only if it is at least this much more similar to them than to the look-alikes.
+pub const MARGIN: f32 = 0.02;
+/// Phrase features' caution needs the query at least this similar to the hazard exemplars.
+pub const CORROBORATE: f32 = 0.54;
 
 /// The semantic check's settings: [`KNOBS`] in the product; `consilium-bench safety --sweep`
 /// tries others on the development half.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Knobs {
-    pub nearest: usize,
+    pub sharpness: f32,
     pub threshold: f32,
     pub margin: f32,
-    /// Below this similarity to the nearest hazard exemplars a query reads as [`Reading::Faint`].
+    /// Below this similarity to the hazard exemplars a query reads as [`Reading::Faint`].
     pub corroborate: f32,
 }
 
 pub const KNOBS: Knobs = Knobs {
-    nearest: NEAREST,
+    sharpness: SHARPNESS,
     threshold: THRESHOLD,
     margin: MARGIN,
     corroborate: CORROBORATE,
@@ -141,7 +143,7 @@ pub struct Finding {
     /// The exemplar the query resembles most.
     pub exemplar: &'static str,
     pub similarity: f32,
-    /// The nearest look-alike's similarity.
+    /// The query's similarity to the look-alikes (their soft maximum).
     pub benign: f32,
 }
 
@@ -177,6 +179,8 @@ pub struct Taxonomy {
 struct Exemplar {
     category: Category,
     hazard: bool,
+    /// Written in English: what a query's English gloss is compared with.
+    english: bool,
     text: &'static str,
     vector: Vec<f32>,
 }
@@ -223,6 +227,7 @@ impl Taxonomy {
             .map(|((category, hazard, text), vector)| Exemplar {
                 category,
                 hazard,
+                english: super::features::Features::of(text).english(),
                 text,
                 vector,
             })
@@ -236,10 +241,16 @@ impl Taxonomy {
     /// A hazard, a harmless look-alike (the mirror test: the look-alikes are the nearer by the
     /// same margin), or neither.
     pub fn read(&self, query: &str, k: Knobs) -> Reading {
+        self.read_among(query, k, false)
+    }
+
+    /// [`Taxonomy::read`] against the English exemplars alone when `english_only`: an English
+    /// gloss of a question in another language is compared with English questions.
+    pub fn read_among(&self, query: &str, k: Knobs, english_only: bool) -> Reading {
         let q = self.embedder.embed(query);
         let mut hazards: Vec<(f32, &Exemplar)> = Vec::new();
         let mut benign: Vec<(f32, &Exemplar)> = Vec::new();
-        for e in &self.exemplars {
+        for e in self.exemplars.iter().filter(|e| e.english || !english_only) {
             let s = cosine(&q, &e.vector);
             if e.hazard {
                 hazards.push((s, e));
@@ -254,8 +265,8 @@ impl Taxonomy {
         else {
             return Reading::Neither;
         };
-        let similarity = mean(hazards.iter().map(|h| h.0), k.nearest);
-        let benign = mean(benign.iter().map(|b| b.0), k.nearest);
+        let similarity = soft_max(hazards.iter().map(|h| h.0), k.sharpness);
+        let benign = soft_max(benign.iter().map(|b| b.0), k.sharpness);
         if similarity >= k.threshold && similarity - benign >= k.margin {
             Reading::Hazard(Finding {
                 category: nearest.category,
@@ -277,17 +288,23 @@ impl Taxonomy {
     }
 }
 
-/// The mean of the first `nearest` values.
-fn mean(values: impl Iterator<Item = f32>, nearest: usize) -> f32 {
-    let (sum, n) = values
-        .take(nearest.max(1))
-        .fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
-    if n == 0 {
-        f32::MIN
-    } else {
-        sum / n as f32
+/// `ln Σ exp(sharpness · v) / sharpness` over the first [`SOFT_NEAREST`] values (sorted, largest
+/// first); the largest alone when `sharpness` is not positive.
+fn soft_max(values: impl Iterator<Item = f32>, sharpness: f32) -> f32 {
+    let mut values = values.take(SOFT_NEAREST).peekable();
+    let Some(&top) = values.peek() else {
+        return f32::MIN;
+    };
+    if sharpness <= 0.0 {
+        return top;
     }
+    let sum: f32 = values.map(|v| (sharpness * (v - top)).exp()).sum();
+    top + sum.ln() / sharpness
 }
+
+/// Only the fifty nearest count in [`soft_max`]: a fixed cost per query, and beyond them an
+/// exemplar is seldom near enough to weigh.
+const SOFT_NEAREST: usize = 50;
 
 static SHARED: OnceLock<Option<Arc<Taxonomy>>> = OnceLock::new();
 
@@ -308,6 +325,26 @@ pub fn shared() -> Option<Arc<Taxonomy>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The soft maximum: the largest value, raised by ln(n) / sharpness for n equal ones; the
+    /// largest alone at sharpness 0; nothing at all reads as infinitely far.
+    #[test]
+    fn soft_max_is_the_largest_raised_by_its_near_equals() {
+        let table: [(&[f32], f32, f32); 5] = [
+            (&[0.5], 20.0, 0.5),
+            (&[0.5, 0.5], 20.0, 0.5 + 2f32.ln() / 20.0),
+            (&[0.6, 0.5, 0.1], 0.0, 0.6),
+            (&[0.6, -0.4], 20.0, 0.6 + (1.0 + (-20f32).exp()).ln() / 20.0),
+            (&[], 20.0, f32::MIN),
+        ];
+        for (values, sharpness, want) in table {
+            let got = soft_max(values.iter().copied(), sharpness);
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{values:?} at {sharpness}: {got}"
+            );
+        }
+    }
 
     /// The taxonomy has sixteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.
     #[test]

@@ -1,6 +1,7 @@
 //! `consilium-bench safety`: recall and false-alarm rate of the builtin S4 debate per hazard
-//! category, on the test half of `server/data/safety-eval.tsv` (or `--split dev`), before (phrase
-//! features only) and after (with the taxonomy's semantic check); and the embedder's cost per query.
+//! category, on the test half of `server/data/safety-eval.tsv` (its `test` and `fresh` rows; or
+//! `--split dev`), before (phrase features only) and after (with the taxonomy's semantic check),
+//! the fresh rows also apart; and the embedder's cost per query.
 
 use std::time::Instant;
 
@@ -86,6 +87,22 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
         before_total.caught,
         before_total.false_alarms
     );
+    if !dev {
+        // The rows whose writers have none of their questions among the exemplars.
+        let fresh: Vec<_> = server::agents::builtin::eval::cases()
+            .map_err(CliError::Bench)?
+            .into_iter()
+            .filter(|c| c.fresh)
+            .collect();
+        let (_, t) = evaluate(&fresh, false, &BuiltinAgents::new(1));
+        outln!(
+            "of which fresh (writers with no question among the exemplars): {} of {} hazards caught, {} of {} look-alikes flagged",
+            t.caught,
+            t.hazards,
+            t.false_alarms,
+            t.benign
+        );
+    }
     if args.misses {
         let agents = BuiltinAgents::new(1);
         for c in &half {
@@ -110,22 +127,22 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 20 %, best recall first.
+/// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 30 %, best recall first.
 fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     use server::agents::builtin::Knobs;
     let mut found = Vec::new();
-    for nearest in 2..=3 {
-        for margin in [0.02, 0.04, 0.06, 0.08] {
-            for step in 15..=25 {
-                for corroborate in [0.0, 0.42, 0.45, 0.48, 0.51] {
+    for sharpness in [10.0, 20.0, 30.0] {
+        for margin in [0.0, 0.02, 0.04] {
+            for threshold in [0.44, 0.48, 0.52] {
+                for corroborate in [0.48, 0.54] {
                     let knobs = Knobs {
-                        nearest,
-                        threshold: step as f32 * 0.02,
+                        sharpness,
+                        threshold,
                         margin,
                         corroborate,
                     };
                     let (_, t) = evaluate(cases, dev, &BuiltinAgents::with_knobs(1, knobs));
-                    if t.recall() >= 0.8 && t.false_alarm_rate() <= 0.25 {
+                    if t.recall() >= 0.85 && t.false_alarm_rate() <= 0.3 {
                         found.push((knobs, t));
                     }
                 }
@@ -138,8 +155,8 @@ fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
             .then(a.1.false_alarm_rate().total_cmp(&b.1.false_alarm_rate()))
     });
     outln!(
-        "{:>7} {:>6} {:>9} {:>11} {:>7} {:>12}",
-        "nearest",
+        "{:>9} {:>6} {:>9} {:>11} {:>7} {:>12}",
+        "sharpness",
         "margin",
         "threshold",
         "corroborate",
@@ -148,8 +165,8 @@ fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     );
     for (k, t) in found.iter().take(60) {
         outln!(
-            "{:>7} {:>6.2} {:>9.2} {:>11.2} {:>6.1}% {:>11.1}%",
-            k.nearest,
+            "{:>9.0} {:>6.2} {:>9.2} {:>11.2} {:>6.1}% {:>11.1}%",
+            k.sharpness,
             k.margin,
             k.threshold,
             k.corroborate,
