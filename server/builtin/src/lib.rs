@@ -69,13 +69,14 @@ impl BuiltinAgents {
     }
 
     fn read(&self, query: &str) -> Profile {
+        let f = reading::features::Features::of(query);
         let reading = match self.semantic {
             Some(k) => taxonomy::shared().map_or(taxonomy::Reading::Unread, |t| {
-                reading::meaning(&t, query, k)
+                reading::meaning(&t, query, &f, k)
             }),
             None => taxonomy::Reading::Unread,
         };
-        Profile::with(query, reading)
+        Profile::of(query, f, reading)
     }
 
     fn profile(&self, query: &Arc<str>) -> Arc<Profile> {

@@ -18,15 +18,17 @@ const GLOSS_KNOWN: f32 = 0.5;
 /// [`GLOSS_KNOWN`], on the development half of `server/data/safety-eval.tsv`.
 pub const GLOSS_CORROBORATE: f32 = 0.38;
 
-/// What the query means to the sentence model: read as written when it is English, else through
-/// its word-by-word gloss (MN-3). A gloss that knows too few of the query's words cannot say the
-/// query is harmless: unless it finds a hazard, the meaning stays uncertain.
+/// What the query means to the sentence model: read as written when it is English (`f`, its
+/// phrase features, tell), else through its word-by-word gloss (MN-3). A gloss that knows too few
+/// of the query's words cannot say the query is harmless: unless it finds a hazard, the meaning
+/// stays uncertain.
 pub(crate) fn meaning(
     taxonomy: &taxonomy::Taxonomy,
     query: &str,
+    f: &features::Features,
     knobs: taxonomy::Knobs,
 ) -> taxonomy::Reading {
-    if features::Features::of(query).english() {
+    if f.english() {
         return taxonomy.read(query, knobs);
     }
     let Some(g) = gloss::gloss(query) else {

@@ -72,10 +72,15 @@ pub(crate) const MODERATE: &[(Signal, i32)] = &[
 ];
 
 impl Profile {
-    /// The profile given what the semantic check made of the query (`Reading::Unread`: phrase
-    /// features only).
+    /// [`Profile::of`] with the query's phrase features worked out here.
+    #[cfg(test)]
     pub fn with(query: &str, reading: Reading) -> Profile {
-        let f = Features::of(query);
+        Profile::of(query, Features::of(query), reading)
+    }
+
+    /// The profile of a query with phrase features `f`, given what the semantic check made of it
+    /// (`Reading::Unread`: phrase features only).
+    pub fn of(query: &str, f: Features, reading: Reading) -> Profile {
         let faint = matches!(reading, Reading::Faint);
         let mut uncertain = matches!(reading, Reading::Neither) && !f.english();
         let (finding, look_alike) = match reading {

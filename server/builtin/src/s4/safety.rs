@@ -3,7 +3,7 @@
 use protocol::{Decision, Position};
 
 use super::reasoning::{cites, finish};
-use crate::reading::features::Signal;
+use crate::reading::features::{Hit, Signal};
 use crate::reading::profile::{Band, Profile};
 use crate::reading::safety_first;
 use crate::reading::taxonomy::Category;
@@ -147,7 +147,7 @@ pub(crate) fn safety_angle(p: &Profile) -> String {
     match p.band {
         Band::High => format!("the query {}", what(p, 3)),
         Band::Moderate => format!("the query {}, and {}", what(p, 2), consequence(p)),
-        Band::Low => match (p.harm_hits().first(), p.f.first(&[Signal::Game, Signal::Educational, Signal::Protective])) {
+        Band::Low => match (p.harm_hits().first(), frame(p)) {
             (Some(h), Some(frame)) if h.cat != Signal::HarmMention => format!(
                 "the query {} but {}, so an answer informs rather than enables harm",
                 h.cite(),
@@ -157,6 +157,17 @@ pub(crate) fn safety_angle(p: &Profile) -> String {
             (None, _) => "nothing in the query points to harm (no weapon, no dangerous procedure, no vulnerable-user trigger)".into(),
         },
     }
+}
+
+/// What makes a harm word harmless here: a game (unless the real thing is asked for), a question
+/// about facts, or protection.
+fn frame(p: &Profile) -> Option<&Hit> {
+    let frames: &[Signal] = if p.f.has(Signal::RealThing) {
+        &[Signal::Educational, Signal::Protective]
+    } else {
+        &[Signal::Game, Signal::Educational, Signal::Protective]
+    };
+    p.f.first(frames)
 }
 
 /// What the query does that matters to safety: the phrase features that justify the band, and

@@ -230,3 +230,26 @@ fn a_near_copy_of_a_harmless_question_outweighs_its_harm_words() {
         assert_eq!(p.band, want, "{query} ({look_alike:?}): risk {}", p.risk);
     }
 }
+
+/// Safety names what softens a harm word: a game only when the real thing is not asked for.
+#[test]
+fn a_game_is_named_as_the_frame_only_when_it_softens() {
+    use crate::reading::profile::{Band, Profile};
+    use crate::reading::taxonomy::Reading;
+    let table = [
+        (
+            "why is the rifle in call of duty so famous",
+            "is about a game",
+        ),
+        (
+            "why is the real rifle behind the one in call of duty so famous",
+            "is framed as a question about facts",
+        ),
+    ];
+    for (query, frame) in table {
+        let p = Profile::with(query, Reading::Neither);
+        assert_eq!(p.band, Band::Low, "{query}: risk {}", p.risk);
+        let angle = super::safety::safety_angle(&p);
+        assert!(angle.contains(frame), "{query}: {angle}");
+    }
+}
