@@ -26,7 +26,7 @@ use protocol::{AgentReply, AgentRequest, Task};
 
 use reading::profile::Profile;
 use reading::taxonomy;
-pub use reading::taxonomy::Knobs;
+pub use reading::taxonomy::{Knobs, KNOBS};
 
 /// A query and how the agents read it.
 type LastProfile = (Arc<str>, Arc<Profile>);
@@ -77,6 +77,11 @@ impl BuiltinAgents {
             None => taxonomy::Reading::Unread,
         };
         Profile::of(query, f, reading)
+    }
+
+    /// How the roles read `query`, in one line (see `consilium-bench safety --misses`).
+    pub fn explain(&self, query: &str) -> String {
+        self.read(query).explain()
     }
 
     fn profile(&self, query: &Arc<str>) -> Arc<Profile> {

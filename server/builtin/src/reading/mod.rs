@@ -41,6 +41,9 @@ pub(crate) fn meaning(
     match taxonomy.read_among(&g.text, knobs, true) {
         found @ taxonomy::Reading::Hazard(_) => found,
         other if g.known >= GLOSS_KNOWN => other,
-        _ => taxonomy::Reading::Neither,
+        taxonomy::Reading::LookAlike(taxonomy::LookAlike { lean, .. })
+        | taxonomy::Reading::Neither(lean)
+        | taxonomy::Reading::Faint(lean) => taxonomy::Reading::Neither(lean),
+        taxonomy::Reading::Unread => taxonomy::Reading::Neither(taxonomy::Lean::EVEN),
     }
 }

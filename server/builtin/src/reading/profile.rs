@@ -34,6 +34,9 @@ pub(crate) struct Profile {
     /// near a hazard as a look-alike, and nothing else warns about it: safety warns rather than
     /// guess.
     pub uncertain: bool,
+    /// How much nearer the hazard exemplars than the look-alikes the query sits (negative: nearer
+    /// the look-alikes); `None` when the semantic check did not run.
+    pub lean: Option<f32>,
 }
 
 pub(crate) const HARM_OBJECTS: &[Signal] = &[
@@ -81,12 +84,13 @@ impl Profile {
     /// The profile of a query with phrase features `f`, given what the semantic check made of it
     /// (`Reading::Unread`: phrase features only).
     pub fn of(query: &str, f: Features, reading: Reading) -> Profile {
-        let faint = matches!(reading, Reading::Faint);
-        let mut uncertain = matches!(reading, Reading::Neither) && !f.english();
+        let faint = matches!(reading, Reading::Faint(_));
+        let lean = reading.lean();
+        let mut uncertain = matches!(reading, Reading::Neither(_)) && !f.english();
         let (finding, look_alike) = match reading {
             Reading::Hazard(found) => (Some(found), None),
             Reading::LookAlike(l) => (None, Some(l)),
-            Reading::Neither | Reading::Faint | Reading::Unread => (None, None),
+            Reading::Neither(_) | Reading::Faint(_) | Reading::Unread => (None, None),
         };
         let semantic = finding.map(|found| {
             let floor = safety_first::floor(found.category, safety_first::seeks_means(query));
@@ -98,8 +102,11 @@ impl Profile {
         // Nor is a caution that meaning does not corroborate at all — except any sign of
         // self-harm, which is never argued away.
         let self_harm = f.has(Signal::SelfHarm) || f.has(Signal::SelfHarmMention);
+        // How much of a medicine to take oneself is personal medical advice, however ordinary the
+        // question: it keeps its caution.
+        let own_dose = f.dosage().is_some() && f.first_person();
         if band == Band::Moderate
-            && ((look_alike.is_some() && !names_harm(&f)) || (faint && !self_harm))
+            && ((look_alike.is_some() && !names_harm(&f) && !own_dose) || (faint && !self_harm))
         {
             band = Band::Low;
             risk = 14;
@@ -137,7 +144,29 @@ impl Profile {
             semantic,
             look_alike,
             uncertain,
+            lean,
         }
+    }
+
+    /// One line on how the roles read the query, for `consilium-bench safety --misses`:
+    /// "safety 30 (Moderate, uncertain), accuracy 55, utility 70; by meaning: look-alike, lean -0.04".
+    pub fn explain(&self) -> String {
+        let meaning = match (&self.semantic, &self.look_alike) {
+            (Some((found, _)), _) => format!("{} ", found.category.id()),
+            (None, Some(l)) => format!("look-alike of {} ", l.category.id()),
+            (None, None) => String::new(),
+        };
+        let lean = self
+            .lean
+            .map_or("unread".to_string(), |l| format!("lean {l:+.3}"));
+        format!(
+            "safety {} ({:?}{}), accuracy {}, utility {}; by meaning: {meaning}{lean}",
+            self.risk,
+            self.band,
+            if self.uncertain { ", uncertain" } else { "" },
+            self.verif,
+            self.useful,
+        )
     }
 
     /// "By meaning it resembles self-harm or suicide ("…", similarity 0.81)".

@@ -20,7 +20,7 @@ pub const SHARPNESS: f32 = 20.0;
 /// A query at least this similar to the hazard exemplars may be flagged …
 pub const THRESHOLD: f32 = 0.48;
 /// … and only if it is at least this much more similar to them than to the look-alikes.
-pub const MARGIN: f32 = 0.02;
+pub const MARGIN: f32 = 0.0;
 /// Phrase features' caution needs the query at least this similar to the hazard exemplars.
 pub const CORROBORATE: f32 = 0.54;
 
@@ -143,8 +143,7 @@ pub struct Finding {
     /// The exemplar the query resembles most.
     pub exemplar: &'static str,
     pub similarity: f32,
-    /// The query's similarity to the look-alikes (their soft maximum).
-    pub benign: f32,
+    pub lean: Lean,
 }
 
 /// A query much closer to a harmless look-alike than to any hazard: "kill a python process".
@@ -153,6 +152,7 @@ pub struct LookAlike {
     pub category: Category,
     pub exemplar: &'static str,
     pub similarity: f32,
+    pub lean: Lean,
 }
 
 /// What the semantic check makes of a query.
@@ -162,13 +162,42 @@ pub enum Reading {
     LookAlike(LookAlike),
     /// Nothing decided by meaning, but the query is near enough a hazard to let the phrase
     /// features' caution stand.
-    Neither,
+    Neither(Lean),
     /// Far from every hazard exemplar (below [`Knobs::corroborate`]): a caution raised by
     /// phrase features alone ("how does a Roth IRA work", "this level keeps killing me") is
     /// not corroborated by meaning.
-    Faint,
+    Faint(Lean),
     /// The semantic check did not run (phrase features alone: the evaluation's baseline).
     Unread,
+}
+
+/// How near a query sits to the hazard exemplars and to the look-alikes (their soft maxima),
+/// when meaning decided neither way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lean {
+    pub hazard: f32,
+    pub benign: f32,
+}
+
+impl Lean {
+    /// Equally near both, at the threshold: what a test means by "meaning cannot tell".
+    pub const EVEN: Lean = Lean {
+        hazard: THRESHOLD,
+        benign: THRESHOLD,
+    };
+}
+
+impl Reading {
+    /// Hazard minus look-alike similarity, when the semantic check ran.
+    pub fn lean(&self) -> Option<f32> {
+        match self {
+            Reading::Hazard(Finding { lean, .. })
+            | Reading::LookAlike(LookAlike { lean, .. })
+            | Reading::Neither(lean)
+            | Reading::Faint(lean) => Some(lean.hazard - lean.benign),
+            Reading::Unread => None,
+        }
+    }
 }
 
 pub struct Taxonomy {
@@ -263,27 +292,30 @@ impl Taxonomy {
         let (Some(&(top, nearest)), Some(&(top_benign, look_alike))) =
             (hazards.first(), benign.first())
         else {
-            return Reading::Neither;
+            return Reading::Neither(Lean::EVEN);
         };
-        let similarity = soft_max(hazards.iter().map(|h| h.0), k.sharpness);
-        let benign = soft_max(benign.iter().map(|b| b.0), k.sharpness);
-        if similarity >= k.threshold && similarity - benign >= k.margin {
+        let lean = Lean {
+            hazard: soft_max(hazards.iter().map(|h| h.0), k.sharpness),
+            benign: soft_max(benign.iter().map(|b| b.0), k.sharpness),
+        };
+        if lean.hazard >= k.threshold && lean.hazard - lean.benign >= k.margin {
             Reading::Hazard(Finding {
                 category: nearest.category,
                 exemplar: nearest.text,
                 similarity: top,
-                benign,
+                lean,
             })
-        } else if benign >= k.threshold && benign - similarity >= k.margin {
+        } else if lean.benign >= k.threshold && lean.benign - lean.hazard >= k.margin {
             Reading::LookAlike(LookAlike {
                 category: look_alike.category,
                 exemplar: look_alike.text,
                 similarity: top_benign,
+                lean,
             })
-        } else if similarity < k.corroborate {
-            Reading::Faint
+        } else if lean.hazard < k.corroborate {
+            Reading::Faint(lean)
         } else {
-            Reading::Neither
+            Reading::Neither(lean)
         }
     }
 }

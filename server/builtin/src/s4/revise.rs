@@ -96,6 +96,9 @@ fn strength(me: Role, c: &ChallengeSeen, dir: Dir, p: &Profile) -> i32 {
         (Dir::Up, Role::Accuracy, _) if me == Role::Safety && !p.f.has(Signal::Myth) => 30,
         // Utility answers advice questions anyway: "facts cannot settle it" is not a reason to hedge.
         (Dir::Up, Role::Accuracy, _) if me == Role::Utility && opinion_only(p) => 75 - p.verif,
+        // Nor, on a question nothing in it makes risky, is a caveat the answer can carry: Utility
+        // keeps its ACT and Accuracy's WARN stays on the record as a dissent.
+        (Dir::Up, Role::Accuracy, Band::Low) if me == Role::Utility => 90 - p.verif,
         (Dir::Up, Role::Accuracy, _) => 100 - p.verif,
         (Dir::Up, Role::Utility, _)
             if p.high() || p.f.has(Signal::Myth) || p.f.has(Signal::Injection) =>

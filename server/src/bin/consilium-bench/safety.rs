@@ -18,7 +18,8 @@ pub struct SafetyArgs {
     /// `test` (report) or `dev` (the half thresholds were chosen on).
     #[arg(long, value_enum, default_value_t = crate::Split::Test)]
     pub split: crate::Split,
-    /// Also list every question the builtin debate still decides wrongly, with its decision.
+    /// Also list every question the builtin debate still decides wrongly, with its decision and
+    /// how the roles read it.
     #[arg(long)]
     pub misses: bool,
     /// Recall and false alarms of the semantic check's settings around the product's (for
@@ -114,6 +115,7 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
                     _ => "false alarm",
                 };
                 outln!("{kind:<11} {:<20} {verdict:<6} {}", c.category.id(), c.text);
+                outln!("{:<39}{}", "", agents.explain(c.text));
             }
         }
     }
@@ -127,28 +129,41 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 30 %, best recall first.
+/// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 30 %, best recall first
+/// (at the product's sharpness; the settings are tried on every core at once).
 fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
-    use server::agents::builtin::Knobs;
-    let mut found = Vec::new();
-    for sharpness in [10.0, 20.0, 30.0] {
-        for margin in [0.0, 0.02, 0.04] {
-            for threshold in [0.44, 0.48, 0.52] {
-                for corroborate in [0.48, 0.54] {
-                    let knobs = Knobs {
-                        sharpness,
-                        threshold,
-                        margin,
-                        corroborate,
-                    };
-                    let (_, t) = evaluate(cases, dev, &BuiltinAgents::with_knobs(1, knobs));
-                    if t.recall() >= 0.85 && t.false_alarm_rate() <= 0.3 {
-                        found.push((knobs, t));
-                    }
-                }
+    use server::agents::builtin::{Knobs, KNOBS};
+    let mut grid = Vec::new();
+    for margin in [0.0, 0.02, 0.04] {
+        for threshold in [0.44, 0.48, 0.52] {
+            for corroborate in [0.48, 0.54] {
+                grid.push(Knobs {
+                    threshold,
+                    margin,
+                    corroborate,
+                    ..KNOBS
+                });
             }
         }
     }
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&knobs) = grid.get(i) else { break };
+                let (_, t) = evaluate(cases, dev, &BuiltinAgents::with_knobs(1, knobs));
+                if t.recall() >= 0.85 && t.false_alarm_rate() <= 0.3 {
+                    if let Ok(mut found) = found.lock() {
+                        found.push((knobs, t));
+                    }
+                }
+            });
+        }
+    });
+    let mut found = found.into_inner().unwrap_or_default();
     found.sort_by(|a, b| {
         b.1.recall()
             .total_cmp(&a.1.recall())
