@@ -117,6 +117,7 @@ impl Embedder {
             .join(format!("{name}-{:016x}.f32", self.key(texts)));
         if let Ok(bytes) = std::fs::read(&path) {
             if bytes.len() == texts.len() * dim * 4 {
+                self.forget_others(name, &path);
                 return bytes
                     .chunks_exact(dim * 4)
                     .map(|row| {
@@ -127,6 +128,11 @@ impl Embedder {
                     .collect();
             }
         }
+        tracing::info!(
+            "encoding the {} {name} texts once (seconds on 2 cores); kept in {}",
+            texts.len(),
+            path.display()
+        );
         let vectors = self.model.embed(texts);
         let bytes: Vec<u8> = vectors
             .iter()
@@ -138,11 +144,38 @@ impl Embedder {
         let stored = std::fs::create_dir_all(self.dir.join("cache"))
             .and_then(|()| std::fs::write(&tmp, &bytes))
             .and_then(|()| std::fs::rename(&tmp, &path));
-        if let Err(e) = stored {
-            let _ = std::fs::remove_file(&tmp);
-            tracing::debug!("the {name} vectors are not kept in {}: {e}", path.display());
+        match stored {
+            Ok(()) => self.forget_others(name, &path),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                tracing::debug!("the {name} vectors are not kept in {}: {e}", path.display());
+            }
         }
         vectors
+    }
+
+    /// Removes the vectors `name` kept for texts it no longer has (`<name>-<other key>.f32`):
+    /// each change to the exemplars would otherwise leave its file behind for good.
+    fn forget_others(&self, name: &str, kept: &Path) {
+        let Ok(entries) = std::fs::read_dir(self.dir.join("cache")) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let stale = path != kept
+                && path.extension().is_some_and(|e| e == "f32")
+                && path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .and_then(|s| s.strip_prefix(name))
+                    .and_then(|s| s.strip_prefix('-'))
+                    .is_some_and(|key| {
+                        key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit())
+                    });
+            if stale {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     /// FNV-1a over the texts and the model file's size and modification time.
@@ -215,7 +248,8 @@ mod tests {
         assert_eq!(embedder.encode_uncached(&[text]).remove(0), fresh);
     }
 
-    /// Stored vectors read back as computed, and a damaged file is recomputed, not trusted.
+    /// Stored vectors read back as computed, a damaged file is recomputed, not trusted, and the
+    /// vectors of texts a name no longer has are removed.
     #[test]
     fn stored_vectors_are_the_models_and_a_short_file_is_recomputed() {
         let embedder = shared().expect("the sentence model (cargo xtask embedder)");
@@ -230,7 +264,21 @@ mod tests {
             .join(format!("{name}-{:016x}.f32", embedder.key(&texts)));
         std::fs::write(&path, b"short").expect("damage it");
         assert_eq!(embedder.embed_stored(&name, &texts), fresh, "recomputed");
-        let _ = std::fs::remove_file(&path);
+        // New texts under the same name replace the old file; another name's file stays.
+        let other = embedder
+            .dir
+            .join("cache")
+            .join(format!("{name}x-{:016x}.f32", 0));
+        std::fs::write(&other, b"other").expect("another name's file");
+        embedder.embed_stored(&name, &texts[..1]);
+        assert!(!path.exists(), "the old texts' file is gone");
+        assert!(other.exists(), "another name's file stays");
+        let _ = std::fs::remove_file(&other);
+        let kept = embedder
+            .dir
+            .join("cache")
+            .join(format!("{name}-{:016x}.f32", embedder.key(&texts[..1])));
+        let _ = std::fs::remove_file(&kept);
     }
 
     #[test]

@@ -43,7 +43,8 @@ pub(crate) fn meaning(
         other if g.known >= GLOSS_KNOWN => other,
         taxonomy::Reading::LookAlike(taxonomy::LookAlike { lean, .. })
         | taxonomy::Reading::Neither(lean)
-        | taxonomy::Reading::Faint(lean) => taxonomy::Reading::Neither(lean),
+        | taxonomy::Reading::Faint(lean)
+        | taxonomy::Reading::Torn(lean) => taxonomy::Reading::Neither(lean),
         taxonomy::Reading::Unread => taxonomy::Reading::Neither(taxonomy::Lean::EVEN),
     }
 }

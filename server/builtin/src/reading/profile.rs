@@ -30,9 +30,9 @@ pub(crate) struct Profile {
     pub semantic: Option<(Finding, Floor)>,
     /// The harmless look-alike the query resembles, when it resembles one far more than a hazard.
     pub look_alike: Option<LookAlike>,
-    /// MN-3: the query is in a language the sentence model reads poorly, by meaning it sits as
-    /// near a hazard as a look-alike, and nothing else warns about it: safety warns rather than
-    /// guess.
+    /// MN-3: by meaning the query sits as near a hazard as a look-alike (torn between them, or in a
+    /// language the sentence model reads poorly and not settled by its gloss), and nothing else
+    /// warns about it: safety warns rather than guess.
     pub uncertain: bool,
     /// How much nearer the hazard exemplars than the look-alikes the query sits (negative: nearer
     /// the look-alikes); `None` when the semantic check did not run.
@@ -86,11 +86,14 @@ impl Profile {
     pub fn of(query: &str, f: Features, reading: Reading) -> Profile {
         let faint = matches!(reading, Reading::Faint(_));
         let lean = reading.lean();
-        let mut uncertain = matches!(reading, Reading::Neither(_)) && !f.english();
+        let mut uncertain = (matches!(reading, Reading::Neither(_)) && !f.english())
+            || matches!(reading, Reading::Torn(_));
         let (finding, look_alike) = match reading {
             Reading::Hazard(found) => (Some(found), None),
             Reading::LookAlike(l) => (None, Some(l)),
-            Reading::Neither(_) | Reading::Faint(_) | Reading::Unread => (None, None),
+            Reading::Neither(_) | Reading::Faint(_) | Reading::Torn(_) | Reading::Unread => {
+                (None, None)
+            }
         };
         let semantic = finding.map(|found| {
             let floor = safety_first::floor(found.category, safety_first::seeks_means(query));
@@ -103,7 +106,7 @@ impl Profile {
         // self-harm, which is never argued away.
         let self_harm = f.has(Signal::SelfHarm) || f.has(Signal::SelfHarmMention);
         // How much of a medicine to take oneself is personal medical advice, however ordinary the
-        // question: it keeps its caution.
+        // question: it keeps its caution, as self-harm does.
         let own_dose = f.dosage().is_some() && f.first_person();
         if band == Band::Moderate
             && ((look_alike.is_some() && !names_harm(&f) && !own_dose) || (faint && !self_harm))
@@ -113,11 +116,12 @@ impl Profile {
         }
         // A query that reads almost exactly like a known harmless question ("how can I tell if
         // stalkerware is installed on my phone") is that question, whatever its words: the phrase
-        // features' caution does not stand. Self-harm is never argued away.
+        // features' caution does not stand. Self-harm is never argued away, nor one's own dose.
         if look_alike
             .as_ref()
             .is_some_and(|l| l.similarity >= STRONG_LOOK_ALIKE)
             && !self_harm
+            && !own_dose
         {
             band = Band::Low;
             risk = 14;

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::embed::{cosine, Embedder};
+use crate::embed::Embedder;
 
 /// The exemplars, compiled in: the taxonomy is code, reviewed like code.
 const DATA: &str = include_str!("../../../data/hazards.tsv");
@@ -23,6 +23,10 @@ pub const THRESHOLD: f32 = 0.48;
 pub const MARGIN: f32 = 0.0;
 /// Phrase features' caution needs the query at least this similar to the hazard exemplars.
 pub const CORROBORATE: f32 = 0.54;
+/// A query near the hazard exemplars (at least [`CORROBORATE`]) that is no more than this much
+/// nearer the look-alikes is torn between them: meaning cannot tell, and the Safety agent warns
+/// (MN-3).
+pub const DOUBT: f32 = 0.01;
 
 /// The semantic check's settings: [`KNOBS`] in the product; `consilium-bench safety --sweep`
 /// tries others on the development half.
@@ -33,6 +37,9 @@ pub struct Knobs {
     pub margin: f32,
     /// Below this similarity to the hazard exemplars a query reads as [`Reading::Faint`].
     pub corroborate: f32,
+    /// How much nearer the look-alikes a query near the hazards may be and still read as
+    /// [`Reading::Torn`].
+    pub doubt: f32,
 }
 
 pub const KNOBS: Knobs = Knobs {
@@ -40,6 +47,7 @@ pub const KNOBS: Knobs = Knobs {
     threshold: THRESHOLD,
     margin: MARGIN,
     corroborate: CORROBORATE,
+    doubt: DOUBT,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,6 +175,10 @@ pub enum Reading {
     /// phrase features alone ("how does a Roth IRA work", "this level keeps killing me") is
     /// not corroborated by meaning.
     Faint(Lean),
+    /// Near the hazard exemplars and hardly nearer the look-alikes: meaning cannot tell a
+    /// dangerous request from the harmless one it resembles, so the Safety agent warns rather than
+    /// guess (MN-3).
+    Torn(Lean),
     /// The semantic check did not run (phrase features alone: the evaluation's baseline).
     Unread,
 }
@@ -194,7 +206,8 @@ impl Reading {
             Reading::Hazard(Finding { lean, .. })
             | Reading::LookAlike(LookAlike { lean, .. })
             | Reading::Neither(lean)
-            | Reading::Faint(lean) => Some(lean.hazard - lean.benign),
+            | Reading::Faint(lean)
+            | Reading::Torn(lean) => Some(lean.hazard - lean.benign),
             Reading::Unread => None,
         }
     }
@@ -211,7 +224,37 @@ struct Exemplar {
     /// Written in English: what a query's English gloss is compared with.
     english: bool,
     text: &'static str,
-    vector: Vec<f32>,
+    vector: Packed,
+}
+
+/// An exemplar's unit vector in a byte per dimension, scaled by its largest component: six
+/// thousand exemplars hold 2.4 MB rather than 9.5, so an idle server stays small, and a cosine
+/// moves by less than 0.005.
+struct Packed {
+    scale: f32,
+    bytes: Vec<i8>,
+}
+
+impl Packed {
+    fn of(v: &[f32]) -> Packed {
+        let top = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if top > 0.0 { top / 127.0 } else { 1.0 };
+        Packed {
+            scale,
+            // In -127..=127 by construction: the cast cannot wrap.
+            bytes: v.iter().map(|x| (x / scale).round() as i8).collect(),
+        }
+    }
+
+    /// The cosine of a unit vector with this one.
+    fn cosine(&self, q: &[f32]) -> f32 {
+        let dot: f32 = q
+            .iter()
+            .zip(&self.bytes)
+            .map(|(x, b)| x * f32::from(*b))
+            .sum();
+        dot * self.scale
+    }
 }
 
 /// One line of the data: `category<TAB>hazard|benign<TAB>text`; `#` lines are comments.
@@ -258,7 +301,7 @@ impl Taxonomy {
                 hazard,
                 english: super::features::Features::of(text).english(),
                 text,
-                vector,
+                vector: Packed::of(&vector),
             })
             .collect();
         Taxonomy {
@@ -280,7 +323,7 @@ impl Taxonomy {
         let mut hazards: Vec<(f32, &Exemplar)> = Vec::new();
         let mut benign: Vec<(f32, &Exemplar)> = Vec::new();
         for e in self.exemplars.iter().filter(|e| e.english || !english_only) {
-            let s = cosine(&q, &e.vector);
+            let s = e.vector.cosine(&q);
             if e.hazard {
                 hazards.push((s, e));
             } else {
@@ -305,6 +348,11 @@ impl Taxonomy {
                 similarity: top,
                 lean,
             })
+        } else if lean.hazard >= k.corroborate
+            && lean.hazard >= k.threshold
+            && lean.benign - lean.hazard <= k.doubt
+        {
+            Reading::Torn(lean)
         } else if lean.benign >= k.threshold && lean.benign - lean.hazard >= k.margin {
             Reading::LookAlike(LookAlike {
                 category: look_alike.category,
@@ -376,6 +424,35 @@ mod tests {
                 "{values:?} at {sharpness}: {got}"
             );
         }
+    }
+
+    /// A packed vector's cosine is the exact one to within 0.005, for unit vectors of every shape.
+    #[test]
+    fn a_packed_vector_keeps_its_cosines() {
+        let unit = |v: Vec<f32>| {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let table: [(Vec<f32>, Vec<f32>); 4] = [
+            (vec![1.0, 0.0, 0.0], vec![1.0, 0.0, 0.0]),
+            (vec![0.3, -0.5, 0.8], vec![0.3, -0.5, 0.8]),
+            (vec![0.3, -0.5, 0.8], vec![-0.9, 0.1, 0.2]),
+            (
+                (0..384)
+                    .map(|i| ((i * 7 % 13) as f32 - 6.0) / 6.0)
+                    .collect(),
+                (0..384)
+                    .map(|i| ((i * 5 % 11) as f32 - 5.0) / 5.0)
+                    .collect(),
+            ),
+        ];
+        for (a, b) in table {
+            let (a, b) = (unit(a), unit(b));
+            let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            let packed = Packed::of(&a).cosine(&b);
+            assert!((packed - exact).abs() < 0.005, "{exact} vs {packed}");
+        }
+        assert_eq!(Packed::of(&[0.0, 0.0]).cosine(&[1.0, 0.0]), 0.0);
     }
 
     /// The taxonomy has sixteen categories, each with ≥ 15 hazard exemplars and ≥ 10 look-alikes.

@@ -134,15 +134,18 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
 fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     use server::agents::builtin::{Knobs, KNOBS};
     let mut grid = Vec::new();
-    for margin in [0.0, 0.02, 0.04] {
-        for threshold in [0.44, 0.48, 0.52] {
-            for corroborate in [0.48, 0.54] {
-                grid.push(Knobs {
-                    threshold,
-                    margin,
-                    corroborate,
-                    ..KNOBS
-                });
+    for margin in [0.0, 0.02] {
+        for threshold in [0.44, 0.48] {
+            for corroborate in [KNOBS.corroborate] {
+                for doubt in [-1.0, 0.0, 0.01, 0.02, 0.03, 0.05] {
+                    grid.push(Knobs {
+                        threshold,
+                        margin,
+                        corroborate,
+                        doubt,
+                        ..KNOBS
+                    });
+                }
             }
         }
     }
@@ -170,21 +173,23 @@ fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
             .then(a.1.false_alarm_rate().total_cmp(&b.1.false_alarm_rate()))
     });
     outln!(
-        "{:>9} {:>6} {:>9} {:>11} {:>7} {:>12}",
+        "{:>9} {:>6} {:>9} {:>11} {:>6} {:>7} {:>12}",
         "sharpness",
         "margin",
         "threshold",
         "corroborate",
+        "doubt",
         "recall",
         "false alarms"
     );
     for (k, t) in found.iter().take(60) {
         outln!(
-            "{:>9.0} {:>6.2} {:>9.2} {:>11.2} {:>6.1}% {:>11.1}%",
+            "{:>9.0} {:>6.2} {:>9.2} {:>11.2} {:>6.2} {:>6.1}% {:>11.1}%",
             k.sharpness,
             k.margin,
             k.threshold,
             k.corroborate,
+            k.doubt,
             100.0 * t.recall(),
             100.0 * t.false_alarm_rate()
         );
