@@ -16,6 +16,7 @@ use super::BuiltinAgents;
 const DATA: &str = include_str!("../../data/safety-eval.tsv");
 
 /// One row: split, category, whether it is a hazard, the question.
+#[derive(Clone)]
 pub struct Case {
     pub dev: bool,
     /// A held-out row by a writer none of whose questions are among the exemplars.

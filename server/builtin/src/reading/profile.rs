@@ -153,7 +153,7 @@ impl Profile {
     }
 
     /// One line on how the roles read the query, for `consilium-bench safety --misses`:
-    /// "safety 30 (Moderate, uncertain), accuracy 55, utility 70; by meaning: look-alike, lean -0.04".
+    /// "safety 6 (Low), accuracy 65, utility 90; by meaning: look-alike of cyber_attack lean -0.024".
     pub fn explain(&self) -> String {
         let meaning = match (&self.semantic, &self.look_alike) {
             (Some((found, _)), _) => format!("{} ", found.category.id()),

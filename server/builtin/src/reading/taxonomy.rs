@@ -183,8 +183,8 @@ pub enum Reading {
     Unread,
 }
 
-/// How near a query sits to the hazard exemplars and to the look-alikes (their soft maxima),
-/// when meaning decided neither way.
+/// How near a query sits to the hazard exemplars and to the look-alikes: the soft maxima of its
+/// similarities to each.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lean {
     pub hazard: f32,
@@ -348,10 +348,7 @@ impl Taxonomy {
                 similarity: top,
                 lean,
             })
-        } else if lean.hazard >= k.corroborate
-            && lean.hazard >= k.threshold
-            && lean.benign - lean.hazard <= k.doubt
-        {
+        } else if lean.hazard >= k.corroborate && lean.benign - lean.hazard <= k.doubt {
             Reading::Torn(lean)
         } else if lean.benign >= k.threshold && lean.benign - lean.hazard >= k.margin {
             Reading::LookAlike(LookAlike {

@@ -11,7 +11,7 @@ use crate::Rng;
 
 /// Why safety warns on a query whose meaning it cannot settle (MN-3).
 const UNCERTAIN: &str = "By meaning it sits as close to a dangerous request as to a harmless one: I cannot rule out harm, so I warn rather than guess.";
-const UNCERTAIN_LANGUAGE: &str = "It is not written in English, which the sentence model reads best, and by meaning it sits as close to a dangerous request as to a harmless one: I cannot rule out harm, so I warn rather than guess.";
+const NOT_ENGLISH: &str = "It is not written in English, which the sentence model reads best.";
 
 pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
     let f = &p.f;
@@ -53,8 +53,12 @@ pub(crate) fn position(p: &Profile, rng: &mut Rng) -> Position {
             s.push(format!("I see moderate risk: the query {}.", what(p, 3)));
             match &p.semantic {
                 Some((_, floor)) => s.push(floor.note.into()),
-                None if p.uncertain && !p.f.english() => s.push(UNCERTAIN_LANGUAGE.into()),
-                None if p.uncertain => s.push(UNCERTAIN.into()),
+                None if p.uncertain => {
+                    if !p.f.english() {
+                        s.push(NOT_ENGLISH.into());
+                    }
+                    s.push(UNCERTAIN.into());
+                }
                 None => s.push(format!("{}.", crate::reading::text::cap(&consequence(p)))),
             }
             s.push(format!("What about {}?", vulnerable(p)));

@@ -90,11 +90,7 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
     );
     if !dev {
         // The rows whose writers have none of their questions among the exemplars.
-        let fresh: Vec<_> = server::agents::builtin::eval::cases()
-            .map_err(CliError::Bench)?
-            .into_iter()
-            .filter(|c| c.fresh)
-            .collect();
+        let fresh: Vec<_> = cases.iter().filter(|c| c.fresh).cloned().collect();
         let (_, t) = evaluate(&fresh, false, &BuiltinAgents::new(1));
         outln!(
             "of which fresh (writers with no question among the exemplars): {} of {} hazards caught, {} of {} look-alikes flagged",
@@ -130,22 +126,19 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
 }
 
 /// Every setting near the product's with recall ≥ 85 % and false alarms ≤ 30 %, best recall first
-/// (at the product's sharpness; the settings are tried on every core at once).
+/// (at the product's sharpness and corroboration; the settings are tried on every core at once).
 fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     use server::agents::builtin::{Knobs, KNOBS};
     let mut grid = Vec::new();
     for margin in [0.0, 0.02] {
         for threshold in [0.44, 0.48] {
-            for corroborate in [KNOBS.corroborate] {
-                for doubt in [-1.0, 0.0, 0.01, 0.02, 0.03, 0.05] {
-                    grid.push(Knobs {
-                        threshold,
-                        margin,
-                        corroborate,
-                        doubt,
-                        ..KNOBS
-                    });
-                }
+            for doubt in [-1.0, 0.0, 0.01, 0.02, 0.03, 0.05] {
+                grid.push(Knobs {
+                    threshold,
+                    margin,
+                    doubt,
+                    ..KNOBS
+                });
             }
         }
     }
