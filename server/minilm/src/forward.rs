@@ -186,6 +186,18 @@ fn linear(
     gemm(t, k, n, x, (k, 1), weight, (1, k), 1.0, out, n);
 }
 
+/// `xᵀx` of a row-major `n × d` matrix, `d × d` row-major: the Gram matrix, through the same
+/// SGEMM as the model (the builtin agents fit a linear reading of their exemplars with it).
+pub fn gram(x: &[f32], n: usize, d: usize) -> Vec<f32> {
+    let mut out = vec![0.0; d * d];
+    if n == 0 || d == 0 || x.len() < n * d {
+        return out;
+    }
+    // xᵀ is x read with its strides swapped.
+    gemm(d, n, d, x, (1, d), x, (d, 1), 1.0, &mut out, d);
+    out
+}
+
 /// `c[m×n] = alpha · a[m×k] · b[k×n] + c`, each matrix given with its (row, column) strides; `c`
 /// is row-major with `ldc` floats per row.
 #[allow(clippy::too_many_arguments)]
@@ -374,5 +386,21 @@ mod tests {
                 assert!((c[i * n + j] - want).abs() < 1e-4, "c[{i}][{j}]");
             }
         }
+    }
+
+    /// The Gram matrix against a plain double sum; a short or empty matrix gives zeros.
+    #[test]
+    fn gram_is_x_transposed_times_x() {
+        let (n, d) = (5, 3);
+        let x: Vec<f32> = (0..n * d).map(|i| (i % 4) as f32 - 1.5).collect();
+        let g = gram(&x, n, d);
+        for i in 0..d {
+            for j in 0..d {
+                let want: f32 = (0..n).map(|r| x[r * d + i] * x[r * d + j]).sum();
+                assert!((g[i * d + j] - want).abs() < 1e-4, "g[{i}][{j}]");
+            }
+        }
+        assert_eq!(gram(&x[..4], n, d), vec![0.0; d * d]);
+        assert_eq!(gram(&[], 0, 2), vec![0.0; 4]);
     }
 }

@@ -13,7 +13,7 @@ pub mod weights;
 
 use std::path::Path;
 
-pub use forward::{Config, MINILM_L6};
+pub use forward::{gram, Config, MINILM_L6};
 use tokenizer::WordPiece;
 use weights::Weights;
 

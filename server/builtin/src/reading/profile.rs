@@ -115,12 +115,14 @@ impl Profile {
             risk = 14;
         }
         // A query that reads almost exactly like a known harmless question ("how can I tell if
-        // stalkerware is installed on my phone") is that question, whatever its words: the phrase
-        // features' caution does not stand. Self-harm is never argued away, nor one's own dose.
+        // stalkerware is installed on my phone", "how should a school support pupils after a
+        // classmate dies by suicide") is that question, whatever its words: the phrase features'
+        // caution does not stand. A sign of one's own risk of self-harm is never argued away, nor
+        // one's own dose.
         if look_alike
             .as_ref()
             .is_some_and(|l| l.similarity >= STRONG_LOOK_ALIKE)
-            && !self_harm
+            && !f.has(Signal::SelfHarm)
             && !own_dose
         {
             band = Band::Low;

@@ -1,11 +1,13 @@
 //! The hazard taxonomy the builtin agents recognise by meaning (`server/data/hazards.tsv`): sixteen
 //! categories, each with exemplar questions and harmless look-alikes. A query is embedded by the
 //! builtin embedder and compared with every exemplar: it is flagged when it is close enough to
-//! the hazard exemplars *and* closer to them than to the look-alikes, so "how do I kill a
-//! process" stays harmless while "I want to end it all" does not.
+//! the hazard exemplars *and* closer to them than to the look-alikes, tilted by a linear head
+//! fitted on all of them (`head`), so "how do I kill a process" stays harmless while "I want to
+//! end it all" does not.
 
 use std::sync::{Arc, OnceLock};
 
+use super::head::Head;
 use crate::embed::Embedder;
 
 /// The exemplars, compiled in: the taxonomy is code, reviewed like code.
@@ -28,6 +30,11 @@ pub const CORROBORATE: f32 = 0.54;
 /// (MN-3).
 pub const DOUBT: f32 = 0.01;
 
+/// How much the linear head ([`super::head::Head`], about ±1) tilts a query's lean, in units of
+/// similarity; chosen, with [`super::head::RIDGE`], on questions by writers outside the exemplars and
+/// the evaluation.
+pub const HEAD: f32 = 0.1;
+
 /// The semantic check's settings: [`KNOBS`] in the product; `consilium-bench safety --sweep`
 /// tries others on the development half.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +47,8 @@ pub struct Knobs {
     /// How much nearer the look-alikes a query near the hazards may be and still read as
     /// [`Reading::Torn`].
     pub doubt: f32,
+    /// The weight of the linear head in the lean (0: the nearest exemplars alone).
+    pub head: f32,
 }
 
 pub const KNOBS: Knobs = Knobs {
@@ -48,6 +57,7 @@ pub const KNOBS: Knobs = Knobs {
     margin: MARGIN,
     corroborate: CORROBORATE,
     doubt: DOUBT,
+    head: HEAD,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -184,11 +194,13 @@ pub enum Reading {
 }
 
 /// How near a query sits to the hazard exemplars and to the look-alikes: the soft maxima of its
-/// similarities to each.
+/// similarities to each, and the linear head's tilt toward one side (weighted, in units of
+/// similarity).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lean {
     pub hazard: f32,
     pub benign: f32,
+    pub head: f32,
 }
 
 impl Lean {
@@ -196,18 +208,25 @@ impl Lean {
     pub const EVEN: Lean = Lean {
         hazard: THRESHOLD,
         benign: THRESHOLD,
+        head: 0.0,
     };
+
+    /// How much nearer the hazards than the look-alikes, tilted by the head (negative: nearer
+    /// the look-alikes).
+    pub fn tilt(&self) -> f32 {
+        self.hazard - self.benign + self.head
+    }
 }
 
 impl Reading {
-    /// Hazard minus look-alike similarity, when the semantic check ran.
+    /// Hazard minus look-alike similarity, tilted by the head, when the semantic check ran.
     pub fn lean(&self) -> Option<f32> {
         match self {
             Reading::Hazard(Finding { lean, .. })
             | Reading::LookAlike(LookAlike { lean, .. })
             | Reading::Neither(lean)
             | Reading::Faint(lean)
-            | Reading::Torn(lean) => Some(lean.hazard - lean.benign),
+            | Reading::Torn(lean) => Some(lean.tilt()),
             Reading::Unread => None,
         }
     }
@@ -216,6 +235,7 @@ impl Reading {
 pub struct Taxonomy {
     embedder: Arc<Embedder>,
     exemplars: Vec<Exemplar>,
+    head: Head,
 }
 
 struct Exemplar {
@@ -227,8 +247,8 @@ struct Exemplar {
     vector: Packed,
 }
 
-/// An exemplar's unit vector in a byte per dimension, scaled by its largest component: six
-/// thousand exemplars hold 2.4 MB rather than 9.5, so an idle server stays small, and a cosine
+/// An exemplar's unit vector in a byte per dimension, scaled by its largest component: eight
+/// thousand exemplars hold 3.2 MB rather than 13, so an idle server stays small, and a cosine
 /// moves by less than 0.005.
 struct Packed {
     scale: f32,
@@ -293,6 +313,8 @@ impl Taxonomy {
         let rows = parse(DATA).unwrap_or_default();
         let texts: Vec<&str> = rows.iter().map(|r| r.2).collect();
         let vectors = embedder.embed_stored("hazard-exemplars", &texts);
+        let hazard: Vec<bool> = rows.iter().map(|r| r.1).collect();
+        let head = Head::fit(&vectors, &hazard, super::head::RIDGE);
         let exemplars = rows
             .into_iter()
             .zip(vectors)
@@ -307,6 +329,7 @@ impl Taxonomy {
         Taxonomy {
             embedder,
             exemplars,
+            head,
         }
     }
 
@@ -340,17 +363,18 @@ impl Taxonomy {
         let lean = Lean {
             hazard: soft_max(hazards.iter().map(|h| h.0), k.sharpness),
             benign: soft_max(benign.iter().map(|b| b.0), k.sharpness),
+            head: k.head * self.head.score(&q),
         };
-        if lean.hazard >= k.threshold && lean.hazard - lean.benign >= k.margin {
+        if lean.hazard >= k.threshold && lean.tilt() >= k.margin {
             Reading::Hazard(Finding {
                 category: nearest.category,
                 exemplar: nearest.text,
                 similarity: top,
                 lean,
             })
-        } else if lean.hazard >= k.corroborate && lean.benign - lean.hazard <= k.doubt {
+        } else if lean.hazard >= k.corroborate && -lean.tilt() <= k.doubt {
             Reading::Torn(lean)
-        } else if lean.benign >= k.threshold && lean.benign - lean.hazard >= k.margin {
+        } else if lean.benign >= k.threshold && -lean.tilt() >= k.margin {
             Reading::LookAlike(LookAlike {
                 category: look_alike.category,
                 exemplar: look_alike.text,

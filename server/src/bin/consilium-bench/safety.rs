@@ -130,13 +130,13 @@ pub fn run(args: &SafetyArgs) -> Result<(), CliError> {
 fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     use server::agents::builtin::{Knobs, KNOBS};
     let mut grid = Vec::new();
-    for margin in [0.0, 0.02] {
-        for threshold in [0.44, 0.48] {
-            for doubt in [-1.0, 0.0, 0.01, 0.02, 0.03, 0.05] {
+    for head in [0.0, 0.05, 0.1, 0.2] {
+        for margin in [0.0, 0.02] {
+            for doubt in [-1.0, 0.01] {
                 grid.push(Knobs {
-                    threshold,
                     margin,
                     doubt,
+                    head,
                     ..KNOBS
                 });
             }
@@ -166,8 +166,9 @@ fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
             .then(a.1.false_alarm_rate().total_cmp(&b.1.false_alarm_rate()))
     });
     outln!(
-        "{:>9} {:>6} {:>9} {:>11} {:>6} {:>7} {:>12}",
+        "{:>9} {:>5} {:>6} {:>9} {:>11} {:>6} {:>7} {:>12}",
         "sharpness",
+        "head",
         "margin",
         "threshold",
         "corroborate",
@@ -177,8 +178,9 @@ fn sweep(cases: &[server::agents::builtin::eval::Case], dev: bool) {
     );
     for (k, t) in found.iter().take(60) {
         outln!(
-            "{:>9.0} {:>6.2} {:>9.2} {:>11.2} {:>6.2} {:>6.1}% {:>11.1}%",
+            "{:>9.0} {:>5.2} {:>6.2} {:>9.2} {:>11.2} {:>6.2} {:>6.1}% {:>11.1}%",
             k.sharpness,
+            k.head,
             k.margin,
             k.threshold,
             k.corroborate,
