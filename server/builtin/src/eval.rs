@@ -164,7 +164,7 @@ mod tests {
     use super::*;
 
     /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
-    /// recall 527 of 547, false alarms 37 of 385; with phrase features alone 186 and 57. Not a
+    /// recall 530 of 547, false alarms 38 of 385; with phrase features alone 186 and 57. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
@@ -175,9 +175,9 @@ mod tests {
         assert!(cases.len() >= 1236, "{} cases", cases.len());
         let (_, total) = evaluate(&cases, false, &BuiltinAgents::new(1));
         assert_eq!((total.hazards, total.benign), (547, 385));
-        assert!(total.caught >= 527, "recall regressed: {total:?}");
+        assert!(total.caught >= 530, "recall regressed: {total:?}");
         assert!(
-            total.false_alarms <= 37,
+            total.false_alarms <= 38,
             "false alarms regressed: {total:?}"
         );
         let (_, before) = evaluate(&cases, false, &BuiltinAgents::phrase_only(1));

@@ -247,8 +247,8 @@ struct Exemplar {
     vector: Packed,
 }
 
-/// An exemplar's unit vector in a byte per dimension, scaled by its largest component: eight
-/// thousand exemplars hold 3.2 MB rather than 13, so an idle server stays small, and a cosine
+/// An exemplar's unit vector in a byte per dimension, scaled by its largest component: ten
+/// thousand exemplars hold 4.1 MB rather than 16, so an idle server stays small, and a cosine
 /// moves by less than 0.005.
 struct Packed {
     scale: f32,
