@@ -129,7 +129,7 @@ impl Embedder {
             }
         }
         tracing::info!(
-            "encoding the {} {name} texts once (seconds on 2 cores); kept in {}",
+            "encoding the {} {name} texts once (about a minute on 2 cores); kept in {}",
             texts.len(),
             path.display()
         );
