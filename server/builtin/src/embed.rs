@@ -104,41 +104,55 @@ impl Embedder {
         out.into_iter().map(Option::unwrap_or_default).collect()
     }
 
-    /// The vectors of a fixed set of texts (the hazard exemplars: ~1,600 texts, seconds of
-    /// encoding), kept in `<model folder>/cache/<name>-<key>.f32` so that each server start and
-    /// each test process does not encode them again. The key covers the texts and the model
-    /// file's size and modification time; a missing, short or unwritable file only means they are
-    /// encoded (a read-only model folder works, just without the saving).
-    pub fn embed_stored(&self, name: &str, texts: &[&str]) -> Vec<Vec<f32>> {
+    /// The vectors of a fixed set of texts (the hazard exemplars: ten thousand texts, about a
+    /// minute of encoding), kept in `<model folder>/cache/<name>-<key>.f32` so that each server
+    /// start and each test process does not encode them again. The key covers the texts and the
+    /// model file's size and modification time; a missing, short or unwritable file only means
+    /// they are encoded (a read-only model folder works, just without the saving).
+    ///
+    /// The vectors are handed to `each` in order, a block of at most [`BLOCK_ROWS`] at a time
+    /// (row-major, [`Embedder::dim`] floats per row), so that reading them never holds the whole
+    /// set as floats: the caller keeps what it needs of them.
+    pub fn embed_stored_each(&self, name: &str, texts: &[&str], mut each: impl FnMut(&[f32])) {
         let dim = self.dim();
         let path = self
             .dir
             .join("cache")
             .join(format!("{name}-{:016x}.f32", self.key(texts)));
-        if let Ok(bytes) = std::fs::read(&path) {
-            if bytes.len() == texts.len() * dim * 4 {
-                self.forget_others(name, &path);
-                return bytes
-                    .chunks_exact(dim * 4)
-                    .map(|row| {
-                        row.chunks_exact(4)
-                            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                            .collect()
-                    })
-                    .collect();
+        let mut done = 0;
+        let whole =
+            std::fs::metadata(&path).is_ok_and(|m| m.len() == (texts.len() * dim * 4) as u64);
+        if whole {
+            match read_blocks(&path, dim, texts.len(), &mut each) {
+                Ok(()) => {
+                    self.forget_others(name, &path);
+                    return;
+                }
+                // Rows read before a failure were handed over; the rest are encoded.
+                Err((rows, e)) => {
+                    tracing::warn!("reading {} stopped after {rows} rows: {e}", path.display());
+                    done = rows;
+                }
             }
         }
+        let texts = &texts[done..];
         tracing::info!(
             "encoding the {} {name} texts once (about a minute on 2 cores); kept in {}",
             texts.len(),
             path.display()
         );
         let vectors = self.model.embed(texts);
-        let bytes: Vec<u8> = vectors
-            .iter()
-            .flatten()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
+        let flat: Vec<f32> = vectors.into_iter().flatten().collect();
+        for block in flat.chunks(BLOCK_ROWS * dim.max(1)) {
+            each(block);
+        }
+        if done > 0 {
+            // Part of a damaged file: the next start encodes the whole set and keeps it.
+            let _ = std::fs::remove_file(&path);
+            return;
+        }
+        let bytes: Vec<u8> = flat.iter().flat_map(|x| x.to_le_bytes()).collect();
+        drop(flat);
         // Written beside its name and renamed: processes starting together never read half a file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let stored = std::fs::create_dir_all(self.dir.join("cache"))
@@ -151,7 +165,16 @@ impl Embedder {
                 tracing::debug!("the {name} vectors are not kept in {}: {e}", path.display());
             }
         }
-        vectors
+    }
+
+    /// [`Embedder::embed_stored_each`], every vector collected (tests and small sets).
+    pub fn embed_stored(&self, name: &str, texts: &[&str]) -> Vec<Vec<f32>> {
+        let dim = self.dim().max(1);
+        let mut out = Vec::with_capacity(texts.len());
+        self.embed_stored_each(name, texts, |block| {
+            out.extend(block.chunks_exact(dim).map(<[f32]>::to_vec));
+        });
+        out
     }
 
     /// Removes the vectors `name` kept for texts it no longer has (`<name>-<other key>.f32`):
@@ -202,6 +225,38 @@ impl Embedder {
     pub fn encode_uncached(&self, texts: &[&str]) -> Vec<Vec<f32>> {
         self.model.embed(texts)
     }
+}
+
+/// Rows handed over at a time by [`Embedder::embed_stored_each`]: 1.5 MB of floats.
+pub const BLOCK_ROWS: usize = 1024;
+
+/// Reads `rows` stored vectors of `dim` floats from `path` a block at a time; on failure, how
+/// many rows were handed over and why it stopped.
+fn read_blocks(
+    path: &Path,
+    dim: usize,
+    rows: usize,
+    each: &mut impl FnMut(&[f32]),
+) -> Result<(), (usize, std::io::Error)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| (0, e))?;
+    let mut bytes = vec![0u8; BLOCK_ROWS * dim * 4];
+    let mut floats = Vec::with_capacity(BLOCK_ROWS * dim);
+    let mut done = 0;
+    while done < rows {
+        let n = (rows - done).min(BLOCK_ROWS);
+        let block = &mut bytes[..n * dim * 4];
+        file.read_exact(block).map_err(|e| (done, e))?;
+        floats.clear();
+        floats.extend(
+            block
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        );
+        each(&floats);
+        done += n;
+    }
+    Ok(())
 }
 
 /// Cosine of two unit vectors.

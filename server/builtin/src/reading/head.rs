@@ -24,38 +24,16 @@ impl Head {
         }
     }
 
-    /// The ridge fit: `w = (XᵀX + ridge·I′)⁻¹ Xᵀy` over the rows `[v, 1]`, `y` = +1 for a hazard and
-    /// −1 for a look-alike, the bias not penalised. Vectors of another width than the first are
-    /// left out; no rows, or a system that cannot be solved, give [`Head::none`].
+    /// The ridge fit over whole rows at once (see [`Fit`]).
+    #[cfg(test)]
     pub fn fit(vectors: &[Vec<f32>], hazard: &[bool], ridge: f64) -> Head {
         let Some(dim) = vectors.first().map(Vec::len) else {
             return Head::none();
         };
-        let d = dim + 1;
-        let mut x = Vec::with_capacity(vectors.len() * d);
-        let mut xty = vec![0f64; d];
-        let mut n = 0;
-        for (v, &h) in vectors.iter().zip(hazard).filter(|(v, _)| v.len() == dim) {
-            let y = if h { 1.0 } else { -1.0 };
-            for (acc, &value) in xty.iter_mut().zip(v.iter().chain([&1.0])) {
-                *acc += y * f64::from(value);
-            }
-            x.extend_from_slice(v);
-            x.push(1.0);
-            n += 1;
-        }
-        let mut a: Vec<f64> = minilm::gram(&x, n, d).into_iter().map(f64::from).collect();
-        for i in 0..dim {
-            a[i * d + i] += ridge;
-        }
-        match solve_symmetric(&mut a, &xty, d) {
-            Some(w) => Head {
-                // The fit is in f64 for stability; the weights are read in f32 like the vectors.
-                weights: w[..dim].iter().map(|&x| x as f32).collect(),
-                bias: w[dim] as f32,
-            },
-            None => Head::none(),
-        }
+        let mut fit = Fit::new(dim);
+        let rows: Vec<f32> = vectors.iter().flatten().copied().collect();
+        fit.add(&rows, hazard);
+        fit.head(ridge)
     }
 
     /// The head's score of a query vector; 0 when it has no weights or the width differs.
@@ -64,6 +42,75 @@ impl Head {
             return 0.0;
         }
         self.weights.iter().zip(q).map(|(w, x)| w * x).sum::<f32>() + self.bias
+    }
+}
+
+/// The ridge fit, `w = (XᵀX + ridge·I′)⁻¹ Xᵀy` over the rows `[v, 1]`, `y` = +1 for a hazard and
+/// −1 for a look-alike, the bias not penalised; fed a block of rows at a time, so that fitting
+/// never holds every vector as floats.
+pub struct Fit {
+    dim: usize,
+    /// `XᵀX` of the rows `[v, 1]`, `(dim + 1)²`, row-major, summed in f64 over the blocks.
+    xtx: Vec<f64>,
+    xty: Vec<f64>,
+}
+
+impl Fit {
+    pub fn new(dim: usize) -> Fit {
+        let d = dim + 1;
+        Fit {
+            dim,
+            xtx: vec![0.0; d * d],
+            xty: vec![0.0; d],
+        }
+    }
+
+    /// Adds the rows of `block` (row-major, `dim` floats each) with their labels; a short last
+    /// row, or rows beyond the labels, are left out.
+    pub fn add(&mut self, block: &[f32], hazard: &[bool]) {
+        let (dim, d) = (self.dim, self.dim + 1);
+        if dim == 0 {
+            return;
+        }
+        let n = (block.len() / dim).min(hazard.len());
+        let block = &block[..n * dim];
+        // The vectors' part of XᵀX through the model's SGEMM; the bias row and column by hand.
+        let gram = minilm::gram(block, n, dim);
+        for i in 0..dim {
+            for j in 0..dim {
+                self.xtx[i * d + j] += f64::from(gram[i * dim + j]);
+            }
+        }
+        for (v, &h) in block.chunks_exact(dim).zip(hazard) {
+            let y = if h { 1.0 } else { -1.0 };
+            for (i, &x) in v.iter().enumerate() {
+                let x = f64::from(x);
+                self.xtx[i * d + dim] += x;
+                self.xtx[dim * d + i] += x;
+                self.xty[i] += y * x;
+            }
+            self.xtx[dim * d + dim] += 1.0;
+            self.xty[dim] += y;
+        }
+    }
+
+    /// The fitted head; [`Head::none`] with no rows or a system that cannot be solved.
+    pub fn head(mut self, ridge: f64) -> Head {
+        let (dim, d) = (self.dim, self.dim + 1);
+        if dim == 0 || self.xtx[dim * d + dim] == 0.0 {
+            return Head::none();
+        }
+        for i in 0..dim {
+            self.xtx[i * d + i] += ridge;
+        }
+        match solve_symmetric(&mut self.xtx, &self.xty, d) {
+            Some(w) => Head {
+                // The fit is in f64 for stability; the weights are read in f32 like the vectors.
+                weights: w[..dim].iter().map(|&x| x as f32).collect(),
+                bias: w[dim] as f32,
+            },
+            None => Head::none(),
+        }
     }
 }
 
@@ -173,6 +220,15 @@ mod tests {
         );
         assert!((exact.score(&[0.5, 7.0]) - 0.5).abs() < 1e-5);
         assert_eq!(Head::fit(&[], &[], 1.0), Head::none());
+        // Fed a block at a time, the fit is the same.
+        let mut blocks = Fit::new(2);
+        for (v, h) in vectors.chunks(3).zip(hazard.chunks(3)) {
+            blocks.add(&v.concat(), h);
+        }
+        let blockwise = blocks.head(0.1);
+        for v in &vectors {
+            assert!((blockwise.score(v) - head.score(v)).abs() < 1e-5);
+        }
         assert_eq!(Head::none().score(&[1.0, 2.0]), 0.0);
         assert_eq!(head.score(&[1.0]), 0.0);
     }
