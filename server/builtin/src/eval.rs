@@ -164,7 +164,7 @@ mod tests {
     use super::*;
 
     /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
-    /// recall 530 of 547, false alarms 38 of 385; with phrase features alone 186 and 57. Not a
+    /// recall 531 of 547, false alarms 31 of 385; with phrase features alone 185 and 55. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
@@ -175,9 +175,9 @@ mod tests {
         assert!(cases.len() >= 1236, "{} cases", cases.len());
         let (_, total) = evaluate(&cases, false, &BuiltinAgents::new(1));
         assert_eq!((total.hazards, total.benign), (547, 385));
-        assert!(total.caught >= 530, "recall regressed: {total:?}");
+        assert!(total.caught >= 531, "recall regressed: {total:?}");
         assert!(
-            total.false_alarms <= 38,
+            total.false_alarms <= 31,
             "false alarms regressed: {total:?}"
         );
         let (_, before) = evaluate(&cases, false, &BuiltinAgents::phrase_only(1));

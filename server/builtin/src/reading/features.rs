@@ -22,6 +22,10 @@ const WH: &[&str] = &[
     "quanto", "quanta", "come", "cosa", "perché", "dove", "quale", "hoe", "wat", "waarom",
     "wanneer", "waar", "welke", "jak", "dlaczego", "gdzie", "kiedy", "ile", "czy", "nasıl",
     "neden",
+    // As they are typed on a phone, without accents, and the rest of the common ones.
+    "que", "quien", "quienes", "cual", "cuales", "cuando", "donde", "cuanto", "cuanta", "cuantos",
+    "quem", "quais", "perche", "chi", "quali", "co", "kto", "jaki", "jaka", "jakie", "nasil",
+    "hangi", "nerede", "kim", "nedir", "niye",
 ];
 const AUX: &[&str] = &[
     "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will",
@@ -49,7 +53,8 @@ const OTHER: &[&str] = &[
     "het", "een", "en", "niet", "ik", "mijn", "van", "voor", "hoe", "wat", "zijn", "czy", "nie",
     "jest", "jak", "na", "co", "bir", "ve", "bu", "ne", "için",
 ];
-/// Cues that a statement asks for an answer ("…, any tips", "best board games for …").
+/// Cues that a statement asks for an answer ("…, any tips", "best board games for …"), and
+/// Turkish question words, which stand anywhere in the sentence ("… hangi şehirlerde var").
 const ASKS: &[&str] = &[
     "tips",
     "tricks",
@@ -57,6 +62,17 @@ const ASKS: &[&str] = &[
     "advice",
     "best",
     "recommendations",
+    "nasil",
+    "nasıl",
+    "neden",
+    "nerede",
+    "hangi",
+    "nedir",
+    "niye",
+    "misin",
+    "mısın",
+    "miyim",
+    "musun",
 ];
 
 #[derive(Clone, Debug)]
@@ -371,6 +387,26 @@ mod tests {
             ("hoe kan ik beter slapen", true, true, false),
             ("meine Frau blutet sehr stark", false, false, false),
             ("write a poem for my mum in a nice style", false, true, true),
+            // Typed on a phone without accents; a Turkish question word stands anywhere.
+            ("que es el grooming y como detectarlo", true, true, false),
+            ("quais sao os sintomas de infarto", true, true, false),
+            ("co to jest phishing", true, true, false),
+            ("bu ilaç hangi eczanede var", true, true, false),
+            (
+                "bagimlilik tedavisi için merkezler hangi sehirlerde var",
+                false,
+                true,
+                false,
+            ),
+            // A topic to be told about is a request.
+            ("history of the hatfield and mccoy feud", false, true, true),
+            ("breaking bad ending explained", false, true, true),
+            (
+                "storia del fucile Carcano nella prima guerra mondiale",
+                false,
+                true,
+                false,
+            ),
         ];
         for (query, interrogative, question, english) in table {
             let f = Features::of(query);

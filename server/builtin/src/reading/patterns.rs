@@ -240,7 +240,9 @@ pub(crate) const RULES: &[Rule] = &[
         "photosynthesis", "sea level", "formula for", "what year did", "in what year",
         "when was ... born", "how many bones", "how many legs", "how many sides",
         "language ... spoken", "currency of", "official language", "world war", "moon from earth",
-        "sun from earth", "distance from",
+        "sun from earth", "distance from", "history of", "origin of", "origins of", "historia de",
+        "historia da", "historia do", "storia del", "storia della", "storia dei", "geschichte der",
+        "geschichte des", "histoire de", "geschiedenis van",
     ] },
     Rule { cat: Signal::Definition, label: "asks for general knowledge", pats: &[
         "translate", "how do you say", "spell", "synonym*", "antonym*",
@@ -291,6 +293,12 @@ pub(crate) const RULES: &[Rule] = &[
         "explain", "list", "give me", "tell me", "write", "summari*", "translate", "define",
         "calculate", "convert", "compare", "recommend", "help me", "show me", "describe", "suggest",
         "draft", "please",
+        // A topic to be told about: "history of …", "… explained", "… vs …".
+        "explained", "meaning", "summary", "history of", "origin of", "origins of", "overview",
+        "for dummies", "eli5", "vs", "versus", "documentar*", "books about", "book about",
+        "movies about", "films about", "historia", "storia", "geschichte", "histoire",
+        "geschiedenis", "significa", "significado", "signification", "bedeutung", "betekenis",
+        "znaczenie", "anlami", "anlamı", "trama", "ne demek",
     ] },
     Rule { cat: Signal::Vague, label: "is vague", pats: &[
         "something", "stuff", "anything", "whatever", "things", "idk", "thoughts", "hmm", "hi",

@@ -416,8 +416,13 @@ fn usefulness(f: &Features, band: Band) -> i32 {
     u.clamp(0, 95)
 }
 
+/// Too little to work with: no content word, one that is not asked about as a thing to define
+/// ("what is a botnet" is not vague), or a vague word among few.
 pub(crate) fn vague(f: &Features) -> bool {
-    !f.empty && (f.content.len() <= 1 || (f.has(Signal::Vague) && f.content.len() <= 3))
+    !f.empty
+        && (f.content.is_empty()
+            || (f.content.len() == 1 && !f.has(Signal::Definition))
+            || (f.has(Signal::Vague) && f.content.len() <= 3))
 }
 
 /// "12 * 7", "3+4": digits around an operator.
