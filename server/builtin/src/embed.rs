@@ -119,21 +119,9 @@ impl Embedder {
             .dir
             .join("cache")
             .join(format!("{name}-{:016x}.f32", self.key(texts)));
-        let mut done = 0;
-        let whole =
-            std::fs::metadata(&path).is_ok_and(|m| m.len() == (texts.len() * dim * 4) as u64);
-        if whole {
-            match read_blocks(&path, dim, texts.len(), &mut each) {
-                Ok(()) => {
-                    self.forget_others(name, &path);
-                    return;
-                }
-                // Rows read before a failure were handed over; the rest are encoded.
-                Err((rows, e)) => {
-                    tracing::warn!("reading {} stopped after {rows} rows: {e}", path.display());
-                    done = rows;
-                }
-            }
+        let done = self.read_stored(name, &path, texts.len(), &mut each);
+        if done == texts.len() {
+            return;
         }
         let texts = &texts[done..];
         tracing::info!(
@@ -149,17 +137,47 @@ impl Embedder {
         if done > 0 {
             // Part of a damaged file: the next start encodes the whole set and keeps it.
             let _ = std::fs::remove_file(&path);
-            return;
+        } else {
+            self.keep(name, &path, &flat);
         }
+    }
+
+    /// Hands over the vectors kept in `path` when it holds `rows` of them; how many it handed over
+    /// (0 when there is no such file; fewer than `rows` when reading it failed part way).
+    fn read_stored(
+        &self,
+        name: &str,
+        path: &Path,
+        rows: usize,
+        each: &mut impl FnMut(&[f32]),
+    ) -> usize {
+        let dim = self.dim();
+        let whole = std::fs::metadata(path).is_ok_and(|m| m.len() == (rows * dim * 4) as u64);
+        if !whole {
+            return 0;
+        }
+        match read_blocks(path, dim, rows, each) {
+            Ok(()) => {
+                self.forget_others(name, path);
+                rows
+            }
+            Err((done, e)) => {
+                tracing::warn!("reading {} stopped after {done} rows: {e}", path.display());
+                done
+            }
+        }
+    }
+
+    /// Writes a set's vectors to `path`, beside its name and renamed, so that processes starting
+    /// together never read half a file; a folder that cannot be written only loses the saving.
+    fn keep(&self, name: &str, path: &Path, flat: &[f32]) {
         let bytes: Vec<u8> = flat.iter().flat_map(|x| x.to_le_bytes()).collect();
-        drop(flat);
-        // Written beside its name and renamed: processes starting together never read half a file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let stored = std::fs::create_dir_all(self.dir.join("cache"))
             .and_then(|()| std::fs::write(&tmp, &bytes))
-            .and_then(|()| std::fs::rename(&tmp, &path));
+            .and_then(|()| std::fs::rename(&tmp, path));
         match stored {
-            Ok(()) => self.forget_others(name, &path),
+            Ok(()) => self.forget_others(name, path),
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
                 tracing::debug!("the {name} vectors are not kept in {}: {e}", path.display());
