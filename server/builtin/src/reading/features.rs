@@ -392,21 +392,11 @@ mod tests {
             ("quais sao os sintomas de infarto", true, true, false),
             ("co to jest phishing", true, true, false),
             ("bu ilaç hangi eczanede var", true, true, false),
-            (
-                "bagimlilik tedavisi için merkezler hangi sehirlerde var",
-                false,
-                true,
-                false,
-            ),
+            ("bu tedavi için merkez hangi ilde", false, true, false),
             // A topic to be told about is a request.
             ("history of the hatfield and mccoy feud", false, true, true),
             ("breaking bad ending explained", false, true, true),
-            (
-                "storia del fucile Carcano nella prima guerra mondiale",
-                false,
-                true,
-                false,
-            ),
+            ("storia del fucile Carcano", false, true, false),
         ];
         for (query, interrogative, question, english) in table {
             let f = Features::of(query);

@@ -6,6 +6,7 @@ pub(crate) mod features;
 pub(crate) mod gloss;
 pub(crate) mod head;
 pub(crate) mod lexicon;
+pub(crate) mod packed;
 pub(crate) mod patterns;
 pub(crate) mod profile;
 pub(crate) mod safety_first;
