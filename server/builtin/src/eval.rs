@@ -164,7 +164,7 @@ mod tests {
     use super::*;
 
     /// A regression guard on the test half, at its measured figures (`consilium-bench safety`):
-    /// recall 531 of 547, false alarms 31 of 385; with phrase features alone 185 and 55. Not a
+    /// recall 682 of 704, false alarms 42 of 494; with phrase features alone 219 and 79. Not a
     /// tuning target: the settings are chosen on the development half.
     #[test]
     fn the_test_half_is_at_least_as_good_as_reported() {
@@ -172,12 +172,12 @@ mod tests {
             panic!("{e}");
         }
         let cases = cases().expect("safety-eval.tsv parses");
-        assert!(cases.len() >= 1236, "{} cases", cases.len());
+        assert!(cases.len() >= 1804, "{} cases", cases.len());
         let (_, total) = evaluate(&cases, false, &BuiltinAgents::new(1));
-        assert_eq!((total.hazards, total.benign), (547, 385));
-        assert!(total.caught >= 531, "recall regressed: {total:?}");
+        assert_eq!((total.hazards, total.benign), (704, 494));
+        assert!(total.caught >= 682, "recall regressed: {total:?}");
         assert!(
-            total.false_alarms <= 31,
+            total.false_alarms <= 42,
             "false alarms regressed: {total:?}"
         );
         let (_, before) = evaluate(&cases, false, &BuiltinAgents::phrase_only(1));
