@@ -218,17 +218,13 @@ impl Features {
     /// no more of its words belong to another language (function words of the languages people
     /// ask in, words with letters outside ASCII) than to English.
     pub fn english(&self) -> bool {
-        let english = self
-            .tokens
-            .iter()
-            .filter(|t| ENGLISH.contains(&t.as_str()))
-            .count();
-        let other = self
-            .tokens
-            .iter()
-            .filter(|t| OTHER.contains(&t.as_str()) || !t.is_ascii())
-            .count();
-        other <= english
+        english(&self.tokens)
+    }
+
+    /// [`Features::english`] of `query` without the phrase rules: the exemplars' language is
+    /// read this way when the server starts (all of them, so the rules' cost would show).
+    pub fn is_english(query: &str) -> bool {
+        english(&tokenize(query).0)
     }
 
     pub fn has(&self, cat: Signal) -> bool {
@@ -258,6 +254,19 @@ impl Features {
 }
 
 /// Lower-cased words; apostrophes join ("don't" -> "dont"), everything else not alphanumeric splits.
+/// See [`Features::english`].
+fn english(tokens: &[String]) -> bool {
+    let english = tokens
+        .iter()
+        .filter(|t| ENGLISH.contains(&t.as_str()))
+        .count();
+    let other = tokens
+        .iter()
+        .filter(|t| OTHER.contains(&t.as_str()) || !t.is_ascii())
+        .count();
+    other <= english
+}
+
 fn tokenize(q: &str) -> (Vec<String>, bool) {
     let mut tokens = Vec::new();
     let mut cur = String::new();
@@ -405,6 +414,7 @@ mod tests {
                 (interrogative, question, english),
                 "{query}"
             );
+            assert_eq!(Features::is_english(query), english, "{query}");
         }
     }
 }

@@ -300,7 +300,7 @@ impl Taxonomy {
             .map(|(category, hazard, text)| Exemplar {
                 category,
                 hazard,
-                english: super::features::Features::of(text).english(),
+                english: super::features::Features::is_english(text),
                 text,
             })
             .collect();
