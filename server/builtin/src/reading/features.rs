@@ -253,7 +253,6 @@ impl Features {
     }
 }
 
-/// Lower-cased words; apostrophes join ("don't" -> "dont"), everything else not alphanumeric splits.
 /// See [`Features::english`].
 fn english(tokens: &[String]) -> bool {
     let english = tokens
@@ -267,6 +266,7 @@ fn english(tokens: &[String]) -> bool {
     other <= english
 }
 
+/// Lower-cased words; apostrophes join ("don't" -> "dont"), everything else not alphanumeric splits.
 fn tokenize(q: &str) -> (Vec<String>, bool) {
     let mut tokens = Vec::new();
     let mut cur = String::new();
